@@ -1,0 +1,9 @@
+//! One module per subcommand: each has an `Args` (clap) and a `run`.
+
+pub mod bench;
+pub mod check;
+pub mod demo;
+pub mod fit;
+pub mod predict;
+pub mod simulate;
+pub mod validate;

@@ -1,0 +1,58 @@
+//! The `perfcompose` binary: glue only.
+//!
+//! Parses flags (clap), dispatches to one module per subcommand under `cmd/`, and turns
+//! every error into a message on stderr with exit status 2 (user errors: bad files,
+//! bad terms, bad flags). All logic lives in the library crates.
+
+mod cmd;
+mod report;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Predict the performance of parallel programs from models of their building blocks.
+#[derive(Parser, Debug)]
+#[command(name = "perfcompose", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compose the model of a design from component models and evaluate it.
+    Predict(cmd::predict::Args),
+    /// Compare two designs, or check the relational laws on the given components.
+    Check(cmd::check::Args),
+    /// The seed paper's tables, recomputed from its component models (built-in defaults).
+    Demo(cmd::demo::Args),
+    /// Fit performance models to measurements (Extra-P's job).
+    Fit(cmd::fit::Args),
+    /// Unit performance tests of kernels, and pattern overhead calibration.
+    Bench(cmd::bench::Args),
+    /// Run designs for real and compare measured with predicted performance.
+    Validate(cmd::validate::Args),
+    /// Replay message-passing traces on a platform description.
+    Simulate(cmd::simulate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Predict(a) => cmd::predict::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Fit(a) => cmd::fit::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Validate(a) => cmd::validate::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            report::print_error(&e);
+            ExitCode::from(2)
+        }
+    }
+}

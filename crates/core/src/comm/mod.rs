@@ -1,0 +1,1 @@
+//! Communication models: Hockney, LogGP and collective algorithms.

@@ -1,0 +1,1 @@
+//! Empirical modelers: measurements → models with fit statistics.

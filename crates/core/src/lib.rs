@@ -1,0 +1,30 @@
+//! perfcompose-core: the pure, single-threaded heart of perfcompose.
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`model`] | performance models: expressions that simplify to Extra-P's PMNF, evaluate, print, parse, and know their asymptotics |
+//! | [`term`] | the pattern term language (`pipe(tpool(4, qsort), inc)`): AST with spans, parser |
+//! | [`components`] | the components file (TOML): a model or a measurements file per building block |
+//! | [`compose`] | composition operators (seq, tpool, pipe, mapreduce, dc), crossovers, the relational laws |
+//! | [`measure`] | measurements (coordinates → repetitions per callpath/metric) and their file formats |
+//! | [`fit`] | empirical modelers (Extra-P compatible and our own), fit statistics |
+//! | [`comm`] | communication models: Hockney, LogGP, collective algorithms |
+//! | [`skeleton`] | analytic skeleton models: matrix multiplication (seed 002), hypercube D&C (seed 004) |
+//! | [`diag`] | spans and located diagnostics shared by every parser |
+//!
+//! No threads and no `unsafe` live here; the simulator, the runtime and the binary build
+//! on top.
+#![forbid(unsafe_code)]
+
+pub mod comm;
+pub mod components;
+pub mod compose;
+pub mod diag;
+pub mod fit;
+pub mod measure;
+pub mod model;
+pub mod skeleton;
+pub mod term;
+
+pub use diag::{Diagnostic, Span};
+pub use model::{Expr, Model, Monomial, Pmnf, Power, Q};

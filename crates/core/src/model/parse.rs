@@ -1,0 +1,630 @@
+//! Parsing model expressions.
+//!
+//! One recursive-descent parser reads both what a user writes (`1034.17 * x * log2(x)`,
+//! `(m*n - 1) / (m*n) * 12288 * x / 0.125`, `max(a, b)`, `x^(3/2)`, `1.241e7`) and what
+//! Extra-P prints (`2.81 + 0.48 * p^(5/4) * log2(p)^(1)`). The result is built with the
+//! simplifying constructors of [`Expr`], so a parsed model is already in canonical form.
+//!
+//! Grammar:
+//!
+//! ```text
+//! expr     := product (('+' | '-') product)*
+//! product  := unary (('*' | '/') unary)*
+//! unary    := ('-' | '+') unary | power
+//! power    := atom ('^' exponent)?
+//! exponent := '-'? NUMBER | '(' rational ')'      -- exact rational, e.g. (5/4), (-1)
+//! atom     := NUMBER | NAME | FUNC '(' args ')' | '(' expr ')'
+//! FUNC     := log2 | max | min | ceil | floor | sqrt | sum
+//! ```
+
+use num_traits::{CheckedAdd, CheckedDiv, CheckedMul, CheckedSub, Zero};
+
+use super::expr::Expr;
+use super::Q;
+use crate::diag::{Diagnostic, Span};
+
+/// Deepest nesting of parentheses and function calls accepted.
+pub const MAX_DEPTH: usize = 200;
+/// Largest numerator or denominator accepted in an exponent.
+pub const MAX_EXPONENT_PART: i64 = 1_000_000;
+
+const FUNCTIONS: &[&str] = &["log2", "max", "min", "ceil", "floor", "sqrt", "sum"];
+
+/// Parse a model expression; errors are located in `source` and name `<model>`.
+pub fn parse_model(source: &str) -> Result<Expr, Diagnostic> {
+    parse_model_in("<model>", source)
+}
+
+/// Parse a model expression, naming the input `origin` in errors.
+pub fn parse_model_in(origin: &str, source: &str) -> Result<Expr, Diagnostic> {
+    let tokens = lex(source).map_err(|(span, msg, hint)| {
+        let d = Diagnostic::new(origin, source, span, msg);
+        match hint {
+            Some(h) => d.with_hint(h),
+            None => d,
+        }
+    })?;
+    let mut p = Parser {
+        origin,
+        source,
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
+    let e = p.expr()?;
+    if let Some(tok) = p.peek() {
+        let span = tok.span;
+        return Err(p.error(span, format!("unexpected {} after the end of the model", tok.kind.describe()))
+            .with_hint("an operator (+ - * / ^) or a closing parenthesis may be missing"));
+    }
+    Ok(e)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Number(f64),
+    Name(String),
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Caret,
+    LParen,
+    RParen,
+    Comma,
+}
+
+impl Kind {
+    fn describe(&self) -> String {
+        match self {
+            Kind::Number(_) => "number".into(),
+            Kind::Name(n) => format!("name `{n}`"),
+            Kind::Plus => "`+`".into(),
+            Kind::Minus => "`-`".into(),
+            Kind::Star => "`*`".into(),
+            Kind::Slash => "`/`".into(),
+            Kind::Caret => "`^`".into(),
+            Kind::LParen => "`(`".into(),
+            Kind::RParen => "`)`".into(),
+            Kind::Comma => "`,`".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    kind: Kind,
+    span: Span,
+    text: String,
+}
+
+type LexError = (Span, String, Option<String>);
+
+fn lex(src: &str) -> Result<Vec<Token>, LexError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let single = |k: Kind| Token {
+            kind: k,
+            span: Span::new(start, start + 1),
+            text: (c as char).to_string(),
+        };
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'+' => out.push(single(Kind::Plus)),
+            b'-' => out.push(single(Kind::Minus)),
+            b'*' => {
+                if bytes.get(i + 1) == Some(&b'*') {
+                    // Accept Python's `**` as `^`.
+                    out.push(Token {
+                        kind: Kind::Caret,
+                        span: Span::new(i, i + 2),
+                        text: "**".into(),
+                    });
+                    i += 2;
+                    continue;
+                }
+                out.push(single(Kind::Star))
+            }
+            b'/' => out.push(single(Kind::Slash)),
+            b'^' => out.push(single(Kind::Caret)),
+            b'(' => out.push(single(Kind::LParen)),
+            b')' => out.push(single(Kind::RParen)),
+            b',' => out.push(single(Kind::Comma)),
+            b'0'..=b'9' | b'.' => {
+                let mut j = i;
+                while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b'.') {
+                    j += 1;
+                }
+                if j < bytes.len() && (bytes[j] == b'e' || bytes[j] == b'E') {
+                    let mut k = j + 1;
+                    if k < bytes.len() && (bytes[k] == b'+' || bytes[k] == b'-') {
+                        k += 1;
+                    }
+                    if k < bytes.len() && bytes[k].is_ascii_digit() {
+                        while k < bytes.len() && bytes[k].is_ascii_digit() {
+                            k += 1;
+                        }
+                        j = k;
+                    }
+                }
+                let text = &src[i..j];
+                let v: f64 = text.parse().map_err(|_| {
+                    (
+                        Span::new(i, j),
+                        format!("`{text}` is not a number"),
+                        Some("write numbers like 12, 0.5 or 1.241e7".to_string()),
+                    )
+                })?;
+                if !v.is_finite() {
+                    return Err((Span::new(i, j), format!("`{text}` is out of range"), None));
+                }
+                out.push(Token {
+                    kind: Kind::Number(v),
+                    span: Span::new(i, j),
+                    text: text.to_string(),
+                });
+                i = j;
+                continue;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let mut j = i;
+                while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                    j += 1;
+                }
+                let text = &src[i..j];
+                out.push(Token {
+                    kind: Kind::Name(text.to_string()),
+                    span: Span::new(i, j),
+                    text: text.to_string(),
+                });
+                i = j;
+                continue;
+            }
+            _ => {
+                let ch = src[i..].chars().next().unwrap_or('?');
+                return Err((
+                    Span::new(i, i + ch.len_utf8()),
+                    format!("unexpected character `{ch}`"),
+                    Some("models use numbers, parameter names, + - * / ^, parentheses and log2/max/min/ceil/floor/sqrt/sum".to_string()),
+                ));
+            }
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    origin: &'a str,
+    source: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn error(&self, span: Span, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.origin, self.source, span, msg)
+    }
+
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn peek_kind(&self) -> Option<&Kind> {
+        self.peek().map(|t| &t.kind)
+    }
+
+    fn bump(&mut self) -> Option<Token> {
+        let t = self.tokens.get(self.pos).cloned();
+        if t.is_some() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    /// Span pointing at the end of input (the last character, so a caret is visible).
+    fn eof_span(&self) -> Span {
+        let n = self.source.len();
+        if n == 0 {
+            Span::new(0, 0)
+        } else {
+            let last = self.source[..n].chars().last().map_or(1, char::len_utf8);
+            Span::new(n - last, n)
+        }
+    }
+
+    fn expect(&mut self, kind: Kind, what: &str) -> Result<Token, Diagnostic> {
+        match self.peek() {
+            Some(t) if t.kind == kind => Ok(self.bump().expect("peeked")),
+            Some(t) => {
+                let span = t.span;
+                let desc = t.kind.describe();
+                Err(self.error(span, format!("expected {what}, found {desc}")))
+            }
+            None => Err(self.error(self.eof_span(), format!("expected {what}, found the end of the model"))),
+        }
+    }
+
+    fn enter(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(span, format!("model nested more than {MAX_DEPTH} levels deep")));
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        let mut acc = self.product()?;
+        loop {
+            match self.peek_kind() {
+                Some(Kind::Plus) => {
+                    self.bump();
+                    let rhs = self.product()?;
+                    acc = Expr::add(acc, rhs);
+                }
+                Some(Kind::Minus) => {
+                    self.bump();
+                    let rhs = self.product()?;
+                    acc = Expr::sub(acc, rhs);
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn product(&mut self) -> Result<Expr, Diagnostic> {
+        let mut acc = self.unary()?;
+        loop {
+            match self.peek_kind() {
+                Some(Kind::Star) => {
+                    self.bump();
+                    let rhs = self.unary()?;
+                    acc = Expr::mul(acc, rhs);
+                }
+                Some(Kind::Slash) => {
+                    self.bump();
+                    let rhs = self.unary()?;
+                    acc = Expr::div(acc, rhs);
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, Diagnostic> {
+        match self.peek_kind() {
+            Some(Kind::Minus) => {
+                let span = self.bump().expect("peeked").span;
+                self.enter(span)?;
+                let e = self.unary()?;
+                self.depth -= 1;
+                Ok(Expr::neg(e))
+            }
+            Some(Kind::Plus) => {
+                let span = self.bump().expect("peeked").span;
+                self.enter(span)?;
+                let e = self.unary();
+                self.depth -= 1;
+                e
+            }
+            _ => self.power(),
+        }
+    }
+
+    fn power(&mut self) -> Result<Expr, Diagnostic> {
+        let base = self.atom()?;
+        if matches!(self.peek_kind(), Some(Kind::Caret)) {
+            let caret = self.bump().expect("peeked");
+            // An exact rational exponent first; if the exponent mentions a name
+            // (`2^j`), backtrack and read it as a general expression.
+            let save = (self.pos, self.depth);
+            match self.exponent() {
+                Ok(q) => return Ok(Expr::pow(base, q)),
+                Err(e) => {
+                    let mentions_name = self.tokens[save.0..]
+                        .iter()
+                        .take_while(|t| !matches!(t.kind, Kind::Comma))
+                        .any(|t| matches!(t.kind, Kind::Name(_)));
+                    if !mentions_name {
+                        return Err(e);
+                    }
+                    (self.pos, self.depth) = save;
+                    self.enter(caret.span)?;
+                    let exp = self.unary()?;
+                    self.depth -= 1;
+                    return Ok(Expr::pow_expr(base, exp));
+                }
+            }
+        }
+        Ok(base)
+    }
+
+    /// An exact rational exponent: `2`, `-1`, `0.5`, `(5/4)`, `(-1)`, `(1/2 + 1)`.
+    fn exponent(&mut self) -> Result<Q, Diagnostic> {
+        let start = self.peek().map(|t| t.span).unwrap_or_else(|| self.eof_span());
+        let q = match self.peek_kind() {
+            Some(Kind::Minus) => {
+                let t = self.bump().expect("peeked");
+                let q = self.exponent()?;
+                return Q::zero()
+                    .checked_sub(&q)
+                    .ok_or_else(|| self.error(t.span, "exponent overflows"));
+            }
+            Some(Kind::Number(_)) => {
+                let t = self.bump().expect("peeked");
+                self.decimal_to_q(&t)?
+            }
+            Some(Kind::LParen) => {
+                let t = self.bump().expect("peeked");
+                self.enter(t.span)?;
+                let q = self.rational_sum()?;
+                self.expect(Kind::RParen, "`)` closing the exponent")?;
+                self.depth -= 1;
+                q
+            }
+            Some(_) | None => {
+                return Err(self
+                    .error(start, "an exponent must be a constant rational number")
+                    .with_hint("write e.g. x^2, x^(3/2) or x^(-1)"))
+            }
+        };
+        if q.numer().unsigned_abs() > MAX_EXPONENT_PART as u64 || *q.denom() > MAX_EXPONENT_PART {
+            return Err(self.error(start, "exponent is too large or too finely divided"));
+        }
+        Ok(q)
+    }
+
+    fn rational_sum(&mut self) -> Result<Q, Diagnostic> {
+        let mut acc = self.rational_product()?;
+        loop {
+            let op = match self.peek_kind() {
+                Some(Kind::Plus) => true,
+                Some(Kind::Minus) => false,
+                _ => return Ok(acc),
+            };
+            let span = self.bump().expect("peeked").span;
+            let rhs = self.rational_product()?;
+            acc = if op {
+                acc.checked_add(&rhs)
+            } else {
+                acc.checked_sub(&rhs)
+            }
+            .ok_or_else(|| self.error(span, "exponent overflows"))?;
+        }
+    }
+
+    fn rational_product(&mut self) -> Result<Q, Diagnostic> {
+        let mut acc = self.rational_atom()?;
+        loop {
+            let op = match self.peek_kind() {
+                Some(Kind::Star) => true,
+                Some(Kind::Slash) => false,
+                _ => return Ok(acc),
+            };
+            let span = self.bump().expect("peeked").span;
+            let rhs = self.rational_atom()?;
+            if !op && rhs.is_zero() {
+                return Err(self.error(span, "division by zero in an exponent"));
+            }
+            acc = if op {
+                acc.checked_mul(&rhs)
+            } else {
+                acc.checked_div(&rhs)
+            }
+            .ok_or_else(|| self.error(span, "exponent overflows"))?;
+        }
+    }
+
+    fn rational_atom(&mut self) -> Result<Q, Diagnostic> {
+        match self.peek().cloned() {
+            Some(Token {
+                kind: Kind::Minus,
+                ..
+            }) => {
+                let t = self.bump().expect("peeked");
+                let q = self.rational_atom()?;
+                Q::zero()
+                    .checked_sub(&q)
+                    .ok_or_else(|| self.error(t.span, "exponent overflows"))
+            }
+            Some(
+                t @ Token {
+                    kind: Kind::Number(_),
+                    ..
+                },
+            ) => {
+                self.bump();
+                self.decimal_to_q(&t)
+            }
+            Some(Token {
+                kind: Kind::LParen,
+                span,
+                ..
+            }) => {
+                self.bump();
+                self.enter(span)?;
+                let q = self.rational_sum()?;
+                self.expect(Kind::RParen, "`)`")?;
+                self.depth -= 1;
+                Ok(q)
+            }
+            Some(t) => Err(self
+                .error(t.span, format!("{} cannot appear in an exponent", t.kind.describe()))
+                .with_hint("exponents are constant fractions such as (5/4)")),
+            None => Err(self.error(self.eof_span(), "the exponent is incomplete")),
+        }
+    }
+
+    /// Exact rational value of a decimal literal (`0.25` → 1/4, `1e3` → 1000).
+    fn decimal_to_q(&self, t: &Token) -> Result<Q, Diagnostic> {
+        let bad = || self.error(t.span, format!("exponent `{}` cannot be represented exactly", t.text));
+        let text = t.text.to_ascii_lowercase();
+        let (mant, exp) = match text.split_once('e') {
+            Some((m, e)) => (m.to_string(), e.parse::<i32>().map_err(|_| bad())?),
+            None => (text.clone(), 0),
+        };
+        let (int_part, frac_part) = mant.split_once('.').unwrap_or((&mant, ""));
+        let digits = format!("{int_part}{frac_part}");
+        let digits = digits.trim_start_matches('0');
+        let scale = exp - frac_part.len() as i32;
+        if digits.len() > 15 || scale.abs() > 15 {
+            return Err(bad());
+        }
+        let n: i64 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().map_err(|_| bad())?
+        };
+        let p = 10i64.pow(scale.unsigned_abs());
+        let q = if scale >= 0 {
+            Q::from_integer(n.checked_mul(p).ok_or_else(bad)?)
+        } else {
+            Q::new(n, p)
+        };
+        Ok(q)
+    }
+
+    fn atom(&mut self) -> Result<Expr, Diagnostic> {
+        let Some(tok) = self.bump() else {
+            return Err(self
+                .error(self.eof_span(), "expected a number, a parameter or `(`, found the end of the model")
+                .with_hint("the model ends in the middle of an expression"));
+        };
+        match tok.kind {
+            Kind::Number(v) => Ok(Expr::constant(v)),
+            Kind::LParen => {
+                self.enter(tok.span)?;
+                let e = self.expr()?;
+                self.expect(Kind::RParen, "`)`")?;
+                self.depth -= 1;
+                Ok(e)
+            }
+            Kind::Name(name) => {
+                if matches!(self.peek_kind(), Some(Kind::LParen)) {
+                    self.call(&name, tok.span)
+                } else if FUNCTIONS.contains(&name.as_str()) {
+                    Err(self
+                        .error(tok.span, format!("`{name}` is a function and needs arguments"))
+                        .with_hint(format!("write {name}(...)")))
+                } else {
+                    Ok(Expr::param(&name))
+                }
+            }
+            other => Err(self
+                .error(tok.span, format!("expected a number, a parameter or `(`, found {}", other.describe()))),
+        }
+    }
+
+    fn call(&mut self, name: &str, name_span: Span) -> Result<Expr, Diagnostic> {
+        let open = self.expect(Kind::LParen, "`(`")?;
+        self.enter(open.span)?;
+        if name == "sum" {
+            let e = self.sum_call(name_span)?;
+            self.depth -= 1;
+            return Ok(e);
+        }
+        let mut args = Vec::new();
+        if !matches!(self.peek_kind(), Some(Kind::RParen)) {
+            loop {
+                args.push(self.expr()?);
+                match self.peek_kind() {
+                    Some(Kind::Comma) => {
+                        self.bump();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let close = self.expect(Kind::RParen, "`,` or `)`")?;
+        self.depth -= 1;
+        let span = name_span.join(close.span);
+        let arity = |want: &str| -> Diagnostic {
+            self.error(span, format!("`{name}` takes {want}, got {}", args.len()))
+        };
+        match name {
+            "log2" | "ceil" | "floor" | "sqrt" => {
+                if args.len() != 1 {
+                    return Err(arity("one argument"));
+                }
+                let a = args.pop().expect("one argument");
+                Ok(match name {
+                    "log2" => Expr::log2(a),
+                    "ceil" => Expr::ceil(a),
+                    "floor" => Expr::floor(a),
+                    _ => Expr::pow(a, Q::new(1, 2)),
+                })
+            }
+            "max" | "min" => {
+                if args.is_empty() {
+                    return Err(arity("at least one argument"));
+                }
+                Ok(if name == "max" {
+                    Expr::max_of(args)
+                } else {
+                    Expr::min_of(args)
+                })
+            }
+            _ => {
+                let hint = if name == "log" || name == "ln" || name == "log10" {
+                    "Extra-P models use log2(...); convert other bases with a constant factor".to_string()
+                } else {
+                    format!("known functions: {}", FUNCTIONS.join(", "))
+                };
+                Err(self
+                    .error(name_span, format!("unknown function `{name}`"))
+                    .with_hint(hint))
+            }
+        }
+    }
+
+    /// `sum(VAR, FROM, TO, BODY)`.
+    fn sum_call(&mut self, name_span: Span) -> Result<Expr, Diagnostic> {
+        let var = match self.bump() {
+            Some(Token {
+                kind: Kind::Name(v),
+                ..
+            }) => v,
+            Some(t) => {
+                return Err(self
+                    .error(t.span, "`sum` needs a variable name first")
+                    .with_hint("write sum(j, 0, log2(P) - 1, body)"))
+            }
+            None => return Err(self.error(name_span, "`sum` is incomplete")),
+        };
+        self.expect(Kind::Comma, "`,` after the sum variable")?;
+        let from = self.expr()?;
+        self.expect(Kind::Comma, "`,` after the lower bound")?;
+        let to = self.expr()?;
+        self.expect(Kind::Comma, "`,` after the upper bound")?;
+        let body = self.expr()?;
+        self.expect(Kind::RParen, "`)` closing `sum`")?;
+        Ok(Expr::sum_over(&var, from, to, body))
+    }
+}
+
+/// Parse an exact rational such as `3/2`, `-1` or `0.25` (used for exponents in
+/// JSON files).
+pub fn parse_rational(text: &str) -> Result<Q, Diagnostic> {
+    let wrapped = format!("x^({text})");
+    let e = parse_model_in("<exponent>", &wrapped).map_err(|d| {
+        Diagnostic::new("<exponent>", text, Span::new(0, text.len()), d.message)
+    })?;
+    match e.as_pmnf().and_then(|p| p.as_single_term()) {
+        Some((c, m)) if c == 1.0 => Ok(m.get("x").exp),
+        _ if text.trim() == "0" => Ok(Q::zero()),
+        _ => Err(Diagnostic::new(
+            "<exponent>",
+            text,
+            Span::new(0, text.len()),
+            "not a rational number",
+        )),
+    }
+}

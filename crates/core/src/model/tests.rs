@@ -1,0 +1,282 @@
+//! Tests of the model algebra: parsing, simplification, printing, evaluation.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn m(s: &str) -> Expr {
+    parse_model(s).unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+/// Relative tolerance for comparing floating-point coefficients produced by different
+/// but equivalent operation orders.
+const COEFF_TOL: f64 = 1e-12;
+
+#[test]
+fn parses_user_syntax_into_pmnf() {
+    assert_eq!(m("1034.17 * x * log2(x)").to_string(), "1034.17 * x * log2(x)");
+    assert_eq!(m("536.185*x").to_string(), "536.185 * x");
+    assert_eq!(m("5422.97").to_string(), "5422.97");
+    assert_eq!(m("1.241e7").to_string(), "12410000");
+    assert_eq!(m("x^(3/2)").to_string(), "x^(3/2)");
+    assert_eq!(m("x^2 * x").to_string(), "x^3");
+    assert_eq!(m("sqrt(x) * x").to_string(), "x^(3/2)");
+}
+
+#[test]
+fn parses_extrap_syntax() {
+    let e = m("2.81 + 0.48 * p^(5/4) * log2(p)^(1)");
+    assert_eq!(e.to_string(), "2.81 + 0.48 * p^(5/4) * log2(p)");
+    assert_eq!(e.extrap(), "2.81 + 0.48 * p^(5/4) * log2(p)^(1)");
+    // Extra-P's printed form reads back to the same model.
+    assert_eq!(m(&e.extrap()), e);
+}
+
+#[test]
+fn hadoop_shuffle_is_pmnf_with_negative_exponents() {
+    let e = m("(m*n - 1) / (m*n) * 12288 * x / 0.125");
+    let p = e.as_pmnf().expect("PMNF");
+    assert_eq!(p.len(), 2);
+    assert_eq!(e.to_string(), "-98304 * m^(-1) * n^(-1) * x + 98304 * x");
+    let v = e.eval_at(&[("m", 2.0), ("n", 4.0), ("x", 1.0)]).unwrap();
+    assert!((v - 7.0 / 8.0 * 12288.0 / 0.125).abs() < 1e-6);
+}
+
+#[test]
+fn non_pmnf_parts_stay_trees() {
+    assert!(matches!(m("max(x, 5)"), Expr::Max(_)));
+    assert!(matches!(m("x / (m + n)"), Expr::Div(_, _)));
+    assert!(matches!(m("log2(x + 1)"), Expr::Log2(_)));
+    // log2 of a log-free monomial is PMNF.
+    assert_eq!(m("log2(8 * x^2)").to_string(), "3 + 2 * log2(x)");
+}
+
+#[test]
+fn positive_scaling_distributes_over_max() {
+    assert_eq!(m("max(a, b) / n").to_string(), "max(a * n^(-1), b * n^(-1))");
+    assert_eq!(m("-max(a, b)").to_string(), "min(-a, -b)");
+    assert_eq!(m("max(a, max(b, a), 3, 7)").to_string(), "max(7, a, b)");
+}
+
+#[test]
+fn like_terms_merge_in_sums() {
+    assert_eq!(m("max(a, b) + max(a, b)").to_string(), "max(2 * a, 2 * b)");
+    assert_eq!(m("log2(x + 1) * 3 - log2(x + 1)").to_string(), "2 * log2(1 + x)");
+}
+
+#[test]
+fn substitution_of_monomials_stays_pmnf() {
+    let reduce = m("0.353395 * x");
+    let e = reduce.subst("x", &m("x / 768"));
+    assert!(e.as_pmnf().is_some());
+    let f = m("x * log2(x)").subst("x", &m("2 * y"));
+    assert_eq!(f.to_string(), "2 * y + 2 * y * log2(y)");
+    // Substituting a sum leaves the PMNF.
+    let g = m("x * log2(x)").subst("x", &m("y + 1"));
+    assert!(g.as_pmnf().is_none());
+    assert!((g.eval_at(&[("y", 3.0)]).unwrap() - 8.0).abs() < 1e-12);
+}
+
+#[test]
+fn sums_expand_with_constant_bounds() {
+    let e = m("sum(j, 0, 2, S / 2^j)");
+    assert_eq!(e.to_string(), "1.75 * S");
+    let symbolic = m("sum(j, 0, log2(P) - 1, S / 2^j)");
+    assert!(matches!(symbolic, Expr::Sum { .. }));
+    let v = symbolic.eval_at(&[("P", 8.0), ("S", 8.0)]).unwrap();
+    assert!((v - 14.0).abs() < 1e-12);
+    // A body free of the variable multiplies by the count.
+    assert_eq!(m("sum(j, 1, P, 3)").to_string(), "3 * P");
+}
+
+#[test]
+fn general_exponents_simplify_once_constant() {
+    let e = m("2^j * S");
+    assert!(matches!(e, Expr::Mul(_)));
+    assert_eq!(e.subst("j", &Expr::constant(3.0)).to_string(), "8 * S");
+    assert_eq!(m(&e.to_string()).to_string(), e.to_string());
+}
+
+#[test]
+fn evaluation_errors_name_the_problem() {
+    assert_eq!(m("x * y").eval_at(&[("x", 1.0)]), Err(EvalError::Unbound("y".into())));
+    assert!(matches!(
+        m("log2(x)").eval_at(&[("x", 0.0)]),
+        Err(EvalError::LogOfNonPositive { .. })
+    ));
+    assert!(matches!(
+        m("1 / (x - 2)").eval_at(&[("x", 2.0)]),
+        Err(EvalError::DivisionByZero(_))
+    ));
+    assert!(matches!(
+        m("x^(-1)").eval_at(&[("x", 0.0)]),
+        Err(EvalError::DivisionByZero(_))
+    ));
+    assert!(matches!(
+        m("(x - 5)^(1/2)").eval_at(&[("x", 1.0)]),
+        Err(EvalError::NotReal { .. })
+    ));
+}
+
+#[test]
+fn parse_errors_are_located_with_hints() {
+    let cases = [
+        ("1034.17 * x *", "end of the model"),
+        ("x ^ (1 + )", "exponent"),
+        ("log(x)", "unknown function `log`"),
+        ("max()", "at least one argument"),
+        ("x + $", "unexpected character"),
+        ("(x + 1", "expected `)`"),
+        ("x y", "after the end of the model"),
+        ("log2", "needs arguments"),
+        ("x^(1/0)", "division by zero"),
+    ];
+    for (src, want) in cases {
+        let err = parse_model(src).expect_err(src);
+        assert!(err.message.contains(want), "{src}: {}", err.message);
+        assert!(err.span.end <= src.len().max(1), "{src}: span {:?}", err.span);
+    }
+    let err = parse_model("log(x)").unwrap_err();
+    assert!(err.hint.unwrap().contains("log2"));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let src = format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000));
+    let err = parse_model(&src).unwrap_err();
+    assert!(err.message.contains("nested"));
+    let src = format!("{}x", "-".repeat(10_000));
+    assert!(parse_model(&src).is_err());
+}
+
+#[test]
+fn extreme_exponents_do_not_overflow() {
+    // Exponent arithmetic is checked; overflow keeps a tree or reports an error.
+    let src = "((((x^(1/999983))^(1/999979))^(1/999961))^(1/999959))^(1/999953)";
+    let e = m(src);
+    let _ = e.to_string();
+    assert!(parse_model("x^(2147483648 * 4294967296)").is_err());
+    assert!(parse_model("x^(-2147483648 * 4294967296)").is_err());
+}
+
+#[test]
+fn rational_parsing_for_json_exponents() {
+    assert_eq!(parse_rational("3/2").unwrap(), Q::new(3, 2));
+    assert_eq!(parse_rational("-1").unwrap(), Q::from_integer(-1));
+    assert_eq!(parse_rational("0.25").unwrap(), Q::new(1, 4));
+    assert_eq!(parse_rational("0").unwrap(), Q::from_integer(0));
+    assert!(parse_rational("x").is_err());
+}
+
+// ---- property tests ---------------------------------------------------------------
+
+fn arb_coeff() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        (1u32..2000).prop_map(|v| v as f64 / 8.0),
+        (-1.0e7f64..1.0e7),
+        Just(1.0),
+        Just(1.241e7),
+        Just(0.125),
+    ]
+}
+
+fn arb_q() -> impl Strategy<Value = Q> {
+    prop_oneof![
+        Just(Q::new(1, 1)),
+        Just(Q::new(1, 2)),
+        Just(Q::new(3, 2)),
+        Just(Q::new(5, 4)),
+        Just(Q::new(2, 1)),
+        Just(Q::new(-1, 1)),
+        Just(Q::new(1, 3)),
+    ]
+}
+
+fn arb_leaf() -> impl Strategy<Value = Expr> {
+    let param = prop_oneof![Just("x"), Just("y"), Just("n")];
+    prop_oneof![
+        arb_coeff().prop_map(Expr::constant),
+        param.clone().prop_map(Expr::param),
+        (arb_coeff(), param.clone(), arb_q(), 0i64..3).prop_map(|(c, p, e, l)| {
+            Expr::Poly(Pmnf::term(c, Monomial::power(p, e, Q::from_integer(l))))
+        }),
+    ]
+}
+
+fn arb_expr() -> impl Strategy<Value = Expr> {
+    arb_leaf().prop_recursive(4, 24, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::add(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::sub(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::mul(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::div(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::max(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::min(a, b)),
+            inner.clone().prop_map(Expr::log2),
+            inner.clone().prop_map(Expr::ceil),
+            (inner.clone(), arb_q()).prop_map(|(a, q)| Expr::pow(a, q)),
+        ]
+    })
+}
+
+/// `got` is `want` up to rounding relative to the operands' magnitude `scale`.
+fn close(got: f64, want: f64, scale: f64) -> bool {
+    (got - want).abs() <= 1e-6 * got.abs().max(want.abs()).max(scale).max(1e-9)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// print → parse → print is a fixed point.
+    #[test]
+    fn print_parse_print_is_a_fixed_point(e in arb_expr()) {
+        let printed = e.to_string();
+        let reparsed = parse_model(&printed).map_err(|d| TestCaseError::fail(d.render()))?;
+        prop_assert_eq!(reparsed.to_string(), printed);
+    }
+
+    /// Extra-P's syntax reads back to the same model.
+    #[test]
+    fn extrap_syntax_round_trips(e in arb_expr()) {
+        let printed = e.extrap();
+        let reparsed = parse_model(&printed).map_err(|d| TestCaseError::fail(d.render()))?;
+        prop_assert_eq!(reparsed.extrap(), printed);
+    }
+
+    /// Simplification preserves values wherever both sides are defined.
+    #[test]
+    fn simplification_preserves_values(a in arb_expr(), b in arb_expr(), x in 1.5f64..1e4, y in 1.5f64..1e4, n in 1.0f64..64.0) {
+        let env = [("x", x), ("y", y), ("n", n)];
+        if let (Ok(va), Ok(vb)) = (a.eval(&env), b.eval(&env)) {
+            let scale = va.abs().max(vb.abs());
+            if let Ok(s) = Expr::add(a.clone(), b.clone()).eval(&env) { prop_assert!(close(s, va + vb, scale), "{} vs {}", s, va + vb); }
+            if let Ok(p) = Expr::mul(a.clone(), b.clone()).eval(&env) { prop_assert!(close(p, va * vb, (1.0 + va.abs()) * (1.0 + vb.abs())), "{} vs {}", p, va * vb); }
+            if let Ok(mx) = Expr::max(a.clone(), b.clone()).eval(&env) { prop_assert!(close(mx, va.max(vb), scale)); }
+            if vb != 0.0 {
+                if let Ok(d) = Expr::div(a.clone(), b.clone()).eval(&env) { prop_assert!(close(d, va / vb, (va / vb).abs()), "{} vs {}", d, va / vb); }
+            }
+        }
+    }
+
+    /// Addition of models is commutative and associative up to coefficient rounding.
+    #[test]
+    fn addition_is_canonical(a in arb_leaf(), b in arb_leaf(), c in arb_leaf()) {
+        let l = Expr::add(Expr::add(a.clone(), b.clone()), c.clone());
+        let r = Expr::add(a, Expr::add(c, b));
+        prop_assert!(l.approx_eq(&r, COEFF_TOL), "{} vs {}", l, r);
+    }
+
+    /// The parser never panics on arbitrary input.
+    #[test]
+    fn parser_never_panics(s in "[ -~]{0,40}") {
+        let _ = parse_model(&s);
+    }
+
+    #[test]
+    fn parser_never_panics_on_model_like_input(s in "[xyn0-9.e+*/^()\\-, ]{0,40}|(log2|max|sum|min)\\([xn0-9, ()^/*+-]{0,30}") {
+        if let Ok(e) = parse_model(&s) {
+            let _ = e.eval_at(&[("x", 2.0), ("y", 3.0), ("n", 4.0)]);
+            let _ = e.leading();
+        }
+    }
+}

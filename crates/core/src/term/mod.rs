@@ -1,0 +1,1 @@
+//! The pattern term language: AST with source spans and its parser (see DESIGN.md).
