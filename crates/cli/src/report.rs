@@ -25,11 +25,12 @@ pub fn render(d: &Diagnostic) -> String {
     let (line, col) = d.line_col();
     let len = d.span.end.saturating_sub(d.span.start).max(1);
     let start = d.span.start.min(d.source.len().saturating_sub(1));
-    let mut diag = miette::MietteDiagnostic::new(format!(
-        "{} ({}:{}:{})",
-        d.message, d.origin, line, col
-    ))
-    .with_label(miette::LabeledSpan::at(start..start + len.min(d.source.len() - start), "here"));
+    let mut diag =
+        miette::MietteDiagnostic::new(format!("{} ({}:{}:{})", d.message, d.origin, line, col))
+            .with_label(miette::LabeledSpan::at(
+                start..start + len.min(d.source.len() - start),
+                "here",
+            ));
     if let Some(h) = &d.hint {
         diag = diag.with_help(h.clone());
     }

@@ -196,8 +196,13 @@ mod tests {
 
     #[test]
     fn render_puts_a_caret_under_the_span() {
-        let d = Diagnostic::new("<term>", "pipe(qsort, foo)", Span::new(12, 15), "unknown component `foo`")
-            .with_hint("known components: inc, nop, qsort");
+        let d = Diagnostic::new(
+            "<term>",
+            "pipe(qsort, foo)",
+            Span::new(12, 15),
+            "unknown component `foo`",
+        )
+        .with_hint("known components: inc, nop, qsort");
         let r = d.render();
         assert!(r.contains("<term>:1:13"), "{r}");
         assert!(r.contains("pipe(qsort, foo)\n"), "{r}");

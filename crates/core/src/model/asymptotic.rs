@@ -172,11 +172,18 @@ pub fn compare_pmnf(a: &Pmnf, b: &Pmnf) -> Growth {
             .iter()
             .all(|r| (r - r0).abs() <= 1e-9 * r0.abs().max(r.abs()));
         return Growth::Same {
-            ratio: if same && r0.is_finite() { Some(r0) } else { None },
+            ratio: if same && r0.is_finite() {
+                Some(r0)
+            } else {
+                None
+            },
         };
     }
     let below = |xs: &[&Monomial], ys: &[&Monomial]| {
-        !xs.is_empty() && xs.iter().all(|x| ys.iter().any(|y| y.strictly_dominates(x)))
+        !xs.is_empty()
+            && xs
+                .iter()
+                .all(|x| ys.iter().any(|y| y.strictly_dominates(x)))
     };
     if ma.is_empty() || below(&ma, &mb) {
         Growth::Slower

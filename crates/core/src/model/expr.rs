@@ -64,7 +64,11 @@ pub enum EvalError {
     #[error("log2 of a non-positive value ({value}) in `{what}`")]
     LogOfNonPositive { what: String, value: f64 },
     #[error("`{what}` is not a real number here ({base}^({exp}))")]
-    NotReal { what: String, base: f64, exp: String },
+    NotReal {
+        what: String,
+        base: f64,
+        exp: String,
+    },
     #[error("`{0}` is not finite here")]
     NonFinite(String),
 }
@@ -129,6 +133,9 @@ const MAX_SUM_EXPANSION: i64 = 64;
 /// Largest integer power of a multi-term PMNF that is expanded.
 const MAX_POLY_POWER: i64 = 6;
 
+// The smart constructors are named after the operations they build; the operator traits
+// below delegate to them so `a + b` works too.
+#[allow(clippy::should_implement_trait)]
 impl Expr {
     // ----- leaves -------------------------------------------------------------------
 
@@ -207,9 +214,7 @@ impl Expr {
                 }
                 other => {
                     let (c, m, core) = split_scalar(other);
-                    if let Some(slot) = others
-                        .iter_mut()
-                        .find(|(k, km, _)| *k == core && *km == m)
+                    if let Some(slot) = others.iter_mut().find(|(k, km, _)| *k == core && *km == m)
                     {
                         slot.2 += c;
                     } else {
@@ -317,11 +322,9 @@ impl Expr {
                 Some(r) => Expr::Poly(r),
                 None => Expr::Mul(vec![term(), Expr::Poly(p)]),
             },
-            Expr::Add(args) => Expr::sum_of(
-                args.into_iter()
-                    .map(|a| Expr::scale(c, m, a))
-                    .collect(),
-            ),
+            Expr::Add(args) => {
+                Expr::sum_of(args.into_iter().map(|a| Expr::scale(c, m, a)).collect())
+            }
             Expr::Div(n, d) => Expr::div(Expr::scale(c, m, *n), *d),
             Expr::Max(args) => {
                 let scaled: Vec<Expr> = args.into_iter().map(|a| Expr::scale(c, m, a)).collect();
@@ -754,8 +757,12 @@ impl Expr {
     fn eval_inner(&self, env: &dyn Env) -> Result<f64, EvalError> {
         match self {
             Expr::Poly(p) => eval_pmnf(p, env),
-            Expr::Add(v) => v.iter().try_fold(0.0, |acc, e| Ok(acc + e.eval_inner(env)?)),
-            Expr::Mul(v) => v.iter().try_fold(1.0, |acc, e| Ok(acc * e.eval_inner(env)?)),
+            Expr::Add(v) => v
+                .iter()
+                .try_fold(0.0, |acc, e| Ok(acc + e.eval_inner(env)?)),
+            Expr::Mul(v) => v
+                .iter()
+                .try_fold(1.0, |acc, e| Ok(acc * e.eval_inner(env)?)),
             Expr::Div(a, b) => {
                 let d = b.eval_inner(env)?;
                 if d == 0.0 {
@@ -976,10 +983,7 @@ fn sort_canonical(v: &mut [Expr]) {
     if v.len() < 2 {
         return;
     }
-    let mut keyed: Vec<(String, Expr)> = v
-        .iter()
-        .map(|e| (e.to_string(), e.clone()))
-        .collect();
+    let mut keyed: Vec<(String, Expr)> = v.iter().map(|e| (e.to_string(), e.clone())).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     for (slot, (_, e)) in v.iter_mut().zip(keyed) {
         *slot = e;
@@ -991,4 +995,39 @@ fn fresh_name(base: &str, a: &Expr, b: &Expr) -> String {
         .map(|i| format!("{base}_{i}"))
         .find(|n| !a.mentions(n) && !b.mentions(n))
         .unwrap_or_else(|| format!("{base}_"))
+}
+
+impl std::ops::Add for Expr {
+    type Output = Expr;
+    fn add(self, rhs: Expr) -> Expr {
+        Expr::add(self, rhs)
+    }
+}
+
+impl std::ops::Sub for Expr {
+    type Output = Expr;
+    fn sub(self, rhs: Expr) -> Expr {
+        Expr::sub(self, rhs)
+    }
+}
+
+impl std::ops::Mul for Expr {
+    type Output = Expr;
+    fn mul(self, rhs: Expr) -> Expr {
+        Expr::mul(self, rhs)
+    }
+}
+
+impl std::ops::Div for Expr {
+    type Output = Expr;
+    fn div(self, rhs: Expr) -> Expr {
+        Expr::div(self, rhs)
+    }
+}
+
+impl std::ops::Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        Expr::neg(self)
+    }
 }

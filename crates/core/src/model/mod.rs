@@ -22,7 +22,10 @@ pub type Q = num_rational::Ratio<i64>;
 
 pub use asymptotic::{compare_growth, compare_pmnf, Growth};
 pub use expr::{Env, EvalError, Expr, Model, Pairs};
-pub use parse::{parse_model, parse_model_in, parse_rational, MAX_DEPTH};
+pub use parse::{
+    parse_model, parse_model_in, parse_model_with, parse_rational, Functions, NoFunctions,
+    MAX_DEPTH,
+};
 pub use pmnf::{is_extrap_monomial, pow_q, q_to_f64, Monomial, Pmnf, Power};
 pub use print::{format_number, format_q, format_significant};
 

@@ -30,6 +30,28 @@ pub const MAX_EXPONENT_PART: i64 = 1_000_000;
 
 const FUNCTIONS: &[&str] = &["log2", "max", "min", "ceil", "floor", "sqrt", "sum"];
 
+/// Extra functions a model may call, expanded into models at parse time (the
+/// communication library provides `bcast_binomial(p, bytes)` and friends this way).
+pub trait Functions {
+    /// Expand `name(args)`; `None` when the library has no such function, `Some(Err)`
+    /// with a lower-case message when the arguments are wrong.
+    fn call(&self, name: &str, args: Vec<Expr>) -> Option<Result<Expr, String>>;
+    /// Names offered in hints for unknown functions.
+    fn names(&self) -> Vec<String>;
+}
+
+/// The empty library: only the built-in functions.
+pub struct NoFunctions;
+
+impl Functions for NoFunctions {
+    fn call(&self, _name: &str, _args: Vec<Expr>) -> Option<Result<Expr, String>> {
+        None
+    }
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
 /// Parse a model expression; errors are located in `source` and name `<model>`.
 pub fn parse_model(source: &str) -> Result<Expr, Diagnostic> {
     parse_model_in("<model>", source)
@@ -37,6 +59,15 @@ pub fn parse_model(source: &str) -> Result<Expr, Diagnostic> {
 
 /// Parse a model expression, naming the input `origin` in errors.
 pub fn parse_model_in(origin: &str, source: &str) -> Result<Expr, Diagnostic> {
+    parse_model_with(origin, source, &NoFunctions)
+}
+
+/// Parse a model expression that may call the functions of `library`.
+pub fn parse_model_with(
+    origin: &str,
+    source: &str,
+    library: &dyn Functions,
+) -> Result<Expr, Diagnostic> {
     let tokens = lex(source).map_err(|(span, msg, hint)| {
         let d = Diagnostic::new(origin, source, span, msg);
         match hint {
@@ -50,11 +81,19 @@ pub fn parse_model_in(origin: &str, source: &str) -> Result<Expr, Diagnostic> {
         tokens,
         pos: 0,
         depth: 0,
+        library,
     };
     let e = p.expr()?;
     if let Some(tok) = p.peek() {
         let span = tok.span;
-        return Err(p.error(span, format!("unexpected {} after the end of the model", tok.kind.describe()))
+        return Err(p
+            .error(
+                span,
+                format!(
+                    "unexpected {} after the end of the model",
+                    tok.kind.describe()
+                ),
+            )
             .with_hint("an operator (+ - * / ^) or a closing parenthesis may be missing"));
     }
     Ok(e)
@@ -207,6 +246,7 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     pos: usize,
     depth: usize,
+    library: &'a dyn Functions,
 }
 
 impl<'a> Parser<'a> {
@@ -249,14 +289,20 @@ impl<'a> Parser<'a> {
                 let desc = t.kind.describe();
                 Err(self.error(span, format!("expected {what}, found {desc}")))
             }
-            None => Err(self.error(self.eof_span(), format!("expected {what}, found the end of the model"))),
+            None => Err(self.error(
+                self.eof_span(),
+                format!("expected {what}, found the end of the model"),
+            )),
         }
     }
 
     fn enter(&mut self, span: Span) -> Result<(), Diagnostic> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.error(span, format!("model nested more than {MAX_DEPTH} levels deep")));
+            return Err(self.error(
+                span,
+                format!("model nested more than {MAX_DEPTH} levels deep"),
+            ));
         }
         Ok(())
     }
@@ -349,7 +395,10 @@ impl<'a> Parser<'a> {
 
     /// An exact rational exponent: `2`, `-1`, `0.5`, `(5/4)`, `(-1)`, `(1/2 + 1)`.
     fn exponent(&mut self) -> Result<Q, Diagnostic> {
-        let start = self.peek().map(|t| t.span).unwrap_or_else(|| self.eof_span());
+        let start = self
+            .peek()
+            .map(|t| t.span)
+            .unwrap_or_else(|| self.eof_span());
         let q = match self.peek_kind() {
             Some(Kind::Minus) => {
                 let t = self.bump().expect("peeked");
@@ -426,8 +475,7 @@ impl<'a> Parser<'a> {
     fn rational_atom(&mut self) -> Result<Q, Diagnostic> {
         match self.peek().cloned() {
             Some(Token {
-                kind: Kind::Minus,
-                ..
+                kind: Kind::Minus, ..
             }) => {
                 let t = self.bump().expect("peeked");
                 let q = self.rational_atom()?;
@@ -457,7 +505,10 @@ impl<'a> Parser<'a> {
                 Ok(q)
             }
             Some(t) => Err(self
-                .error(t.span, format!("{} cannot appear in an exponent", t.kind.describe()))
+                .error(
+                    t.span,
+                    format!("{} cannot appear in an exponent", t.kind.describe()),
+                )
                 .with_hint("exponents are constant fractions such as (5/4)")),
             None => Err(self.error(self.eof_span(), "the exponent is incomplete")),
         }
@@ -465,7 +516,12 @@ impl<'a> Parser<'a> {
 
     /// Exact rational value of a decimal literal (`0.25` → 1/4, `1e3` → 1000).
     fn decimal_to_q(&self, t: &Token) -> Result<Q, Diagnostic> {
-        let bad = || self.error(t.span, format!("exponent `{}` cannot be represented exactly", t.text));
+        let bad = || {
+            self.error(
+                t.span,
+                format!("exponent `{}` cannot be represented exactly", t.text),
+            )
+        };
         let text = t.text.to_ascii_lowercase();
         let (mant, exp) = match text.split_once('e') {
             Some((m, e)) => (m.to_string(), e.parse::<i32>().map_err(|_| bad())?),
@@ -495,7 +551,10 @@ impl<'a> Parser<'a> {
     fn atom(&mut self) -> Result<Expr, Diagnostic> {
         let Some(tok) = self.bump() else {
             return Err(self
-                .error(self.eof_span(), "expected a number, a parameter or `(`, found the end of the model")
+                .error(
+                    self.eof_span(),
+                    "expected a number, a parameter or `(`, found the end of the model",
+                )
                 .with_hint("the model ends in the middle of an expression"));
         };
         match tok.kind {
@@ -512,14 +571,22 @@ impl<'a> Parser<'a> {
                     self.call(&name, tok.span)
                 } else if FUNCTIONS.contains(&name.as_str()) {
                     Err(self
-                        .error(tok.span, format!("`{name}` is a function and needs arguments"))
+                        .error(
+                            tok.span,
+                            format!("`{name}` is a function and needs arguments"),
+                        )
                         .with_hint(format!("write {name}(...)")))
                 } else {
                     Ok(Expr::param(&name))
                 }
             }
-            other => Err(self
-                .error(tok.span, format!("expected a number, a parameter or `(`, found {}", other.describe()))),
+            other => Err(self.error(
+                tok.span,
+                format!(
+                    "expected a number, a parameter or `(`, found {}",
+                    other.describe()
+                ),
+            )),
         }
     }
 
@@ -573,10 +640,16 @@ impl<'a> Parser<'a> {
                 })
             }
             _ => {
+                if let Some(result) = self.library.call(name, args) {
+                    return result.map_err(|msg| self.error(span, msg));
+                }
                 let hint = if name == "log" || name == "ln" || name == "log10" {
-                    "Extra-P models use log2(...); convert other bases with a constant factor".to_string()
+                    "Extra-P models use log2(...); convert other bases with a constant factor"
+                        .to_string()
                 } else {
-                    format!("known functions: {}", FUNCTIONS.join(", "))
+                    let mut known: Vec<String> = FUNCTIONS.iter().map(|s| s.to_string()).collect();
+                    known.extend(self.library.names());
+                    format!("known functions: {}", known.join(", "))
                 };
                 Err(self
                     .error(name_span, format!("unknown function `{name}`"))
@@ -614,11 +687,10 @@ impl<'a> Parser<'a> {
 /// JSON files).
 pub fn parse_rational(text: &str) -> Result<Q, Diagnostic> {
     let wrapped = format!("x^({text})");
-    let e = parse_model_in("<exponent>", &wrapped).map_err(|d| {
-        Diagnostic::new("<exponent>", text, Span::new(0, text.len()), d.message)
-    })?;
+    let e = parse_model_in("<exponent>", &wrapped)
+        .map_err(|d| Diagnostic::new("<exponent>", text, Span::new(0, text.len()), d.message))?;
     match e.as_pmnf().and_then(|p| p.as_single_term()) {
-        Some((c, m)) if c == 1.0 => Ok(m.get("x").exp),
+        Some((1.0, m)) => Ok(m.get("x").exp),
         _ if text.trim() == "0" => Ok(Q::zero()),
         _ => Err(Diagnostic::new(
             "<exponent>",

@@ -105,7 +105,10 @@ impl Monomial {
     pub fn pow(&self, q: Q) -> Option<Monomial> {
         let mut out = Monomial::one();
         for (p, pw) in &self.factors {
-            out.set(p, Power::new(pw.exp.checked_mul(&q)?, pw.log.checked_mul(&q)?));
+            out.set(
+                p,
+                Power::new(pw.exp.checked_mul(&q)?, pw.log.checked_mul(&q)?),
+            );
         }
         Some(out)
     }
@@ -351,12 +354,10 @@ impl Pmnf {
     /// For one parameter this is the single fastest-growing term; with several parameters
     /// there can be several incomparable ones (`x^2 + y^2`).
     pub fn dominant(&self) -> Pmnf {
-        let keep = self.terms.iter().filter(|(m, _)| {
-            !self
-                .terms
-                .keys()
-                .any(|other| other.strictly_dominates(m))
-        });
+        let keep = self
+            .terms
+            .iter()
+            .filter(|(m, _)| !self.terms.keys().any(|other| other.strictly_dominates(m)));
         Pmnf {
             terms: keep.map(|(m, c)| (m.clone(), *c)).collect(),
         }
@@ -431,7 +432,10 @@ mod tests {
         ]);
         let d = p.dominant();
         assert_eq!(d.len(), 1);
-        assert_eq!(d.terms().next().unwrap().1.get("x"), Power::new(q(1, 1), q(1, 1)));
+        assert_eq!(
+            d.terms().next().unwrap().1.get("x"),
+            Power::new(q(1, 1), q(1, 1))
+        );
     }
 
     #[test]

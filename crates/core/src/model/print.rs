@@ -353,7 +353,9 @@ mod tests {
 
     #[test]
     fn numbers_print_shortest_and_round_trip() {
-        for v in [1034.17, 1.241e7, 0.125, 5422.97, 1e-7, 3.0e20, -2.5, 258.5425] {
+        for v in [
+            1034.17, 1.241e7, 0.125, 5422.97, 1e-7, 3.0e20, -2.5, 258.5425,
+        ] {
             let s = format_number(v);
             assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
         }

@@ -14,7 +14,10 @@ const COEFF_TOL: f64 = 1e-12;
 
 #[test]
 fn parses_user_syntax_into_pmnf() {
-    assert_eq!(m("1034.17 * x * log2(x)").to_string(), "1034.17 * x * log2(x)");
+    assert_eq!(
+        m("1034.17 * x * log2(x)").to_string(),
+        "1034.17 * x * log2(x)"
+    );
     assert_eq!(m("536.185*x").to_string(), "536.185 * x");
     assert_eq!(m("5422.97").to_string(), "5422.97");
     assert_eq!(m("1.241e7").to_string(), "12410000");
@@ -53,7 +56,10 @@ fn non_pmnf_parts_stay_trees() {
 
 #[test]
 fn positive_scaling_distributes_over_max() {
-    assert_eq!(m("max(a, b) / n").to_string(), "max(a * n^(-1), b * n^(-1))");
+    assert_eq!(
+        m("max(a, b) / n").to_string(),
+        "max(a * n^(-1), b * n^(-1))"
+    );
     assert_eq!(m("-max(a, b)").to_string(), "min(-a, -b)");
     assert_eq!(m("max(a, max(b, a), 3, 7)").to_string(), "max(7, a, b)");
 }
@@ -61,7 +67,10 @@ fn positive_scaling_distributes_over_max() {
 #[test]
 fn like_terms_merge_in_sums() {
     assert_eq!(m("max(a, b) + max(a, b)").to_string(), "max(2 * a, 2 * b)");
-    assert_eq!(m("log2(x + 1) * 3 - log2(x + 1)").to_string(), "2 * log2(1 + x)");
+    assert_eq!(
+        m("log2(x + 1) * 3 - log2(x + 1)").to_string(),
+        "2 * log2(1 + x)"
+    );
 }
 
 #[test]
@@ -99,7 +108,10 @@ fn general_exponents_simplify_once_constant() {
 
 #[test]
 fn evaluation_errors_name_the_problem() {
-    assert_eq!(m("x * y").eval_at(&[("x", 1.0)]), Err(EvalError::Unbound("y".into())));
+    assert_eq!(
+        m("x * y").eval_at(&[("x", 1.0)]),
+        Err(EvalError::Unbound("y".into()))
+    );
     assert!(matches!(
         m("log2(x)").eval_at(&[("x", 0.0)]),
         Err(EvalError::LogOfNonPositive { .. })
@@ -134,10 +146,39 @@ fn parse_errors_are_located_with_hints() {
     for (src, want) in cases {
         let err = parse_model(src).expect_err(src);
         assert!(err.message.contains(want), "{src}: {}", err.message);
-        assert!(err.span.end <= src.len().max(1), "{src}: span {:?}", err.span);
+        assert!(
+            err.span.end <= src.len().max(1),
+            "{src}: span {:?}",
+            err.span
+        );
     }
     let err = parse_model("log(x)").unwrap_err();
     assert!(err.hint.unwrap().contains("log2"));
+}
+
+#[test]
+fn function_libraries_extend_the_parser() {
+    struct Twice;
+    impl Functions for Twice {
+        fn call(&self, name: &str, mut args: Vec<Expr>) -> Option<Result<Expr, String>> {
+            (name == "twice").then(|| {
+                if args.len() == 1 {
+                    Ok(Expr::mul(Expr::constant(2.0), args.remove(0)))
+                } else {
+                    Err(format!("`twice` takes one argument, got {}", args.len()))
+                }
+            })
+        }
+        fn names(&self) -> Vec<String> {
+            vec!["twice".into()]
+        }
+    }
+    let e = parse_model_with("<t>", "twice(x) + 1", &Twice).unwrap();
+    assert_eq!(e.to_string(), "1 + 2 * x");
+    let err = parse_model_with("<t>", "twice(x, y)", &Twice).unwrap_err();
+    assert!(err.message.contains("one argument"));
+    let err = parse_model_with("<t>", "thrice(x)", &Twice).unwrap_err();
+    assert!(err.hint.unwrap().contains("twice"));
 }
 
 #[test]
