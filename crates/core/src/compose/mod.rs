@@ -61,13 +61,16 @@ pub struct Composition {
     pub threads: Option<u64>,
 }
 
-/// A pipeline and the models of its stages.
+/// A pipeline of the term. Stage models are built on demand ([`Composition::stages`]):
+/// in a deeply nested term every pipeline's last stage holds the rest of the term, and
+/// materialising all of them would make composition quadratic.
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     pub span: Span,
-    /// Canonical text of the pipeline.
-    pub term: String,
-    pub stages: Vec<Stage>,
+    /// The spans of its stages, in order.
+    pub stage_spans: Vec<Span>,
+    /// The factor the enclosing task pools put on every stage (`1/n`, ...).
+    pub factor: Expr,
 }
 
 /// One stage of a pipeline.
@@ -75,6 +78,8 @@ pub struct Pipeline {
 pub struct Stage {
     pub term: String,
     pub span: Span,
+    /// The stage's model as it enters the whole design: its own model times the factor
+    /// of enclosing task pools (which does not change which stage leads).
     pub model: Expr,
 }
 
@@ -105,7 +110,7 @@ pub enum NoteKind {
 /// let t = parse_term("<term>", "pipe(tpool(4, qsort), seq(inc, nop))").unwrap();
 /// let c = compose(&t, &seed_table1(), ComposeOptions::default()).unwrap();
 /// assert_eq!(c.model.to_string(), "max(258.5425 * x * log2(x), 5422.97 + 536.185 * x)");
-/// assert_eq!(c.pipelines[0].stages.len(), 2);
+/// assert_eq!(c.pipelines[0].stage_spans.len(), 2);
 /// ```
 pub fn compose(
     term: &Term,
@@ -120,8 +125,8 @@ pub fn compose(
         notes: Vec::new(),
         tpool_depth: 0,
     };
-    let model = c.node(&term.root)?;
-    let threads = threads_of(&term.root);
+    let model = c.node(&term.root, &Expr::one())?;
+    let threads = threads_of(&term.root, opts.cores);
     let mut notes = c.notes;
     if let (Some(cores), Some(t)) = (opts.cores, threads) {
         if t > cores {
@@ -142,12 +147,14 @@ pub fn compose(
     })
 }
 
-/// Compose a sub-term on its own (used to locate evaluation errors).
+/// Compose a sub-term on its own, times `factor` (used to locate evaluation errors and
+/// to build stage models).
 pub(crate) fn compose_node(
     term: &Term,
     node: &Node,
     components: &Components,
     opts: ComposeOptions,
+    factor: &Expr,
 ) -> Result<Expr, Diagnostic> {
     let mut c = Composer {
         term,
@@ -157,7 +164,45 @@ pub(crate) fn compose_node(
         notes: Vec::new(),
         tpool_depth: 0,
     };
-    c.node(node)
+    c.node(node, factor)
+}
+
+impl Composition {
+    /// The stages of pipeline `index`, with their models.
+    pub fn stages(
+        &self,
+        index: usize,
+        term: &Term,
+        components: &Components,
+        opts: ComposeOptions,
+    ) -> Result<Vec<Stage>, Diagnostic> {
+        let p = &self.pipelines[index];
+        p.stage_spans
+            .iter()
+            .map(|span| {
+                let node = find_node(&term.root, *span).unwrap_or(&term.root);
+                Ok(Stage {
+                    term: node.to_string(),
+                    span: *span,
+                    model: compose_node(term, node, components, opts, &p.factor)?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The node with exactly this span.
+pub fn find_node(root: &Node, span: Span) -> Option<&Node> {
+    let mut n = root;
+    loop {
+        if n.span == span {
+            return Some(n);
+        }
+        n = n
+            .children()
+            .into_iter()
+            .find(|c| c.span.start <= span.start && span.end <= c.span.end)?;
+    }
 }
 
 struct Composer<'a> {
@@ -195,26 +240,41 @@ impl Composer<'_> {
         }
     }
 
-    fn node(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+    /// The model of `n` times `factor` (a single PMNF term). Task pools push their
+    /// `1/n` down to the components instead of rescaling the composed model: positive
+    /// scaling distributes over sums and maxima anyway, and this keeps composition
+    /// linear in the size of the term.
+    fn node(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         match &n.kind {
-            NodeKind::Component(name) => self.component(name, n.span),
+            NodeKind::Component(name) => Ok(Expr::mul(factor.clone(), self.component(name, n.span)?)),
             NodeKind::Seq(parts) => {
                 let models = parts
                     .iter()
-                    .map(|p| self.node(p))
+                    .map(|p| self.node(p, factor))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Expr::sum_of(models))
             }
-            NodeKind::Pipe(_) => self.pipe(n),
+            NodeKind::Pipe(_) => self.pipe(n, factor),
             NodeKind::Tpool { threads, body } => {
-                self.tpool_depth += 1;
-                let inner = self.node(body);
-                self.tpool_depth -= 1;
                 let divisor = self.capped(threads, n.span, "tpool", "threads");
-                Ok(Expr::div(inner?, divisor))
+                self.tpool_depth += 1;
+                let inner = if divisor.as_pmnf().is_some_and(|p| p.as_single_term().is_some()) {
+                    self.node(body, &Expr::div(factor.clone(), divisor))
+                } else {
+                    // min(n, C): not a single term, divide the composed model.
+                    self.node(body, factor).map(|m| Expr::div(m, divisor))
+                };
+                self.tpool_depth -= 1;
+                inner
             }
-            NodeKind::MapReduce(mr) => self.mapreduce(n, mr),
-            NodeKind::Dc(dc) => self.dc(dc),
+            NodeKind::MapReduce(mr) => {
+                let m = self.mapreduce(n, mr)?;
+                Ok(Expr::mul(factor.clone(), m))
+            }
+            NodeKind::Dc(dc) => {
+                let m = self.dc(dc)?;
+                Ok(Expr::mul(factor.clone(), m))
+            }
         }
     }
 
@@ -246,7 +306,7 @@ impl Composer<'_> {
         }
     }
 
-    fn pipe(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+    fn pipe(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         // Flatten directly nested pipes: by associativity they are one pipeline.
         let mut stage_nodes = Vec::new();
         let mut stack = vec![n];
@@ -256,24 +316,16 @@ impl Composer<'_> {
                 _ => stage_nodes.push(p),
             }
         }
-        let index = self.pipelines.len();
         self.pipelines.push(Pipeline {
             span: n.span,
-            term: n.to_string(),
-            stages: Vec::new(),
+            stage_spans: stage_nodes.iter().map(|s| s.span).collect(),
+            factor: factor.clone(),
         });
-        let mut stages = Vec::with_capacity(stage_nodes.len());
-        for s in stage_nodes {
-            let model = self.node(s)?;
-            stages.push(Stage {
-                term: s.to_string(),
-                span: s.span,
-                model,
-            });
-        }
-        let model = Expr::max_of(stages.iter().map(|s| s.model.clone()).collect());
-        self.pipelines[index].stages = stages;
-        Ok(model)
+        let models = stage_nodes
+            .into_iter()
+            .map(|s| self.node(s, factor))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Expr::max_of(models))
     }
 
     fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
@@ -294,7 +346,7 @@ impl Composer<'_> {
         };
         let x = Expr::param("x");
 
-        let map = self.node(&mr.map)?;
+        let map = self.node(&mr.map, &Expr::one())?;
         let map_one = subst_simultaneous(&map, &bound(Expr::one()));
         let map_phase = Expr::div(Expr::mul(x, map_one), workers.clone());
 
@@ -325,7 +377,7 @@ impl Composer<'_> {
             }
         };
 
-        let reduce = self.node(&mr.reduce)?;
+        let reduce = self.node(&mr.reduce, &Expr::one())?;
         let reduce_d = subst_simultaneous(&reduce, &bound(per_key.clone()));
         let reduce_phase = Expr::div(Expr::mul(keys, reduce_d), workers);
 
@@ -333,9 +385,10 @@ impl Composer<'_> {
     }
 
     fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
-        let divide = self.node(&dc.divide)?;
-        let combine = self.node(&dc.combine)?;
-        let leaf = self.node(&dc.leaf)?;
+        let one = Expr::one();
+        let divide = self.node(&dc.divide, &one)?;
+        let combine = self.node(&dc.combine, &one)?;
+        let leaf = self.node(&dc.leaf, &one)?;
         let exchange = self.component(&dc.exchange.name, dc.exchange.span)?;
         let procs = dc.procs.to_expr();
         let size = dc
@@ -391,25 +444,30 @@ fn fresh_var(base: &str, models: &[&Expr]) -> String {
 }
 
 /// Threads a node keeps busy at once (per node), when every count is a number: a
-/// pipeline runs its stages side by side, a task pool multiplies, everything else runs
-/// its parts one after the other.
-fn threads_of(n: &Node) -> Option<u64> {
+/// pipeline runs its stages side by side, a task pool multiplies (by at most the cores,
+/// since capping is noted on its own), everything else runs its parts one after the
+/// other.
+fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
+    let cap = |k: u64| cores.map_or(k, |c| k.min(c));
     match &n.kind {
         NodeKind::Component(_) => Some(1),
-        NodeKind::Seq(v) => v.iter().map(threads_of).try_fold(1u64, |a, t| Some(a.max(t?))),
+        NodeKind::Seq(v) => v
+            .iter()
+            .map(|c| threads_of(c, cores))
+            .try_fold(1u64, |a, t| Some(a.max(t?))),
         NodeKind::Pipe(v) => v
             .iter()
-            .map(threads_of)
+            .map(|c| threads_of(c, cores))
             .try_fold(0u64, |a, t| a.checked_add(t?)),
-        NodeKind::Tpool { threads, body } => threads.as_int()?.checked_mul(threads_of(body)?),
+        NodeKind::Tpool { threads, body } => cap(threads.as_int()?).checked_mul(threads_of(body, cores)?),
         NodeKind::MapReduce(mr) => {
-            let inner = threads_of(&mr.map)?.max(threads_of(&mr.reduce)?);
-            mr.threads.as_int()?.checked_mul(inner)
+            let inner = threads_of(&mr.map, cores)?.max(threads_of(&mr.reduce, cores)?);
+            cap(mr.threads.as_int()?).checked_mul(inner)
         }
         NodeKind::Dc(dc) => Some(
-            threads_of(&dc.divide)?
-                .max(threads_of(&dc.combine)?)
-                .max(threads_of(&dc.leaf)?),
+            threads_of(&dc.divide, cores)?
+                .max(threads_of(&dc.combine, cores)?)
+                .max(threads_of(&dc.leaf, cores)?),
         ),
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::crossover::{self, Crossover};
 use super::grid::{format_point, Grid, Point};
-use super::{compose, compose_node, ComposeOptions, Composition, Pipeline};
+use super::{compose, compose_node, find_node, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
 use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
@@ -23,6 +23,9 @@ pub const AXIS: &str = "x";
 pub const SUGGEST_MIN_SPEEDUP: f64 = 1.05;
 /// A stage this many times slower than the next one is worth replicating.
 pub const REPLICATE_MIN_RATIO: f64 = 2.0;
+/// Pipelines analysed (outermost first); deeper ones are only counted, which keeps
+/// `predict` interactive on terms with hundreds of nested pipelines.
+pub const MAX_ANALYSED_PIPELINES: usize = 64;
 
 /// The result of `predict`.
 #[derive(Clone, Debug, Serialize)]
@@ -135,15 +138,26 @@ pub fn predict(
     let model = comp.model.clone();
     let params: Vec<String> = model.params().into_iter().collect();
 
+    // Stage models of the outermost pipelines, built once for all analyses.
+    let analysed: Vec<Analysed> = (0..comp.pipelines.len().min(MAX_ANALYSED_PIPELINES))
+        .filter_map(|i| {
+            let p = &comp.pipelines[i];
+            Some(Analysed {
+                span: p.span,
+                term: find_node(&term.root, p.span)?.to_string(),
+                stages: comp.stages(i, term, components, opts).ok()?,
+            })
+        })
+        .collect();
+
     let mut values = Vec::new();
     if !grid.is_empty() {
         let names = grid.names();
         if let Some(p) = params.iter().find(|p| !names.contains(&p.as_str())) {
             return Err(free_parameter(term, components, p, &names));
         }
-        let root_pipe = root_pipeline(&term.root).and_then(|span| {
-            comp.pipelines.iter().find(|p| p.span == span)
-        });
+        let root_pipe = root_pipeline(&term.root)
+            .and_then(|span| analysed.iter().find(|p| p.span == span));
         for point in grid.points() {
             let v = model
                 .eval(&point)
@@ -161,8 +175,16 @@ pub fn predict(
         }
     }
 
-    let (pipelines, crossovers) = analyse_pipelines(&comp, grid);
-    let suggestions = suggest(&comp, grid, opts);
+    let (pipelines, crossovers) = analyse_pipelines(&analysed, grid);
+    let suggestions = suggest(&analysed, grid, opts);
+    let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
+    if comp.pipelines.len() > analysed.len() {
+        notes.push(format!(
+            "{} pipelines; the {} outermost are analysed for bottlenecks and crossovers",
+            comp.pipelines.len(),
+            analysed.len()
+        ));
+    }
     let dominant_expr = model.dominant();
     Ok(Prediction {
         term: term.root.to_string(),
@@ -173,11 +195,18 @@ pub fn predict(
         values,
         pipelines,
         crossovers,
-        notes: comp.notes.iter().map(|n| n.text.clone()).collect(),
+        notes,
         suggestions,
         expr: model,
         dominant_expr,
     })
+}
+
+/// A pipeline with its stage models.
+struct Analysed {
+    span: Span,
+    term: String,
+    stages: Vec<Stage>,
 }
 
 fn value_of(p: &Point, name: &str) -> Option<f64> {
@@ -196,7 +225,7 @@ fn root_pipeline(n: &Node) -> Option<Span> {
     }
 }
 
-fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
+fn analyse_pipelines(analysed: &[Analysed], grid: &Grid) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
     let names = grid.names();
     let xs: Vec<f64> = grid.values_of(AXIS).map(<[f64]>::to_vec).unwrap_or_default();
     let range = xs.iter().copied().fold(None, |acc: Option<(f64, f64)>, v| {
@@ -204,7 +233,7 @@ fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, V
     });
     let mut reports = Vec::new();
     let mut all_crossings = Vec::new();
-    for p in &comp.pipelines {
+    for p in analysed {
         let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
         let mut missing: Vec<String> = models
             .iter()
@@ -266,10 +295,10 @@ fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, V
 }
 
 /// Relation (iv) and stage replication, for every pipeline.
-fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
+fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
     let mut out = Vec::new();
     let points = grid.points();
-    for p in &comp.pipelines {
+    for p in analysed {
         let k = p.stages.len();
         if k < 2 {
             continue;
@@ -329,7 +358,7 @@ fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggest
     out
 }
 
-fn replicate(p: &Pipeline, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
+fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
     let vals: Vec<f64> = p
         .stages
         .iter()
@@ -500,7 +529,7 @@ fn deepest_failing(
     opts: ComposeOptions,
     point: &Point,
 ) -> Option<Span> {
-    let model = compose_node(term, node, components, opts).ok()?;
+    let model = compose_node(term, node, components, opts, &Expr::one()).ok()?;
     if model.eval(point).is_ok() {
         return None;
     }
