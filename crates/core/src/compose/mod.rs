@@ -246,7 +246,9 @@ impl Composer<'_> {
     /// linear in the size of the term.
     fn node(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         match &n.kind {
-            NodeKind::Component(name) => Ok(Expr::mul(factor.clone(), self.component(name, n.span)?)),
+            NodeKind::Component(name) => {
+                Ok(Expr::mul(factor.clone(), self.component(name, n.span)?))
+            }
             NodeKind::Seq(parts) => {
                 let models = parts
                     .iter()
@@ -258,7 +260,10 @@ impl Composer<'_> {
             NodeKind::Tpool { threads, body } => {
                 let divisor = self.capped(threads, n.span, "tpool", "threads");
                 self.tpool_depth += 1;
-                let inner = if divisor.as_pmnf().is_some_and(|p| p.as_single_term().is_some()) {
+                let inner = if divisor
+                    .as_pmnf()
+                    .is_some_and(|p| p.as_single_term().is_some())
+                {
                     self.node(body, &Expr::div(factor.clone(), divisor))
                 } else {
                     // min(n, C): not a single term, divide the composed model.
@@ -299,7 +304,9 @@ impl Composer<'_> {
                 self.notes.push(Note {
                     span: at,
                     kind: NoteKind::CoresCapped,
-                    text: format!("{pattern}: divides by min({p}, {cores}) ({what} capped at {cores} cores)"),
+                    text: format!(
+                        "{pattern}: divides by min({p}, {cores}) ({what} capped at {cores} cores)"
+                    ),
                 });
                 Expr::min(Expr::param(p), Expr::constant(cores as f64))
             }
@@ -330,7 +337,12 @@ impl Composer<'_> {
 
     fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
         let m = mr.nodes.to_expr();
-        let threads = self.capped(&mr.threads, mr.threads.span, "mapreduce", "threads per node");
+        let threads = self.capped(
+            &mr.threads,
+            mr.threads.span,
+            "mapreduce",
+            "threads per node",
+        );
         let workers = Expr::mul(m.clone(), threads.clone());
         // The pattern's own names in keys= and per_key=.
         let outer = [("m", m.clone()), ("n", threads.clone())];
@@ -447,7 +459,7 @@ fn fresh_var(base: &str, models: &[&Expr]) -> String {
 /// pipeline runs its stages side by side, a task pool multiplies (by at most the cores,
 /// since capping is noted on its own), everything else runs its parts one after the
 /// other.
-fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
+pub(crate) fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
     let cap = |k: u64| cores.map_or(k, |c| k.min(c));
     match &n.kind {
         NodeKind::Component(_) => Some(1),
@@ -459,7 +471,9 @@ fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
             .iter()
             .map(|c| threads_of(c, cores))
             .try_fold(0u64, |a, t| a.checked_add(t?)),
-        NodeKind::Tpool { threads, body } => cap(threads.as_int()?).checked_mul(threads_of(body, cores)?),
+        NodeKind::Tpool { threads, body } => {
+            cap(threads.as_int()?).checked_mul(threads_of(body, cores)?)
+        }
         NodeKind::MapReduce(mr) => {
             let inner = threads_of(&mr.map, cores)?.max(threads_of(&mr.reduce, cores)?);
             cap(mr.threads.as_int()?).checked_mul(inner)

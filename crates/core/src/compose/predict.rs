@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::crossover::{self, Crossover};
 use super::grid::{format_point, Grid, Point};
-use super::{compose, compose_node, find_node, ComposeOptions, Stage};
+use super::{compose, compose_node, find_node, threads_of, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
 use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
@@ -40,6 +40,8 @@ pub struct Prediction {
     pub parameters: Vec<String>,
     /// `--cores`, when given.
     pub cores: Option<u64>,
+    /// The names of the grid, in the order given (the first varies slowest in `values`).
+    pub grid: Vec<String>,
     pub values: Vec<Value>,
     pub pipelines: Vec<PipelineReport>,
     /// Every crossover of every pipeline over `x >= 1`.
@@ -50,6 +52,9 @@ pub struct Prediction {
     pub expr: Expr,
     #[serde(skip)]
     pub dominant_expr: Option<Expr>,
+    /// Index in `pipelines` of the pipeline the whole term is (through task pools).
+    #[serde(skip)]
+    pub root_pipeline: Option<usize>,
 }
 
 /// The model at one grid point.
@@ -142,22 +147,32 @@ pub fn predict(
     let analysed: Vec<Analysed> = (0..comp.pipelines.len().min(MAX_ANALYSED_PIPELINES))
         .filter_map(|i| {
             let p = &comp.pipelines[i];
+            let stages = comp.stages(i, term, components, opts).ok()?;
             Some(Analysed {
                 span: p.span,
                 term: find_node(&term.root, p.span)?.to_string(),
-                stages: comp.stages(i, term, components, opts).ok()?,
+                stages: stages
+                    .into_iter()
+                    .map(|s: Stage| AnalysedStage {
+                        threads: find_node(&term.root, s.span)
+                            .and_then(|n| threads_of(n, opts.cores)),
+                        term: s.term,
+                        model: s.model,
+                    })
+                    .collect(),
             })
         })
         .collect();
 
+    let root_index =
+        root_pipeline(&term.root).and_then(|span| analysed.iter().position(|p| p.span == span));
     let mut values = Vec::new();
     if !grid.is_empty() {
         let names = grid.names();
         if let Some(p) = params.iter().find(|p| !names.contains(&p.as_str())) {
             return Err(free_parameter(term, components, p, &names));
         }
-        let root_pipe = root_pipeline(&term.root)
-            .and_then(|span| analysed.iter().find(|p| p.span == span));
+        let root_pipe = root_index.map(|i| &analysed[i]);
         for point in grid.points() {
             let v = model
                 .eval(&point)
@@ -192,6 +207,7 @@ pub fn predict(
         dominant: dominant_expr.as_ref().map(Expr::to_string),
         parameters: params,
         cores: opts.cores,
+        grid: grid.names().into_iter().map(String::from).collect(),
         values,
         pipelines,
         crossovers,
@@ -199,6 +215,7 @@ pub fn predict(
         suggestions,
         expr: model,
         dominant_expr,
+        root_pipeline: root_index,
     })
 }
 
@@ -206,7 +223,14 @@ pub fn predict(
 struct Analysed {
     span: Span,
     term: String,
-    stages: Vec<Stage>,
+    stages: Vec<AnalysedStage>,
+}
+
+struct AnalysedStage {
+    term: String,
+    model: Expr,
+    /// Threads the stage keeps busy (1 for sequential blocks).
+    threads: Option<u64>,
 }
 
 fn value_of(p: &Point, name: &str) -> Option<f64> {
@@ -225,9 +249,15 @@ fn root_pipeline(n: &Node) -> Option<Span> {
     }
 }
 
-fn analyse_pipelines(analysed: &[Analysed], grid: &Grid) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
+fn analyse_pipelines(
+    analysed: &[Analysed],
+    grid: &Grid,
+) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
     let names = grid.names();
-    let xs: Vec<f64> = grid.values_of(AXIS).map(<[f64]>::to_vec).unwrap_or_default();
+    let xs: Vec<f64> = grid
+        .values_of(AXIS)
+        .map(<[f64]>::to_vec)
+        .unwrap_or_default();
     let range = xs.iter().copied().fold(None, |acc: Option<(f64, f64)>, v| {
         Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
     });
@@ -248,7 +278,11 @@ fn analyse_pipelines(analysed: &[Analysed], grid: &Grid) -> (Vec<PipelineReport>
             for given in grid.others(AXIS) {
                 let fixed: Vec<Expr> = models
                     .iter()
-                    .map(|m| given.iter().fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v))))
+                    .map(|m| {
+                        given
+                            .iter()
+                            .fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)))
+                    })
                     .collect();
                 let Some(s) = crossover::settling(&fixed, AXIS, &xs, &given) else {
                     continue;
@@ -310,8 +344,13 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
         let stages_text: Vec<&str> = p.stages.iter().map(|s| s.term.as_str()).collect();
         let replacement = format!("tpool({k}, seq({}))", stages_text.join(", "));
 
-        // Relation (iv): the same k threads, each running the whole sequence.
-        let best = if points.is_empty() {
+        // Relation (iv): the same k threads, each running the whole sequence. The seed
+        // states it for sequential stages; a stage with its own threads would change
+        // the thread budget.
+        let sequential = p.stages.iter().all(|s| s.threads == Some(1));
+        let best = if !sequential {
+            None
+        } else if points.is_empty() {
             match compare_growth(&pipe_model, &alt_model) {
                 Growth::Same { ratio: Some(r) } => Some((r, BTreeMap::new())),
                 _ => None,
@@ -331,7 +370,10 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
                 let where_ = if at.is_empty() {
                     "for large inputs".to_string()
                 } else {
-                    format!("at {}", format_point(&at.iter().map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>()))
+                    format!(
+                        "at {}",
+                        format_point(&at.iter().map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>())
+                    )
                 };
                 out.push(Suggestion {
                     kind: "tpool-of-seq".into(),
@@ -375,7 +417,7 @@ fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestio
         .filter(|(i, _)| *i != imax)
         .map(|(_, v)| *v)
         .fold(f64::NEG_INFINITY, f64::max);
-    if !(second > 0.0) || vmax / second < REPLICATE_MIN_RATIO {
+    if second.is_nan() || second <= 0.0 || vmax / second < REPLICATE_MIN_RATIO {
         return None;
     }
     let r = (vmax / second).ceil().min(1e6) as u64;
@@ -424,7 +466,12 @@ fn split_tpool(t: &str) -> (String, u64) {
 }
 
 /// The error for a parameter without a value, located where the parameter enters the term.
-pub(crate) fn free_parameter(term: &Term, components: &Components, name: &str, given: &[&str]) -> Diagnostic {
+pub(crate) fn free_parameter(
+    term: &Term,
+    components: &Components,
+    name: &str,
+    given: &[&str],
+) -> Diagnostic {
     let (span, from) = locate_parameter(term, components, name);
     let given = if given.is_empty() {
         String::new()
@@ -444,15 +491,13 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
     let mut stack = vec![&term.root];
     while let Some(n) = stack.pop() {
         match &n.kind {
-            NodeKind::Component(c) => {
-                if components.get(c).is_some_and(|c| c.model.mentions(name)) {
-                    return (n.span, format!("; it comes from the model of `{c}`"));
-                }
+            NodeKind::Component(c) if components.get(c).is_some_and(|c| c.model.mentions(name)) => {
+                return (n.span, format!("; it comes from the model of `{c}`"));
             }
-            NodeKind::Tpool { threads, .. } => {
-                if threads.value == CountValue::Param(name.to_string()) {
-                    return (threads.span, String::new());
-                }
+            NodeKind::Tpool { threads, .. }
+                if threads.value == CountValue::Param(name.to_string()) =>
+            {
+                return (threads.span, String::new());
             }
             NodeKind::MapReduce(mr) => {
                 for c in [&mr.nodes, &mr.threads] {
@@ -466,7 +511,10 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
                     }
                 }
                 if let Some(s) = &mr.shuffle {
-                    if components.get(&s.name).is_some_and(|c| c.model.mentions(name)) {
+                    if components
+                        .get(&s.name)
+                        .is_some_and(|c| c.model.mentions(name))
+                    {
                         return (s.span, format!("; it comes from the model of `{}`", s.name));
                     }
                 }
@@ -480,8 +528,14 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
                         return (e.span, String::new());
                     }
                 }
-                if components.get(&dc.exchange.name).is_some_and(|c| c.model.mentions(name)) {
-                    return (dc.exchange.span, format!("; it comes from the model of `{}`", dc.exchange.name));
+                if components
+                    .get(&dc.exchange.name)
+                    .is_some_and(|c| c.model.mentions(name))
+                {
+                    return (
+                        dc.exchange.span,
+                        format!("; it comes from the model of `{}`", dc.exchange.name),
+                    );
                 }
             }
             _ => {}
@@ -509,7 +563,10 @@ pub(crate) fn eval_error(
         EvalError::LogOfNonPositive { .. } => {
             "log2 needs a positive argument; sizes and counts start at 1".to_string()
         }
-        EvalError::NotReal { .. } => "a fractional power of a negative value is not real; check the signs in the model".to_string(),
+        EvalError::NotReal { .. } => {
+            "a fractional power of a negative value is not real; check the signs in the model"
+                .to_string()
+        }
         EvalError::NonFinite(_) => "the value overflows; evaluate at smaller values".to_string(),
     };
     let what = term.text(span);
