@@ -272,10 +272,7 @@ impl Composer<'_> {
                 self.tpool_depth -= 1;
                 inner
             }
-            NodeKind::MapReduce(mr) => {
-                let m = self.mapreduce(n, mr)?;
-                Ok(Expr::mul(factor.clone(), m))
-            }
+            NodeKind::MapReduce(mr) => self.mapreduce(n, mr, factor),
             NodeKind::Dc(dc) => {
                 let m = self.dc(dc)?;
                 Ok(Expr::mul(factor.clone(), m))
@@ -335,7 +332,13 @@ impl Composer<'_> {
         Ok(Expr::max_of(models))
     }
 
-    fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
+    /// Seed 000's eq. 5, times `factor`.
+    fn mapreduce(
+        &mut self,
+        n: &Node,
+        mr: &crate::term::MapReduce,
+        factor: &Expr,
+    ) -> Result<Expr, Diagnostic> {
         let m = mr.nodes.to_expr();
         let threads = self.capped(
             &mr.threads,
@@ -346,8 +349,8 @@ impl Composer<'_> {
         let workers = Expr::mul(m.clone(), threads.clone());
         // The pattern's own names in keys= and per_key=.
         let outer = [("m", m.clone()), ("n", threads.clone())];
-        let keys = subst_simultaneous(&mr.keys.expr, &outer);
-        let per_key = subst_simultaneous(&mr.per_key.expr, &outer);
+        let keys = subst_simultaneous(mr.keys.expr.clone(), &outer);
+        let per_key = subst_simultaneous(mr.per_key.expr.clone(), &outer);
         let bound = |x: Expr| {
             [
                 ("x", x),
@@ -357,9 +360,10 @@ impl Composer<'_> {
             ]
         };
         let x = Expr::param("x");
+        let one = Expr::one();
 
-        let map = self.node(&mr.map, &Expr::one())?;
-        let map_one = subst_simultaneous(&map, &bound(Expr::one()));
+        let map = self.node(&mr.map, &one)?;
+        let map_one = subst_simultaneous(map, &bound(Expr::one()));
         let map_phase = Expr::div(Expr::mul(x, map_one), workers.clone());
 
         let shuffle_phase = match &mr.shuffle {
@@ -372,7 +376,7 @@ impl Composer<'_> {
                         text: "a mapreduce with a shuffle runs inside a task pool; seed 000 treats the shuffle as a property of the cluster and excludes this nesting".to_string(),
                     });
                 }
-                subst_simultaneous(&model, &bound(per_key.clone()))
+                subst_simultaneous(model, &bound(per_key.clone()))
             }
             None => {
                 if mr.nodes.as_int() != Some(1) {
@@ -389,11 +393,32 @@ impl Composer<'_> {
             }
         };
 
-        let reduce = self.node(&mr.reduce, &Expr::one())?;
-        let reduce_d = subst_simultaneous(&reduce, &bound(per_key.clone()));
-        let reduce_phase = Expr::div(Expr::mul(keys, reduce_d), workers);
-
-        Ok(Expr::sum_of(vec![map_phase, shuffle_phase, reduce_phase]))
+        // The reduce may be a large sub-term: push `factor · k / (m·n)` into its
+        // composition instead of rescaling it afterwards — allowed when that is a
+        // single term free of the names the substitution below replaces.
+        let bindings = bound(per_key.clone());
+        let replaced: Vec<&str> = bindings
+            .iter()
+            .filter(|(name, by)| *by != Expr::param(name))
+            .map(|(name, _)| *name)
+            .collect();
+        let scale = Expr::div(Expr::mul(factor.clone(), keys.clone()), workers.clone());
+        let single = scale
+            .as_pmnf()
+            .is_some_and(|p| p.as_single_term().is_some());
+        let reduce_phase = if single && !replaced.iter().any(|v| scale.mentions(v)) {
+            let reduce = self.node(&mr.reduce, &scale)?;
+            subst_simultaneous(reduce, &bindings)
+        } else {
+            let reduce = self.node(&mr.reduce, &one)?;
+            let reduce_d = subst_simultaneous(reduce, &bindings);
+            Expr::mul(
+                factor.clone(),
+                Expr::div(Expr::mul(keys, reduce_d), workers),
+            )
+        };
+        let rest = Expr::mul(factor.clone(), Expr::add(map_phase, shuffle_phase));
+        Ok(Expr::add(rest, reduce_phase))
     }
 
     fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
@@ -415,7 +440,7 @@ impl Composer<'_> {
             Expr::param("x"),
             Expr::pow_expr(Expr::constant(2.0), level.clone()),
         );
-        let message = subst_simultaneous(&size, &[("x", sub.clone()), ("j", level)]);
+        let message = subst_simultaneous(size.clone(), &[("x", sub.clone()), ("j", level)]);
         let body = Expr::sum_of(vec![
             divide.subst("x", &sub),
             combine.subst("x", &sub),
@@ -430,14 +455,20 @@ impl Composer<'_> {
 
 /// Replace several names at once (`x := d(x)` and `k := k(x)` must not see each
 /// other's results), by renaming to placeholders no user can write first.
-pub fn subst_simultaneous(e: &Expr, bindings: &[(&str, Expr)]) -> Expr {
-    let active: Vec<&(&str, Expr)> = bindings.iter().filter(|(n, _)| e.mentions(n)).collect();
+pub fn subst_simultaneous(e: Expr, bindings: &[(&str, Expr)]) -> Expr {
+    // Identity bindings (`x := x`, `n := n`) change nothing; skipping them saves a pass
+    // over the model.
+    let active: Vec<&(&str, Expr)> = bindings
+        .iter()
+        .filter(|(n, by)| *by != Expr::param(n) && e.mentions(n))
+        .collect();
     if active.len() <= 1 {
-        return active
-            .first()
-            .map_or_else(|| e.clone(), |(n, by)| e.subst(n, by));
+        return match active.first() {
+            Some((n, by)) => e.subst(n, by),
+            None => e,
+        };
     }
-    let mut out = e.clone();
+    let mut out = e;
     for (i, (n, _)) in active.iter().enumerate() {
         out = out.subst(n, &Expr::param(&format!("#{i}")));
     }

@@ -25,7 +25,22 @@ pub const SUGGEST_MIN_SPEEDUP: f64 = 1.05;
 pub const REPLICATE_MIN_RATIO: f64 = 2.0;
 /// Pipelines analysed (outermost first); deeper ones are only counted, which keeps
 /// `predict` interactive on terms with hundreds of nested pipelines.
-pub const MAX_ANALYSED_PIPELINES: usize = 64;
+pub const MAX_ANALYSED_PIPELINES: usize = 32;
+/// Grid values of `x` added to the crossover scan (evenly thinned beyond this; the scan
+/// already samples every decade 16 times).
+pub const MAX_EXTRA_SAMPLES: usize = 256;
+/// Grid points the suggestions are evaluated at (evenly thinned, always with the last).
+pub const MAX_SUGGESTION_POINTS: usize = 64;
+
+/// At most `n` items of `v`, evenly spread, keeping the first and the last.
+fn thin<T: Clone>(v: &[T], n: usize) -> Vec<T> {
+    if v.len() <= n || n < 2 {
+        return v.to_vec();
+    }
+    (0..n)
+        .map(|i| v[i * (v.len() - 1) / (n - 1)].clone())
+        .collect()
+}
 
 /// The result of `predict`.
 #[derive(Clone, Debug, Serialize)]
@@ -284,7 +299,12 @@ fn analyse_pipelines(
                             .fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)))
                     })
                     .collect();
-                let Some(s) = crossover::settling(&fixed, AXIS, &xs, &given) else {
+                let extra = {
+                    let mut sorted = xs.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    thin(&sorted, MAX_EXTRA_SAMPLES)
+                };
+                let Some(s) = crossover::settling(&fixed, AXIS, &extra, &given) else {
                     continue;
                 };
                 let given_map: BTreeMap<String, f64> = given.iter().cloned().collect();
@@ -331,7 +351,7 @@ fn analyse_pipelines(
 /// Relation (iv) and stage replication, for every pipeline.
 fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
     let mut out = Vec::new();
-    let points = grid.points();
+    let points = thin(&grid.points(), MAX_SUGGESTION_POINTS);
     for p in analysed {
         let k = p.stages.len();
         if k < 2 {

@@ -360,6 +360,32 @@ fn deep_terms_compose_on_a_small_stack() {
     assert!(!r.model.to_string().is_empty());
 }
 
+#[test]
+fn the_benchmark_term_composes_on_a_small_stack() {
+    // The shape of benches/composition.rs: 1,000 patterns of all five kinds, nested.
+    let mut s = String::from("qsort");
+    for i in 0..860 {
+        s = match i % 6 {
+            0 => format!("seq(inc, {s})"),
+            1 => format!("pipe(nop, {s})"),
+            2 => format!("tpool(2, {s})"),
+            3 => format!("pipe({s}, seq(qsort, nop))"),
+            4 => format!("mapreduce(map_grppi, {s}, nodes=1, threads=2, keys=1, per_key=x)"),
+            _ => format!("seq({s}, dc(inc, inc, qsort, procs=4, exchange=transfer))"),
+        };
+    }
+    let t = term(&s);
+    assert!(t.root.pattern_count() >= 1000);
+    let c = seed_table1();
+    let r = compose(&t, &c, ComposeOptions::default()).unwrap();
+    let v = at(&r.model, &[("x", 1024.0)]);
+    assert!(v.is_finite() && v > 0.0);
+    let g = Grid::parse(&["x=2,1024".to_string()]).unwrap();
+    let p = predict(&t, &c, ComposeOptions::default(), &g).unwrap();
+    assert_eq!(p.values[1].value, v);
+    assert!(p.notes.iter().any(|n| n.contains("outermost are analysed")));
+}
+
 // ----- predict ----------------------------------------------------------------------
 
 #[test]
@@ -395,8 +421,18 @@ fn predict_reports_bottleneck_crossover_and_values() {
     );
     // Relation (iv) is stated for sequential stages; tpool(4, qsort) has threads of its own.
     assert!(p.suggestions.iter().all(|s| s.kind != "tpool-of-seq"));
-    let p = predict(&term("pipe(qsort, seq(inc, nop))"), &c, ComposeOptions::default(), &g).unwrap();
-    let s = p.suggestions.iter().find(|s| s.kind == "tpool-of-seq").unwrap();
+    let p = predict(
+        &term("pipe(qsort, seq(inc, nop))"),
+        &c,
+        ComposeOptions::default(),
+        &g,
+    )
+    .unwrap();
+    let s = p
+        .suggestions
+        .iter()
+        .find(|s| s.kind == "tpool-of-seq")
+        .unwrap();
     assert_eq!(s.replacement, "tpool(2, seq(qsort, seq(inc, nop)))");
     assert!(s.speedup > 1.5, "{}", s.speedup);
 }

@@ -990,20 +990,27 @@ fn sort_canonical(v: &mut [Expr]) {
         return;
     }
     let polys = v.iter().filter(|e| matches!(e, Expr::Poly(_))).count();
-    if polys >= 2 {
-        let mut keyed: Vec<(Option<String>, Expr)> = v
-            .iter()
-            .map(|e| (matches!(e, Expr::Poly(_)).then(|| e.to_string()), e.clone()))
-            .collect();
-        keyed.sort_by(|a, b| match (&a.0, &b.0) {
-            (Some(x), Some(y)) => x.cmp(y),
-            _ => cmp_structure(&a.1, &b.1),
-        });
-        for (slot, (_, e)) in v.iter_mut().zip(keyed) {
-            *slot = e;
-        }
-    } else {
+    if polys < 2 {
         v.sort_by(cmp_structure);
+        return;
+    }
+    // Sort a permutation, then move the arguments into place (no clones: the
+    // arguments can be large).
+    let keys: Vec<Option<String>> = v
+        .iter()
+        .map(|e| matches!(e, Expr::Poly(_)).then(|| e.to_string()))
+        .collect();
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| match (&keys[a], &keys[b]) {
+        (Some(x), Some(y)) => x.cmp(y),
+        _ => cmp_structure(&v[a], &v[b]),
+    });
+    let mut taken: Vec<Option<Expr>> = v
+        .iter_mut()
+        .map(|e| Some(std::mem::replace(e, Expr::zero())))
+        .collect();
+    for (slot, i) in v.iter_mut().zip(order) {
+        *slot = taken[i].take().unwrap_or_else(Expr::zero);
     }
 }
 
