@@ -126,6 +126,14 @@ pub fn compose(
         tpool_depth: 0,
     };
     let model = c.node(&term.root, &Expr::one())?;
+    if !model.coefficients_finite() {
+        return Err(c
+            .error(
+                term.root.span,
+                "the composed model overflows: a coefficient is not finite",
+            )
+            .with_hint("check the components' constants and the counts in the term"));
+    }
     let threads = threads_of(&term.root, opts.cores);
     let mut notes = c.notes;
     if let (Some(cores), Some(t)) = (opts.cores, threads) {

@@ -896,6 +896,25 @@ impl Expr {
         }
     }
 
+    /// True when every coefficient (and constant) in the model is a finite number.
+    pub fn coefficients_finite(&self) -> bool {
+        match self {
+            Expr::Poly(p) => p.terms().all(|(c, _)| c.is_finite()),
+            Expr::Add(v) | Expr::Mul(v) | Expr::Max(v) | Expr::Min(v) => {
+                v.iter().all(Expr::coefficients_finite)
+            }
+            Expr::Div(a, b) | Expr::PowE(a, b) => {
+                a.coefficients_finite() && b.coefficients_finite()
+            }
+            Expr::Pow(a, _) | Expr::Log2(a) | Expr::Ceil(a) | Expr::Floor(a) => {
+                a.coefficients_finite()
+            }
+            Expr::Sum { from, to, body, .. } => {
+                from.coefficients_finite() && to.coefficients_finite() && body.coefficients_finite()
+            }
+        }
+    }
+
     /// Number of nodes (a size measure for benchmarks and limits).
     pub fn node_count(&self) -> usize {
         1 + match self {

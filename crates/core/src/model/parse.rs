@@ -84,6 +84,14 @@ pub fn parse_model_with(
         library,
     };
     let e = p.expr()?;
+    if !e.coefficients_finite() {
+        return Err(p
+            .error(
+                Span::new(0, source.len()),
+                "the model overflows: a coefficient is not finite",
+            )
+            .with_hint("constants must stay within about 1e308"));
+    }
     if let Some(tok) = p.peek() {
         let span = tok.span;
         return Err(p
@@ -307,19 +315,35 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Constant arithmetic can overflow (`1e300 * 1e300`, `10^400`): an infinite
+    /// coefficient would print as `inf`, which reads back as a parameter.
+    fn finite(&self, e: Expr, op: Span) -> Result<Expr, Diagnostic> {
+        let ok = match &e {
+            Expr::Poly(p) => p.terms().all(|(c, _)| c.is_finite()),
+            _ => true,
+        };
+        if ok {
+            Ok(e)
+        } else {
+            Err(self
+                .error(op, "the model overflows here: a coefficient is not finite")
+                .with_hint("constants must stay within about 1e308"))
+        }
+    }
+
     fn expr(&mut self) -> Result<Expr, Diagnostic> {
         let mut acc = self.product()?;
         loop {
             match self.peek_kind() {
                 Some(Kind::Plus) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.product()?;
-                    acc = Expr::add(acc, rhs);
+                    acc = self.finite(Expr::add(acc, rhs), op)?;
                 }
                 Some(Kind::Minus) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.product()?;
-                    acc = Expr::sub(acc, rhs);
+                    acc = self.finite(Expr::sub(acc, rhs), op)?;
                 }
                 _ => return Ok(acc),
             }
@@ -331,14 +355,14 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek_kind() {
                 Some(Kind::Star) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.unary()?;
-                    acc = Expr::mul(acc, rhs);
+                    acc = self.finite(Expr::mul(acc, rhs), op)?;
                 }
                 Some(Kind::Slash) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.unary()?;
-                    acc = Expr::div(acc, rhs);
+                    acc = self.finite(Expr::div(acc, rhs), op)?;
                 }
                 _ => return Ok(acc),
             }
@@ -370,23 +394,29 @@ impl<'a> Parser<'a> {
         if matches!(self.peek_kind(), Some(Kind::Caret)) {
             let caret = self.bump().expect("peeked");
             // An exact rational exponent first; if the exponent mentions a name
-            // (`2^j`), backtrack and read it as a general expression.
+            // (`2^j`), or is a constant no rational can hold exactly (`x^1.2e73`, as
+            // such a power prints), backtrack and read it as a general expression.
             let save = (self.pos, self.depth);
             match self.exponent() {
-                Ok(q) => return Ok(Expr::pow(base, q)),
+                Ok(q) => return self.finite(Expr::pow(base, q), caret.span),
                 Err(e) => {
                     let mentions_name = self.tokens[save.0..]
                         .iter()
                         .take_while(|t| !matches!(t.kind, Kind::Comma))
                         .any(|t| matches!(t.kind, Kind::Name(_)));
-                    if !mentions_name {
+                    let inexact = e.message.contains("cannot be represented");
+                    if !mentions_name && !inexact {
                         return Err(e);
                     }
                     (self.pos, self.depth) = save;
                     self.enter(caret.span)?;
-                    let exp = self.unary()?;
+                    let exp = match self.unary() {
+                        Ok(exp) => exp,
+                        Err(general) if mentions_name => return Err(general),
+                        Err(_) => return Err(e),
+                    };
                     self.depth -= 1;
-                    return Ok(Expr::pow_expr(base, exp));
+                    return self.finite(Expr::pow_expr(base, exp), caret.span);
                 }
             }
         }

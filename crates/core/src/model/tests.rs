@@ -191,6 +191,35 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn overflowing_constants_are_errors() {
+    // Found by fuzzing: `inf` printed as a coefficient reads back as a parameter.
+    for src in [
+        "2.8e8 ** 42.8 * e48 * p",
+        "1e300 * 1e300 * x",
+        "x + 1e308 + 1e308",
+        "max(x, 1e200 * 1e200)",
+    ] {
+        let err = parse_model(src).unwrap_err();
+        assert!(err.message.contains("overflows"), "{src}: {}", err.message);
+    }
+}
+
+#[test]
+fn inexact_constant_exponents_round_trip() {
+    // Found by fuzzing: such a power printed as `x^1.1111111111111111e73` and did not
+    // read back.
+    for src in [
+        "x^1.1111111111111111e73",
+        "y^(-5e20)",
+        "x^0.12345678901234567",
+    ] {
+        let e = parse_model(src).unwrap_or_else(|d| panic!("{src}: {}", d.render()));
+        let printed = e.to_string();
+        assert_eq!(parse_model(&printed).unwrap().to_string(), printed, "{src}");
+    }
+}
+
+#[test]
 fn extreme_exponents_do_not_overflow() {
     // Exponent arithmetic is checked; overflow keeps a tree or reports an error.
     let src = "((((x^(1/999983))^(1/999979))^(1/999961))^(1/999959))^(1/999953)";
