@@ -393,29 +393,26 @@ impl<'a> Parser<'a> {
         let base = self.atom()?;
         if matches!(self.peek_kind(), Some(Kind::Caret)) {
             let caret = self.bump().expect("peeked");
-            // An exact rational exponent first; if the exponent mentions a name
-            // (`2^j`), or is a constant no rational can hold exactly (`x^1.2e73`, as
-            // such a power prints), backtrack and read it as a general expression.
+            // An exact rational exponent first. If that fails, read the exponent as a
+            // general expression: one that mentions a name (`2^j`) makes a general
+            // power, and so does a decimal constant no exact rational can hold
+            // (`x^1.2e73`, as such powers print). Any other failure is the rational
+            // parser's error.
             let save = (self.pos, self.depth);
             match self.exponent() {
                 Ok(q) => return self.finite(Expr::pow(base, q), caret.span),
                 Err(e) => {
-                    let mentions_name = self.tokens[save.0..]
-                        .iter()
-                        .take_while(|t| !matches!(t.kind, Kind::Comma))
-                        .any(|t| matches!(t.kind, Kind::Name(_)));
                     let inexact = e.message.contains("cannot be represented");
-                    if !mentions_name && !inexact {
-                        return Err(e);
-                    }
                     (self.pos, self.depth) = save;
                     self.enter(caret.span)?;
-                    let exp = match self.unary() {
-                        Ok(exp) => exp,
-                        Err(general) if mentions_name => return Err(general),
-                        Err(_) => return Err(e),
+                    let Ok(exp) = self.unary() else {
+                        return Err(e);
                     };
                     self.depth -= 1;
+                    let constant = exp.params().is_empty();
+                    if constant && !(inexact && exp.as_constant().is_some()) {
+                        return Err(e);
+                    }
                     return self.finite(Expr::pow_expr(base, exp), caret.span);
                 }
             }

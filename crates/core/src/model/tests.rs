@@ -220,6 +220,14 @@ fn inexact_constant_exponents_round_trip() {
 }
 
 #[test]
+fn a_bad_exponent_stays_an_error_when_names_follow_it() {
+    // Found by fuzzing: `p^(5/0) + x` used to become a general power because a name
+    // appeared later in the model, and then printed as `p^(5 / 0)`, which did not parse.
+    let err = parse_model("p^(5/0) + x").unwrap_err();
+    assert!(err.message.contains("division by zero"), "{}", err.message);
+}
+
+#[test]
 fn extreme_exponents_do_not_overflow() {
     // Exponent arithmetic is checked; overflow keeps a tree or reports an error.
     let src = "((((x^(1/999983))^(1/999979))^(1/999961))^(1/999959))^(1/999953)";
