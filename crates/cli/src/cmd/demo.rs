@@ -7,7 +7,7 @@
 use perfcompose_core::components::{seed_table1, Components, SEED000_TABLE1};
 use perfcompose_core::compose::predict::predict;
 use perfcompose_core::compose::{compose, grid::Grid, ComposeOptions};
-use perfcompose_core::model::{format_significant, parse_model, Expr};
+use perfcompose_core::model::{parse_model, Expr};
 use perfcompose_core::term::parse_term;
 use serde::Serialize;
 
@@ -204,8 +204,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             table: "3",
             design: GRPPI.replace("threads=n", &format!("threads={n}")),
             model: m.to_string(),
-            paper_modular: Some(format!("{} * x", format_significant(*modular, 4))),
-            paper_monolithic: format!("{} * x", format_significant(*mono, 4)),
+            paper_modular: Some(format!("{modular:e} * x")),
+            paper_monolithic: format!("{mono:e} * x"),
             error_percent: error_percent(leading_coefficient(&m), *mono),
             paper_error_percent: Some(*err),
         });
@@ -308,7 +308,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for (row, (n, ..)) in rows.iter().filter(|r| r.table == "3").zip(TABLE3) {
         t.add_row(vec![
             n.to_string(),
-            parse_model(&row.model)?.rounded(4),
+            parse_model(&row.model)?.rounded(input::DIGITS),
             row.paper_modular.clone().unwrap_or_default(),
             row.paper_monolithic.clone(),
             format!("{:.2}", row.error_percent),
