@@ -293,6 +293,14 @@ impl Composer<'_> {
         let Some(cores) = self.opts.cores else {
             return count.to_expr();
         };
+        // Name the pattern as written when it is short, else by its head and column.
+        let written = self.term.text(at);
+        let pattern = if written.len() <= 40 {
+            format!("`{written}`")
+        } else {
+            let (_, col) = crate::diag::line_col(&self.term.source, at.start);
+            format!("{pattern}(...) at column {col}")
+        };
         match &count.value {
             CountValue::Int(k) if *k > cores => {
                 self.notes.push(Note {
@@ -348,12 +356,7 @@ impl Composer<'_> {
         factor: &Expr,
     ) -> Result<Expr, Diagnostic> {
         let m = mr.nodes.to_expr();
-        let threads = self.capped(
-            &mr.threads,
-            mr.threads.span,
-            "mapreduce",
-            "threads per node",
-        );
+        let threads = self.capped(&mr.threads, n.span, "mapreduce", "threads per node");
         let workers = Expr::mul(m.clone(), threads.clone());
         // The pattern's own names in keys= and per_key=.
         let outer = [("m", m.clone()), ("n", threads.clone())];
