@@ -395,14 +395,16 @@ impl<'a> Parser<'a> {
             let caret = self.bump().expect("peeked");
             // An exact rational exponent first. If that fails, read the exponent as a
             // general expression: one that mentions a name (`2^j`) makes a general
-            // power, and so does a decimal constant no exact rational can hold
-            // (`x^1.2e73`, as such powers print). Any other failure is the rational
-            // parser's error.
+            // power, and so does a constant no exact small rational can hold
+            // (`x^1.2e73`, `x^9.1e18`: that is how such powers print). Any other
+            // failure is the rational parser's error.
             let save = (self.pos, self.depth);
             match self.exponent() {
                 Ok(q) => return self.finite(Expr::pow(base, q), caret.span),
                 Err(e) => {
-                    let inexact = e.message.contains("cannot be represented");
+                    let unrepresentable = e.message.contains("cannot be represented")
+                        || e.message.contains("too large")
+                        || e.message.contains("overflows");
                     (self.pos, self.depth) = save;
                     self.enter(caret.span)?;
                     let Ok(exp) = self.unary() else {
@@ -410,7 +412,7 @@ impl<'a> Parser<'a> {
                     };
                     self.depth -= 1;
                     let constant = exp.params().is_empty();
-                    if constant && !(inexact && exp.as_constant().is_some()) {
+                    if constant && !(unrepresentable && exp.as_constant().is_some()) {
                         return Err(e);
                     }
                     return self.finite(Expr::pow_expr(base, exp), caret.span);
