@@ -1,5 +1,6 @@
-//! The model parser never panics; what it accepts prints canonically, reads back to the
-//! same text, and evaluates (or reports why not) without panicking.
+//! The model parser never panics: errors point into the input, and what it accepts
+//! prints, reads its printed form back without panicking, and evaluates (or reports why
+//! not). The stricter fixed-point property is `model_roundtrip`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -11,9 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match parse_model(src) {
         Ok(e) => {
-            let printed = e.to_string();
-            let again = parse_model(&printed).expect("a printed model parses");
-            assert_eq!(again.to_string(), printed, "print -> parse -> print is a fixed point");
+            let _ = parse_model(&e.to_string());
             let _ = e.eval_at(&[("x", 1024.0), ("p", 8.0), ("n", 4.0), ("m", 2.0)]);
             let _ = e.leading();
             let _ = e.extrap();

@@ -1,5 +1,6 @@
-//! The term parser never panics; accepted terms print canonically, read back to the same
-//! text, and compose against the seed's components (or fail with a located error).
+//! The term parser never panics: errors point into the input, and accepted terms print,
+//! read their printed form back, and compose against the seed's components (or fail with
+//! a located error) without panicking. The fixed-point property is `term_roundtrip`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,9 +14,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match parse_term("<fuzz>", src) {
         Ok(t) => {
-            let printed = t.to_string();
-            let again = parse_term("<fuzz>", &printed).expect("a printed term parses");
-            assert_eq!(again.to_string(), printed, "print -> parse -> print is a fixed point");
+            let _ = parse_term("<fuzz>", &t.to_string());
             let c = seed_table1();
             for cores in [None, Some(2)] {
                 match compose(&t, &c, ComposeOptions { cores }) {
