@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use num_traits::{One, Signed, Zero};
 
-use super::pmnf::{pow_q, q_to_f64, Monomial, Pmnf, Power};
+use super::pmnf::{pow_q, q_to_f64, Monomial, Pmnf, Power, MAX_PRODUCT_TERMS};
 use super::Q;
 
 /// A performance model: a function of named, positive parameters.
@@ -214,15 +214,11 @@ impl Expr {
                 }
                 other => {
                     let (c, m, core) = split_scalar(other);
-                    if let Some(slot) = others.iter_mut().find(|(k, km, _)| *k == core && *km == m)
-                    {
-                        slot.2 += c;
-                    } else {
-                        others.push((core, m, c));
-                    }
+                    others.push((core, m, c));
                 }
             }
         }
+        let others = merge_like_terms(others);
         let mut rest: Vec<Expr> = Vec::new();
         for (core, m, c) in others {
             if c == 0.0 {
@@ -289,12 +285,14 @@ impl Expr {
             return Expr::scale(c, &m, other);
         }
         match other {
-            // Distribute a polynomial over a sum.
-            Expr::Add(args) => Expr::sum_of(
-                args.into_iter()
-                    .map(|a| Expr::mul(Expr::Poly(p.clone()), a))
-                    .collect(),
-            ),
+            // Distribute a polynomial over a sum (unless the expansion would be huge).
+            Expr::Add(args) if p.len().saturating_mul(args.len()) <= MAX_PRODUCT_TERMS => {
+                Expr::sum_of(
+                    args.into_iter()
+                        .map(|a| Expr::mul(Expr::Poly(p.clone()), a))
+                        .collect(),
+                )
+            }
             Expr::Div(n, d) => Expr::div(Expr::mul(Expr::Poly(p), *n), *d),
             Expr::Mul(mut fs) => {
                 if let Some(Expr::Poly(q)) = fs.first() {
@@ -372,11 +370,18 @@ impl Expr {
             (Expr::Div(n, d), other) | (other, Expr::Div(n, d)) => {
                 Expr::div(Expr::mul(*n, other), *d)
             }
-            (Expr::Add(args), other) | (other, Expr::Add(args)) => Expr::sum_of(
-                args.into_iter()
-                    .map(|x| Expr::mul(x, other.clone()))
-                    .collect(),
-            ),
+            (Expr::Add(args), other) | (other, Expr::Add(args))
+                if args.len().saturating_mul(match &other {
+                    Expr::Add(o) => o.len(),
+                    _ => 1,
+                }) <= MAX_PRODUCT_TERMS =>
+            {
+                Expr::sum_of(
+                    args.into_iter()
+                        .map(|x| Expr::mul(x, other.clone()))
+                        .collect(),
+                )
+            }
             (a, b) => {
                 let mut fs = Vec::new();
                 for e in [a, b] {
@@ -977,6 +982,50 @@ fn eval_pmnf(p: &Pmnf, env: &dyn Env) -> Result<f64, EvalError> {
         sum += v;
     }
     Ok(sum)
+}
+
+/// Merge like terms `c1 · m · core + c2 · m · core` of a sum, keeping the order of
+/// first appearance and adding coefficients in that order. Sorting by structure finds
+/// the groups in O(n log n); a pairwise search made long sums quadratic (a 150 kB
+/// model took seconds to read).
+fn merge_like_terms(others: Vec<(Expr, Monomial, f64)>) -> Vec<(Expr, Monomial, f64)> {
+    use std::cmp::Ordering;
+    let n = others.len();
+    if n < 2 {
+        return others;
+    }
+    let key = |a: usize, b: usize| {
+        cmp_structure(&others[a].0, &others[b].0).then_with(|| others[a].1.cmp(&others[b].1))
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    // Stable: within a group the first appearance comes first.
+    order.sort_by(|&a, &b| key(a, b));
+    let mut leader: Vec<usize> = (0..n).collect();
+    let mut i = 0;
+    while i < n {
+        let first = order[i];
+        let mut j = i + 1;
+        while j < n && key(order[j], first) == Ordering::Equal {
+            let k = order[j];
+            if others[k].0 == others[first].0 && others[k].1 == others[first].1 {
+                leader[k] = first;
+            }
+            j += 1;
+        }
+        i = j;
+    }
+    let mut slots: Vec<Option<(Expr, Monomial, f64)>> = others.into_iter().map(Some).collect();
+    for k in 0..n {
+        let l = leader[k];
+        if l != k {
+            if let Some((_, _, c)) = slots[k].take() {
+                if let Some(slot) = slots[l].as_mut() {
+                    slot.2 += c;
+                }
+            }
+        }
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// Split `c · m · core` (a `Mul` led by a single PMNF term) into its parts, so like

@@ -332,22 +332,41 @@ impl<'a> Parser<'a> {
     }
 
     fn expr(&mut self) -> Result<Expr, Diagnostic> {
-        let mut acc = self.product()?;
+        // Collect the whole chain `a + b - c ...` and simplify it once: folding it
+        // pairwise re-simplified the growing sum at every step (quadratic in its length).
+        let mut terms = vec![self.product()?];
+        let mut ops = Vec::new();
         loop {
             match self.peek_kind() {
                 Some(Kind::Plus) => {
-                    let op = self.bump().expect("peeked").span;
-                    let rhs = self.product()?;
-                    acc = self.finite(Expr::add(acc, rhs), op)?;
+                    ops.push(self.bump().expect("peeked").span);
+                    terms.push(self.product()?);
                 }
                 Some(Kind::Minus) => {
-                    let op = self.bump().expect("peeked").span;
+                    ops.push(self.bump().expect("peeked").span);
                     let rhs = self.product()?;
-                    acc = self.finite(Expr::sub(acc, rhs), op)?;
+                    terms.push(Expr::neg(rhs));
                 }
-                _ => return Ok(acc),
+                _ => break,
             }
         }
+        if terms.len() == 1 {
+            return Ok(terms.pop().expect("one term"));
+        }
+        let sum = Expr::sum_of(terms.clone());
+        if sum
+            .as_pmnf()
+            .is_none_or(|p| p.terms().all(|(c, _)| c.is_finite()))
+        {
+            return Ok(sum);
+        }
+        // An overflow: add pairwise to find the operator where it happens.
+        let mut it = terms.into_iter();
+        let mut acc = it.next().expect("two or more terms");
+        for (t, op) in it.zip(ops) {
+            acc = self.finite(Expr::add(acc, t), op)?;
+        }
+        Ok(acc)
     }
 
     fn product(&mut self) -> Result<Expr, Diagnostic> {

@@ -230,6 +230,19 @@ fn a_bad_exponent_stays_an_error_when_names_follow_it() {
 }
 
 #[test]
+fn long_models_parse_quickly() {
+    // Found by fuzzing: products of sums expanded exponentially, and long sums were
+    // re-simplified at every `+`. Both are bounded now (this is not a timing test: it
+    // would take minutes, not milliseconds, without the bounds).
+    let sum: Vec<String> = (0..3000).map(|i| format!("{i} * x{}", i % 50)).collect();
+    let e = m(&sum.join(" + "));
+    assert_eq!(e.as_pmnf().unwrap().len(), 50);
+    let product = vec!["(a + b + c + d + e)"; 12].join(" * ");
+    let e = m(&product);
+    assert!(e.node_count() < 10_000, "{}", e.node_count());
+}
+
+#[test]
 fn extreme_exponents_do_not_overflow() {
     // Exponent arithmetic is checked; overflow keeps a tree or reports an error.
     let src = "((((x^(1/999983))^(1/999979))^(1/999961))^(1/999959))^(1/999953)";
