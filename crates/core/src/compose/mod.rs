@@ -227,6 +227,9 @@ impl Composer<'_> {
         Diagnostic::new(&self.term.origin, &self.term.source, span, msg)
     }
 
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn component(&self, name: &str, span: Span) -> Result<Expr, Diagnostic> {
         match self.components.get(name) {
             Some(c) => Ok(c.model.clone()),
@@ -289,6 +292,9 @@ impl Composer<'_> {
     }
 
     /// A thread count divided by, capped at the cores when they are given.
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn capped(&mut self, count: &Count, at: Span, pattern: &str, what: &str) -> Expr {
         let Some(cores) = self.opts.cores else {
             return count.to_expr();
@@ -326,6 +332,9 @@ impl Composer<'_> {
         }
     }
 
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn pipe(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         // Flatten directly nested pipes: by associativity they are one pipeline.
         let mut stage_nodes = Vec::new();
@@ -349,6 +358,9 @@ impl Composer<'_> {
     }
 
     /// Seed 000's eq. 5, times `factor`.
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn mapreduce(
         &mut self,
         n: &Node,
@@ -432,6 +444,9 @@ impl Composer<'_> {
         Ok(Expr::add(rest, reduce_phase))
     }
 
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
         let one = Expr::one();
         let divide = self.node(&dc.divide, &one)?;

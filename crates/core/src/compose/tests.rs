@@ -343,7 +343,8 @@ fn unknown_components_are_located_with_suggestions() {
 
 #[test]
 fn deep_terms_compose_on_a_small_stack() {
-    // 1,500 levels: parse, compose, evaluate, print and drop on the 2 MiB test thread.
+    // The deepest term accepted: parse, compose, evaluate, print and drop on the 2 MiB
+    // test thread (release builds have the larger frames; about 1.25 MiB is used).
     let c = seed_table1();
     let n = crate::term::MAX_TERM_DEPTH;
     let mut s = String::from("qsort");

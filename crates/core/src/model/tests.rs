@@ -237,7 +237,7 @@ fn long_models_parse_quickly() {
     let sum: Vec<String> = (0..3000).map(|i| format!("{i} * x{}", i % 50)).collect();
     let e = m(&sum.join(" + "));
     assert_eq!(e.as_pmnf().unwrap().len(), 50);
-    let product = vec!["(a + b + c + d + e)"; 12].join(" * ");
+    let product = ["(a + b + c + d + e)"; 12].join(" * ");
     let e = m(&product);
     assert!(e.node_count() < 10_000, "{}", e.node_count());
 }
