@@ -151,12 +151,6 @@ impl<'a> Builder<'a> {
         });
     }
 
-    pub(crate) fn has_point(&self, key: &SeriesKey, coord: usize) -> bool {
-        self.series
-            .get(key)
-            .is_some_and(|s| s.points.contains_key(&coord))
-    }
-
     /// Add repetitions at coordinate `coord` of series `key`, merging with earlier ones.
     pub(crate) fn add(&mut self, key: SeriesKey, coord: usize, values: Vec<f64>, span: Span) {
         let c = self.coords[coord].clone();

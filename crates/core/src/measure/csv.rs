@@ -169,7 +169,7 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
             let v: f64 = cell.parse().map_err(|_| {
                 let mut d = b.err(span, format!("expected a number for parameter `{}`, found `{cell}`", &headers[i]));
                 if !explicit {
-                    d = d.with_hint("name text columns `callpath` or `metric`, or choose the columns explicitly (--csv-parameters, --csv-value, --csv-callpath, --csv-metric)");
+                    d = d.with_hint("name text columns `callpath` or `metric`, or choose the columns explicitly (the `--csv-*` options)");
                 }
                 d
             })?;
@@ -202,7 +202,7 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
     b.finish()
 }
 
-const HINT: &str = "the header names one column per parameter, a `value` column, and optionally `callpath` and `metric` columns";
+const HINT: &str = "the header names one column per parameter, a `value` column, and optionally `callpath` and `metric` columns; or choose the columns explicitly (the `--csv-*` options)";
 
 /// Byte offset of `line` (a slice of `text`) in `text`.
 fn offset_of_line(text: &str, line: &str) -> usize {

@@ -48,6 +48,16 @@ pub(crate) fn offset_in(text: &str, sub: &str) -> usize {
     }
 }
 
+/// The span of the character at byte `pos` of `text` (snapped back to a boundary).
+pub(crate) fn char_span(text: &str, pos: usize) -> Span {
+    let mut start = pos.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let len = text[start..].chars().next().map_or(0, char::len_utf8);
+    Span::new(start, start + len)
+}
+
 /// The span of a raw JSON value inside `text`.
 pub(crate) fn raw_span(text: &str, raw: &RawValue) -> Span {
     let start = offset_in(text, raw.get());
@@ -70,12 +80,8 @@ pub(crate) fn json_error(
     };
     let msg = e.to_string();
     let msg = msg.rfind(" at line ").map_or(msg.as_str(), |i| &msg[..i]);
-    let span = if pos < text.len() {
-        Span::at(pos)
-    } else {
-        // Point at the last character rather than past the end.
-        Span::at(text.len().saturating_sub(1))
-    };
+    // Point at the last character rather than past the end.
+    let span = char_span(text, pos.min(text.len().saturating_sub(1)));
     b.err(span, format!("invalid JSON: {msg}"))
         .with_hint(format!("expected {what} here"))
 }
@@ -172,7 +178,7 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
 
 fn require<'a>(b: &Builder, top: &OrderedMap<'a>, key: &str, text: &str) -> Result<&'a RawValue, Diagnostic> {
     top.get(key).ok_or_else(|| {
-        b.err(Span::at(offset_in(text, text.trim_start())), format!("the JSON object has no `{key}`"))
+        b.err(char_span(text, offset_in(text, text.trim_start())), format!("the JSON object has no `{key}`"))
             .with_hint("Extra-P JSON has `parameters` and `measurements` (and, in the id-based layout, `callpaths`, `metrics`, `coordinates`)")
     })
 }
