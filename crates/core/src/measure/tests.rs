@@ -190,7 +190,7 @@ fn jsonl_errors_name_line_and_column() {
         ("{\"params\":{\"x\":1},\"callpath\":3,\"value\":1}\n", (1, 30), "expected the callpath as a string"),
         ("{\"params\":{},\"value\":1}\n", (1, 11), "no parameter values"),
         ("{\"params\":{\"x\":1,\"x\":2},\"value\":1}\n", (1, 23), "duplicate key `x`"),
-        ("[1,2]\n", (1, 1), "invalid JSON"),
+        ("[1,2]\n", (1, 2), "invalid JSON"),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::JsonLines, src);
