@@ -55,40 +55,145 @@ fn root() -> PathBuf {
 /// What Extra-P 4.2.5 reports (scripts/extrap-inventory.py).
 fn expectations() -> Vec<(&'static str, Expect)> {
     vec![
-        ok("cubeset/allowed_formats", &["x", "y", "z"], 28, 7, 196, Some(280)),
+        ok(
+            "cubeset/allowed_formats",
+            &["x", "y", "z"],
+            28,
+            7,
+            196,
+            Some(280),
+        ),
         ok("cubeset/extra_file", &["x"], 28, 2, 56, Some(56)),
         ok("cubeset/extra_folder", &["x"], 28, 2, 56, Some(56)),
-        ok("cubeset/multi_parameter", &["x", "y", "z"], 28, 27, 756, Some(756)),
-        rejected("cubeset/negative_example"),  // Extra-P: FileFormatError: Parameters must be the same and in the same order: ['x', 'y', 'z'] is not
-        rejected("cubeset/negative_example2"),  // Extra-P: FileFormatError: Parameters must be the same and in the same order: ['x', 'y', 'z'] is not
+        ok(
+            "cubeset/multi_parameter",
+            &["x", "y", "z"],
+            28,
+            27,
+            756,
+            Some(756),
+        ),
+        rejected("cubeset/negative_example"), // Extra-P: FileFormatError: Parameters must be the same and in the same order: ['x', 'y', 'z'] is not
+        rejected("cubeset/negative_example2"), // Extra-P: FileFormatError: Parameters must be the same and in the same order: ['x', 'y', 'z'] is not
         // Four threads per profile: Extra-P counts one repetition per profile (45) with the
-    // statistics over all four locations; we keep the four values (same statistics).
-    ok("cubeset/simple_threaded", &["f"], 9, 5, 45, Some(180)),
+        // statistics over all four locations; we keep the four values (same statistics).
+        ok("cubeset/simple_threaded", &["f"], 9, 5, 45, Some(180)),
         ok("cubeset/single_parameter", &["x"], 28, 9, 252, Some(252)),
-        ok("experiments/two_parameter3.txt.extra-p", &["x", "y"], 4, 25, 100, Some(500)),
-        ok("input/exp_only_mean_median.extra-p", &["x", "y"], 4, 25, 100, None),
+        ok(
+            "experiments/two_parameter3.txt.extra-p",
+            &["x", "y"],
+            4,
+            25,
+            100,
+            Some(500),
+        ),
+        ok(
+            "input/exp_only_mean_median.extra-p",
+            &["x", "y"],
+            4,
+            25,
+            100,
+            None,
+        ),
         ok("input/experiment_3", &["p"], 4, 5, 20, None),
         ok("input/experiment_3_mp", &["x", "y", "z"], 36, 27, 972, None),
-        ok("input/experiment_3_sparse", &["x", "y", "z"], 36, 27, 972, None),
-        ok("input/experiments_MP/experiment_MP.txt", &["p", "n"], 4, 25, 100, Some(445)),
-        rejected("input/experiments_MP/experiment_MP_neg1.txt"),  // Extra-P: InvalidExperimentError: The number of measurements (24) for (Callpath(met1), Metric()) doe
-        rejected("input/experiments_MP/experiment_MP_neg2.txt"),  // Extra-P: FileFormatError: To many DATA lines (25) for the number of POINTS (25) in line 33.
-        ok("input/experiments_SP/experiment2.txt", &["p"], 4, 5, 20, Some(89)),
-        rejected("input/experiments_SP/experiment3_neg.txt"),  // Extra-P: InvalidExperimentError: The number of coordinate units of (1000.0,) does not match the num
-        ok("input/experiments_SP/experiment4.txt", &["p"], 4, 5, 20, Some(89)),
-        rejected("input/experiments_SP/experiment_neg.txt"),  // Extra-P: FileFormatError: This file has no parameters.
+        ok(
+            "input/experiment_3_sparse",
+            &["x", "y", "z"],
+            36,
+            27,
+            972,
+            None,
+        ),
+        ok(
+            "input/experiments_MP/experiment_MP.txt",
+            &["p", "n"],
+            4,
+            25,
+            100,
+            Some(445),
+        ),
+        rejected("input/experiments_MP/experiment_MP_neg1.txt"), // Extra-P: InvalidExperimentError: The number of measurements (24) for (Callpath(met1), Metric()) doe
+        rejected("input/experiments_MP/experiment_MP_neg2.txt"), // Extra-P: FileFormatError: To many DATA lines (25) for the number of POINTS (25) in line 33.
+        ok(
+            "input/experiments_SP/experiment2.txt",
+            &["p"],
+            4,
+            5,
+            20,
+            Some(89),
+        ),
+        rejected("input/experiments_SP/experiment3_neg.txt"), // Extra-P: InvalidExperimentError: The number of coordinate units of (1000.0,) does not match the num
+        ok(
+            "input/experiments_SP/experiment4.txt",
+            &["p"],
+            4,
+            5,
+            20,
+            Some(89),
+        ),
+        rejected("input/experiments_SP/experiment_neg.txt"), // Extra-P: FileFormatError: This file has no parameters.
         ok("input/input_data_1p.txt", &["x"], 1, 5, 5, Some(25)),
         ok("input/input_data_2p.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("input/input_data_3p.txt", &["x", "y", "z"], 1, 125, 125, Some(625)),
+        ok(
+            "input/input_data_3p.txt",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(625),
+        ),
         ok("input/json_test_input.jsonl", &["x"], 1, 5, 5, Some(25)),
-        ok("input/json_test_input2.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("input/json_test_input3.jsonl", &["x", "y", "z"], 1, 125, 125, Some(125)),
-        ok("input/json_test_input4.jsonl", &["t", "s", "a"], 1, 125, 125, Some(125)),
-        ok("input/json_test_input5.jsonl", &["p", "np", "pnp"], 1, 125, 125, Some(125)),
-        ok("input/json_test_input6.jsonl", &["x", "y", "z", "t"], 1, 625, 625, Some(625)),
+        ok(
+            "input/json_test_input2.jsonl",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "input/json_test_input3.jsonl",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(125),
+        ),
+        ok(
+            "input/json_test_input4.jsonl",
+            &["t", "s", "a"],
+            1,
+            125,
+            125,
+            Some(125),
+        ),
+        ok(
+            "input/json_test_input5.jsonl",
+            &["p", "np", "pnp"],
+            1,
+            125,
+            125,
+            Some(125),
+        ),
+        ok(
+            "input/json_test_input6.jsonl",
+            &["x", "y", "z", "t"],
+            1,
+            625,
+            625,
+            Some(625),
+        ),
         ok("json/input_1.JSON", &["x"], 1, 5, 5, Some(25)),
-        ok("json/input_10.JSON", &["x", "y", "z", "t"], 1, 625, 625, Some(3125)),
-        rejected("json/input_11.JSON"),  // Extra-P: InvalidExperimentError: The number of measurements (4) for (Callpath(sweep), Metric(time))
+        ok(
+            "json/input_10.JSON",
+            &["x", "y", "z", "t"],
+            1,
+            625,
+            625,
+            Some(3125),
+        ),
+        rejected("json/input_11.JSON"), // Extra-P: InvalidExperimentError: The number of measurements (4) for (Callpath(sweep), Metric(time))
         ok("json/input_12.JSON", &["x", "y"], 1, 25, 25, Some(125)),
         ok("json/input_2.JSON", &["x"], 2, 5, 10, Some(50)),
         ok("json/input_3.JSON", &["x"], 2, 5, 10, Some(50)),
@@ -97,30 +202,128 @@ fn expectations() -> Vec<(&'static str, Expect)> {
         ok("json/input_6.JSON", &["x", "y"], 2, 25, 50, Some(250)),
         ok("json/input_7.JSON", &["x", "y"], 2, 25, 50, Some(250)),
         ok("json/input_8.JSON", &["x", "y"], 4, 25, 100, Some(500)),
-        ok("json/input_9.JSON", &["x", "y", "z"], 1, 125, 125, Some(625)),
+        ok(
+            "json/input_9.JSON",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(625),
+        ),
         ok("json/new/input1.json", &["x"], 1, 5, 5, Some(25)),
         ok("json/new/input2.json", &["x", "y"], 4, 5, 20, Some(60)),
-        ok("jsonlines/band_matrix_2p.jsonl", &["x", "y"], 1, 14, 14, Some(70)),
-        ok("jsonlines/complete_matrix_2p.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("jsonlines/cross_matrix_2p.jsonl", &["x", "y"], 1, 9, 9, Some(45)),
-        ok("jsonlines/extended1.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
+        ok(
+            "jsonlines/band_matrix_2p.jsonl",
+            &["x", "y"],
+            1,
+            14,
+            14,
+            Some(70),
+        ),
+        ok(
+            "jsonlines/complete_matrix_2p.jsonl",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "jsonlines/cross_matrix_2p.jsonl",
+            &["x", "y"],
+            1,
+            9,
+            9,
+            Some(45),
+        ),
+        ok(
+            "jsonlines/extended1.jsonl",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
         ok("jsonlines/extended2.jsonl", &["x", "y"], 1, 9, 9, Some(45)),
-        ok("jsonlines/incomplete_matrix_2p.jsonl", &["x", "y"], 1, 7, 7, Some(35)),
+        ok(
+            "jsonlines/incomplete_matrix_2p.jsonl",
+            &["x", "y"],
+            1,
+            7,
+            7,
+            Some(35),
+        ),
         ok("jsonlines/input_1.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("jsonlines/matrix_3p.jsonl", &["x", "y", "z"], 1, 13, 13, Some(15)),
-        ok("jsonlines/matrix_3p_bands.jsonl", &["x", "y", "z"], 1, 17, 17, Some(17)),
-        ok("jsonlines/matrix_3p_bands_incomplete.jsonl", &["x", "y", "z"], 1, 18, 18, Some(18)),
-        ok("jsonlines/matrix_4p.jsonl", &["a", "b", "c", "d"], 1, 17, 17, Some(20)),
+        ok(
+            "jsonlines/matrix_3p.jsonl",
+            &["x", "y", "z"],
+            1,
+            13,
+            13,
+            Some(15),
+        ),
+        ok(
+            "jsonlines/matrix_3p_bands.jsonl",
+            &["x", "y", "z"],
+            1,
+            17,
+            17,
+            Some(17),
+        ),
+        ok(
+            "jsonlines/matrix_3p_bands_incomplete.jsonl",
+            &["x", "y", "z"],
+            1,
+            18,
+            18,
+            Some(18),
+        ),
+        ok(
+            "jsonlines/matrix_4p.jsonl",
+            &["a", "b", "c", "d"],
+            1,
+            17,
+            17,
+            Some(20),
+        ),
         ok("jsonlines/reduced.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("jsonlines/sparse_matrix_2p.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
+        ok(
+            "jsonlines/sparse_matrix_2p.jsonl",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
         ok("jsonlines/test1.jsonl", &["x", "y"], 1, 25, 25, Some(125)),
         ok("jsonlines/test2.jsonl", &["p", "n"], 1, 25, 25, Some(125)),
         ok("talpas/talpas_1.txt", &["x"], 1, 5, 5, Some(25)),
-        rejected("talpas/talpas_10_neg.txt"),  // Extra-P: InvalidExperimentError: The number of measurements (3) for (Callpath(compute), Metric(flop
+        rejected("talpas/talpas_10_neg.txt"), // Extra-P: InvalidExperimentError: The number of measurements (3) for (Callpath(compute), Metric(flop
         ok("talpas/talpas_2.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("talpas/talpas_3.txt", &["x", "y", "z"], 1, 125, 125, Some(125)),
-        ok("talpas/talpas_4.txt", &["p", "np", "pnp"], 1, 125, 125, Some(125)),
-        ok("talpas/talpas_5.txt", &["x", "y", "z", "t"], 1, 625, 625, Some(625)),
+        ok(
+            "talpas/talpas_3.txt",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(125),
+        ),
+        ok(
+            "talpas/talpas_4.txt",
+            &["p", "np", "pnp"],
+            1,
+            125,
+            125,
+            Some(125),
+        ),
+        ok(
+            "talpas/talpas_5.txt",
+            &["x", "y", "z", "t"],
+            1,
+            625,
+            625,
+            Some(625),
+        ),
         ok("talpas/talpas_6.txt", &["x"], 2, 5, 10, Some(50)),
         ok("talpas/talpas_7.txt", &["x"], 2, 5, 10, Some(50)),
         ok("talpas/talpas_8.txt", &["x"], 4, 5, 20, Some(100)),
@@ -141,16 +344,72 @@ fn expectations() -> Vec<(&'static str, Expect)> {
         ok("text/mpa/2_param_base2.txt", &["p", "n"], 1, 7, 7, Some(14)),
         ok("text/mpa/2_param_base3.txt", &["p", "n"], 1, 7, 7, Some(14)),
         ok("text/mpa/2_param_gpr.txt", &["p", "n"], 1, 10, 10, Some(20)),
-        ok("text/mpa/2_param_gpr2.txt", &["p", "n"], 3, 10, 30, Some(60)),
-        ok("text/mpa/3_param_add.txt", &["p", "n", "s"], 1, 13, 13, Some(26)),
-        ok("text/mpa/3_param_base.txt", &["p", "n", "s"], 1, 10, 10, Some(20)),
-        ok("text/mpa/3_param_gpr.txt", &["p", "n", "s"], 1, 14, 14, Some(28)),
-        ok("text/mpa/4_param_add.txt", &["p", "n", "s", "o"], 1, 17, 17, Some(34)),
-        ok("text/mpa/4_param_base.txt", &["p", "n", "s", "o"], 1, 13, 13, Some(26)),
-        ok("text/mpa/4_param_gpr.txt", &["p", "n", "s", "o"], 1, 18, 18, Some(36)),
+        ok(
+            "text/mpa/2_param_gpr2.txt",
+            &["p", "n"],
+            3,
+            10,
+            30,
+            Some(60),
+        ),
+        ok(
+            "text/mpa/3_param_add.txt",
+            &["p", "n", "s"],
+            1,
+            13,
+            13,
+            Some(26),
+        ),
+        ok(
+            "text/mpa/3_param_base.txt",
+            &["p", "n", "s"],
+            1,
+            10,
+            10,
+            Some(20),
+        ),
+        ok(
+            "text/mpa/3_param_gpr.txt",
+            &["p", "n", "s"],
+            1,
+            14,
+            14,
+            Some(28),
+        ),
+        ok(
+            "text/mpa/4_param_add.txt",
+            &["p", "n", "s", "o"],
+            1,
+            17,
+            17,
+            Some(34),
+        ),
+        ok(
+            "text/mpa/4_param_base.txt",
+            &["p", "n", "s", "o"],
+            1,
+            13,
+            13,
+            Some(26),
+        ),
+        ok(
+            "text/mpa/4_param_gpr.txt",
+            &["p", "n", "s", "o"],
+            1,
+            18,
+            18,
+            Some(36),
+        ),
         ok("text/mpa/gpr_test_data_1.txt", &["x"], 3, 4, 12, Some(64)),
         ok("text/mpa/gpr_test_data_2.txt", &["x"], 3, 5, 15, Some(80)),
-        ok("text/mpa/relearn_data.txt", &["p", "n"], 14, 25, 350, Some(700)),
+        ok(
+            "text/mpa/relearn_data.txt",
+            &["p", "n"],
+            14,
+            25,
+            350,
+            Some(700),
+        ),
         ok("text/one_parameter_1.txt", &["x"], 1, 5, 5, Some(30)),
         ok("text/one_parameter_2.txt", &["x"], 15, 5, 75, Some(375)),
         ok("text/one_parameter_3.txt", &["x"], 2, 5, 10, Some(50)),
@@ -158,29 +417,162 @@ fn expectations() -> Vec<(&'static str, Expect)> {
         ok("text/one_parameter_5.txt", &["x"], 4, 5, 20, Some(100)),
         ok("text/one_parameter_6.txt", &["p"], 4, 5, 20, Some(89)),
         ok("text/one_parameter_7.txt", &["p"], 1, 5, 5, Some(25)),
-        ok("text/one_parameter_segmented_1.txt", &["p"], 1, 10, 10, Some(50)),
-        ok("text/one_parameter_segmented_2.txt", &["p"], 1, 10, 10, Some(50)),
-        ok("text/one_parameter_segmented_3.txt", &["p"], 1, 10, 10, Some(50)),
-        ok("text/one_parameter_segmented_4.txt", &["p"], 2, 10, 20, Some(100)),
-        ok("text/one_parameter_segmented_5.txt", &["p"], 3, 9, 27, Some(79)),
-        ok("text/one_parameter_segmented_6.txt", &["p"], 2, 10, 20, Some(52)),
-        ok("text/strong_scaling/one_parameter_1.txt", &["x"], 1, 5, 5, Some(30)),
-        ok("text/strong_scaling/one_parameter_2.txt", &["x"], 15, 5, 75, Some(375)),
-        ok("text/strong_scaling/one_parameter_6.txt", &["p"], 4, 5, 20, Some(89)),
-        ok("text/strong_scaling/two_parameter_1.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("text/strong_scaling/two_parameter_2.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("text/strong_scaling/two_parameter_7.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("text/three_parameter_1.txt", &["x", "y", "z"], 1, 125, 125, Some(625)),
-        ok("text/three_parameter_2.txt", &["x", "y", "z"], 1, 125, 125, Some(625)),
-        ok("text/three_parameter_3.txt", &["x", "y", "z"], 2, 125, 250, Some(1250)),
-        ok("text/two_parameter_1.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("text/two_parameter_2.txt", &["x", "y"], 1, 25, 25, Some(125)),
-        ok("text/two_parameter_3.txt", &["x", "y"], 4, 25, 100, Some(500)),
+        ok(
+            "text/one_parameter_segmented_1.txt",
+            &["p"],
+            1,
+            10,
+            10,
+            Some(50),
+        ),
+        ok(
+            "text/one_parameter_segmented_2.txt",
+            &["p"],
+            1,
+            10,
+            10,
+            Some(50),
+        ),
+        ok(
+            "text/one_parameter_segmented_3.txt",
+            &["p"],
+            1,
+            10,
+            10,
+            Some(50),
+        ),
+        ok(
+            "text/one_parameter_segmented_4.txt",
+            &["p"],
+            2,
+            10,
+            20,
+            Some(100),
+        ),
+        ok(
+            "text/one_parameter_segmented_5.txt",
+            &["p"],
+            3,
+            9,
+            27,
+            Some(79),
+        ),
+        ok(
+            "text/one_parameter_segmented_6.txt",
+            &["p"],
+            2,
+            10,
+            20,
+            Some(52),
+        ),
+        ok(
+            "text/strong_scaling/one_parameter_1.txt",
+            &["x"],
+            1,
+            5,
+            5,
+            Some(30),
+        ),
+        ok(
+            "text/strong_scaling/one_parameter_2.txt",
+            &["x"],
+            15,
+            5,
+            75,
+            Some(375),
+        ),
+        ok(
+            "text/strong_scaling/one_parameter_6.txt",
+            &["p"],
+            4,
+            5,
+            20,
+            Some(89),
+        ),
+        ok(
+            "text/strong_scaling/two_parameter_1.txt",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "text/strong_scaling/two_parameter_2.txt",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "text/strong_scaling/two_parameter_7.txt",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "text/three_parameter_1.txt",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(625),
+        ),
+        ok(
+            "text/three_parameter_2.txt",
+            &["x", "y", "z"],
+            1,
+            125,
+            125,
+            Some(625),
+        ),
+        ok(
+            "text/three_parameter_3.txt",
+            &["x", "y", "z"],
+            2,
+            125,
+            250,
+            Some(1250),
+        ),
+        ok(
+            "text/two_parameter_1.txt",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "text/two_parameter_2.txt",
+            &["x", "y"],
+            1,
+            25,
+            25,
+            Some(125),
+        ),
+        ok(
+            "text/two_parameter_3.txt",
+            &["x", "y"],
+            4,
+            25,
+            100,
+            Some(500),
+        ),
         ok("text/two_parameter_4.txt", &["p", "q"], 4, 5, 20, Some(89)),
         ok("text/two_parameter_5.txt", &["p", "s"], 1, 25, 25, Some(25)),
         ok("text/two_parameter_6.txt", &["p", "s"], 1, 25, 25, Some(25)),
         ok("text/two_parameter_7.txt", &["p", "s"], 3, 25, 75, Some(75)),
-        ok("text/two_parameter_segmented_1.txt", &["x", "y"], 1, 60, 60, Some(300)),
+        ok(
+            "text/two_parameter_segmented_1.txt",
+            &["x", "y"],
+            1,
+            60,
+            60,
+            Some(300),
+        ),
     ]
 }
 
@@ -248,7 +640,12 @@ fn every_file_of_extrap_test_data_reads_as_extrap_reads_it() {
             (Err(d), Expect::Ok { .. }) => failures.push(format!("{rel}: {}", d.render())),
         }
     }
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -263,11 +660,71 @@ fn the_expectations_cover_every_input_file() {
                 stack.push(path);
                 continue;
             }
-            let rel = path.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             if is_input(&rel) && !listed.contains(&rel.as_str()) {
                 missing.push(rel);
             }
         }
     }
-    assert!(missing.is_empty(), "files without an expectation: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "files without an expectation: {missing:?}"
+    );
+}
+
+/// Relative tolerance for statistics compared with Extra-P's printout (9 digits).
+const STAT_TOL: f64 = 1e-8;
+
+#[test]
+fn statistics_match_what_extrap_computes() {
+    use perfcompose_core::measure::SeriesKey;
+    // (file, callpath, metric, coordinate, mean, median, minimum, maximum), printed by
+    // Extra-P 4.2.5 for the same files.
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [f64], [f64; 4]);
+    let cases: &[Case] = &[
+        (
+            "cubeset/simple_threaded",
+            "main",
+            "time",
+            &[1.0],
+            [0.7, 0.65, 0.0, 1.5],
+        ),
+        (
+            "cubeset/single_parameter",
+            "main",
+            "max_time",
+            &[1.0],
+            [3.8177e-05; 4],
+        ),
+        (
+            "input/experiment_3_mp",
+            "main",
+            "max_time",
+            &[1.0, 1.0, 10.0],
+            [2.0669e-05; 4],
+        ),
+        (
+            "experiments/two_parameter3.txt.extra-p",
+            "merge",
+            "time",
+            &[20.0, 2.0],
+            [81.0551923, 80.7705583, 79.8489491, 82.3148349],
+        ),
+    ];
+    for (file, callpath, metric, coord, want) in cases {
+        let exp = read_path(root().join(file)).unwrap();
+        let points = &exp.series[&SeriesKey::new(*callpath, *metric)];
+        let p = points.iter().find(|p| p.coordinate == *coord).unwrap();
+        let got = [p.mean(), p.median(), p.minimum(), p.maximum()];
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= STAT_TOL * w.abs().max(1e-12),
+                "{file} {callpath}/{metric} {coord:?}: got {got:?}, Extra-P {want:?}"
+            );
+        }
+    }
 }

@@ -9,6 +9,7 @@
 //! refit.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io::{Cursor, Read};
 
@@ -22,6 +23,9 @@ pub const EXPERIMENT_FILE: &str = "experiment.json";
 
 /// Largest member we decompress (a guard against zip bombs).
 const MAX_MEMBER_BYTES: u64 = 1 << 31;
+
+/// A values file and its index.
+type Chunk = (Vec<u8>, Vec<u8>);
 
 type Zip<'a> = zip::ZipArchive<Cursor<&'a [u8]>>;
 
@@ -39,9 +43,16 @@ fn member(zip: &mut Zip, name: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Read a saved experiment from the bytes of the archive; `origin` names it.
-pub fn read_bytes(origin: &str, bytes: &[u8], opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+pub fn read_bytes(
+    origin: &str,
+    bytes: &[u8],
+    opts: &ReadOptions,
+) -> Result<Experiment, Diagnostic> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
-        Diagnostic::whole(origin, format!("not a readable Extra-P experiment (zip archive): {e}"))
+        Diagnostic::whole(
+            origin,
+            format!("not a readable Extra-P experiment (zip archive): {e}"),
+        )
     })?;
     let data = member(&mut zip, EXPERIMENT_FILE)
         .map_err(|e| Diagnostic::whole(origin, format!("cannot read {e}")))?;
@@ -53,23 +64,22 @@ pub fn read_bytes(origin: &str, bytes: &[u8], opts: &ReadOptions) -> Result<Expe
     let top: OrderedMap = serde_json::from_str(&text)
         .map_err(|e| json_error(&b, &text, &text, &e, "an Extra-P experiment object"))?;
     let zip = RefCell::new(zip);
-    let chunks: RefCell<HashMap<u64, (Vec<u8>, Vec<u8>)>> = RefCell::new(HashMap::new());
+    // Value chunks (`.vals`, `.indx`), loaded when first needed.
+    let chunks: RefCell<HashMap<u64, Chunk>> = RefCell::new(HashMap::new());
     let lookup = |chunk: u64, index: u64| -> Result<Vec<f64>, String> {
         let mut chunks = chunks.borrow_mut();
-        if !chunks.contains_key(&chunk) {
-            let mut zip = zip.borrow_mut();
-            let vals = member(&mut zip, &format!("values/{chunk}.vals"))?;
-            let indx = member(&mut zip, &format!("values/{chunk}.indx"))?;
-            chunks.insert(chunk, (vals, indx));
-        }
-        let (vals, indx) = &chunks[&chunk];
+        let (vals, indx) = match chunks.entry(chunk) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => {
+                let mut zip = zip.borrow_mut();
+                let vals = member(&mut zip, &format!("values/{chunk}.vals"))?;
+                let indx = member(&mut zip, &format!("values/{chunk}.indx"))?;
+                v.insert((vals, indx))
+            }
+        };
         stored_array(vals, indx, index)
     };
-    let mut exp = read_nested_with(b, &top, &text, Nested::Saved, &lookup)?;
-    if let Some(src) = &mut exp.source {
-        src.origin = inner;
-    }
-    Ok(exp)
+    read_nested_with(b, &top, &text, Nested::Saved, &lookup)
 }
 
 /// Array `index` of a values chunk: the index file holds a magic line, a count and one
@@ -86,7 +96,9 @@ fn stored_array(vals: &[u8], indx: &[u8], index: u64) -> Result<Vec<f64>, String
     };
     let count = u64_at(indx, 16).ok_or("truncated index file")?;
     if index >= count {
-        return Err(format!("value array {index} does not exist (the chunk has {count})"));
+        return Err(format!(
+            "value array {index} does not exist (the chunk has {count})"
+        ));
     }
     let at = usize::try_from(index)
         .ok()
@@ -95,7 +107,9 @@ fn stored_array(vals: &[u8], indx: &[u8], index: u64) -> Result<Vec<f64>, String
         .ok_or("index out of range")?;
     let start = u64_at(indx, at).ok_or("truncated index file")?;
     let start = usize::try_from(start).map_err(|_| "offset out of range")?;
-    let record = vals.get(start..).ok_or("offset past the end of the values file")?;
+    let record = vals
+        .get(start..)
+        .ok_or("offset past the end of the values file")?;
     read_npy(record)
 }
 
@@ -132,15 +146,23 @@ pub(crate) fn read_npy(rec: &[u8]) -> Result<Vec<f64>, String> {
         .ok_or("NumPy header has no shape")?;
     let mut n: usize = 1;
     for dim in shape.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-        let d: usize = dim.parse().map_err(|_| format!("bad NumPy shape `{shape}`"))?;
+        let d: usize = dim
+            .parse()
+            .map_err(|_| format!("bad NumPy shape `{shape}`"))?;
         n = n.checked_mul(d).ok_or("NumPy array too large")?;
     }
     let data = &rec[hstart + hlen..];
     let (width, decode): (usize, fn(&[u8]) -> f64) = match descr {
         "<f8" => (8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
-        "<f4" => (4, |b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64),
-        "<i8" => (8, |b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64),
-        "<i4" => (4, |b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64),
+        "<f4" => (4, |b| {
+            f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        }),
+        "<i8" => (8, |b| {
+            i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64
+        }),
+        "<i4" => (4, |b| {
+            i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        }),
         other => return Err(format!("unsupported NumPy dtype `{other}`")),
     };
     let bytes = n.checked_mul(width).ok_or("NumPy array too large")?;
@@ -153,7 +175,8 @@ mod tests {
     use super::*;
 
     fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
         while (10 + header.len() + 1) % 64 != 0 {
             header.push(' ');
         }
@@ -167,12 +190,25 @@ mod tests {
 
     #[test]
     fn npy_records_decode() {
-        let data: Vec<u8> = [1.5f64, 2.0, -3.25].iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(read_npy(&npy("<f8", "(3,)", &data)).unwrap(), vec![1.5, 2.0, -3.25]);
+        let data: Vec<u8> = [1.5f64, 2.0, -3.25]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(
+            read_npy(&npy("<f8", "(3,)", &data)).unwrap(),
+            vec![1.5, 2.0, -3.25]
+        );
         let ints: Vec<u8> = [4i64, 5].iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(read_npy(&npy("<i8", "(2,)", &ints)).unwrap(), vec![4.0, 5.0]);
-        assert!(read_npy(&npy("<f8", "(4,)", &data)).unwrap_err().contains("truncated"));
-        assert!(read_npy(&npy(">f8", "(3,)", &data)).unwrap_err().contains("dtype"));
+        assert_eq!(
+            read_npy(&npy("<i8", "(2,)", &ints)).unwrap(),
+            vec![4.0, 5.0]
+        );
+        assert!(read_npy(&npy("<f8", "(4,)", &data))
+            .unwrap_err()
+            .contains("truncated"));
+        assert!(read_npy(&npy(">f8", "(3,)", &data))
+            .unwrap_err()
+            .contains("dtype"));
         assert!(read_npy(b"garbage").is_err());
     }
 }
