@@ -133,13 +133,21 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (names, values) = parameters_from_folder(&name).map_err(|m| whole(&folder, m))?;
-        if let Some((_, first, _)) = files.first() {
+        if let Some((first_file, first, _)) = files.first() {
             if *first != names {
-                return Err(whole(&folder, format!(
-                    "parameters must be the same and in the same order in every folder: ({}) here, ({}) in the first folder",
-                    names.join(", "),
-                    first.join(", ")
-                )));
+                let first_folder = first_file
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Err(whole(
+                    &folder,
+                    format!(
+                        "parameters must be the same and in the same order in every folder: ({}) here, ({}) in `{first_folder}`",
+                        names.join(", "),
+                        first.join(", ")
+                    ),
+                ));
             }
         }
         for f in cubex {
