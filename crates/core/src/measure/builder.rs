@@ -9,7 +9,7 @@ use super::{Experiment, Point, ReadOptions, SeriesKey, Source, Summary};
 use crate::diag::{line_col, Diagnostic, Span};
 
 /// A coordinate as a hashable key (bit patterns, with −0 folded into +0).
-fn key_of(coord: &[f64]) -> Vec<u64> {
+pub(crate) fn key_of(coord: &[f64]) -> Vec<u64> {
     coord
         .iter()
         .map(|v| if *v == 0.0 { 0 } else { v.to_bits() })

@@ -242,10 +242,11 @@ impl Experiment {
     /// Every coordinate of the experiment, in the order of the series' points (each
     /// coordinate once).
     pub fn coordinates(&self) -> Vec<Vec<f64>> {
+        let mut seen = std::collections::HashSet::new();
         let mut out: Vec<Vec<f64>> = Vec::new();
         for points in self.series.values() {
             for p in points {
-                if !out.contains(&p.coordinate) {
+                if seen.insert(builder::key_of(&p.coordinate)) {
                     out.push(p.coordinate.clone());
                 }
             }

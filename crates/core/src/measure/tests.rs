@@ -747,3 +747,57 @@ proptest! {
         let _ = archive::read_bytes("in", &zip, &ReadOptions::default());
     }
 }
+
+fn testdata(rel: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/peers/extrap")
+        .join(rel);
+    std::fs::read(path).unwrap()
+}
+
+/// Flip, overwrite or cut bytes of a valid binary file.
+fn mutate(mut data: Vec<u8>, edits: &[(prop::sample::Index, u8, u8)]) -> Vec<u8> {
+    for (at, op, byte) in edits {
+        if data.is_empty() {
+            break;
+        }
+        let i = at.index(data.len());
+        match op % 4 {
+            0 => data[i] ^= 1 << (byte % 8),
+            1 => data[i] = *byte,
+            2 => data.truncate(i),
+            _ => data.insert(i, *byte),
+        }
+    }
+    data
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_binary_files_never_panic(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<u8>()), 1..8)) {
+        let opts = ReadOptions::default();
+        let _ = extrap3::read_bytes("in", &mutate(testdata("input/experiment_3"), &edits), &opts);
+        let _ = archive::read_bytes("in", &mutate(testdata("experiments/two_parameter3.txt.extra-p"), &edits), &opts);
+        let _ = cube::check_profile(&mutate(testdata("cubeset/simple_threaded/example.f1/cube-example1.cubex"), &edits));
+        let _ = cube::check_profile(&mutate(testdata("cubeset/single_parameter/mm.x10y1z1.r1/profile.cubex"), &edits));
+    }
+}
+
+#[test]
+fn unmutated_binary_files_read() {
+    assert_eq!(
+        cube::check_profile(&testdata(
+            "cubeset/simple_threaded/example.f1/cube-example1.cubex"
+        ))
+        .unwrap(),
+        9
+    );
+    assert!(extrap3::read_bytes(
+        "in",
+        &testdata("input/experiment_3"),
+        &ReadOptions::default()
+    )
+    .is_ok());
+}
