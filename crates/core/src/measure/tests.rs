@@ -613,6 +613,15 @@ fn point_statistics() {
 
 // ---- property tests: round trips, and no panic on any input ------------------------
 
+/// The number of cases: `default`, or `PROPTEST_CASES` when set (for long local fuzzing
+/// runs: `PROPTEST_CASES=100000 cargo test -p perfcompose-core --lib measure::tests`).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn experiment_strategy() -> impl Strategy<Value = Experiment> {
     let names = prop::sample::subsequence(vec!["x", "y", "p", "n"], 1..=4);
     let callpaths = prop::sample::subsequence(vec!["main", "main->a", "b c", "é->ü"], 1..=3);
@@ -681,7 +690,7 @@ fn corpus() -> Vec<(Format, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
 
     #[test]
     fn text_round_trip(e in experiment_strategy()) {
@@ -699,7 +708,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn random_text_never_panics(src in "(PARAMETER|POINTS|REGION|METRIC|DATA|#|\\(|\\)|[ \t\n]|-?[0-9.e]{1,6}|[a-z>-]{1,4}|nan|inf){0,40}") {
@@ -773,7 +782,7 @@ fn mutate(mut data: Vec<u8>, edits: &[(prop::sample::Index, u8, u8)]) -> Vec<u8>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_binary_files_never_panic(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<u8>()), 1..8)) {
