@@ -155,15 +155,19 @@ impl<'a> Builder<'a> {
 
     /// Add repetitions at coordinate `coord` of series `key`, merging with earlier ones.
     pub(crate) fn add(&mut self, key: SeriesKey, coord: usize, values: Vec<f64>, span: Span) {
-        let c = self.coords[coord].clone();
+        let coords = &self.coords;
         let acc = self.series.entry(key).or_insert_with(|| SeriesAcc {
             first: span,
             points: HashMap::new(),
         });
-        acc.points
-            .entry(coord)
-            .and_modify(|p| p.values.extend_from_slice(&values))
-            .or_insert_with(|| Point::new(c, values).at(span));
+        match acc.points.entry(coord) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                o.get_mut().values.extend_from_slice(&values)
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Point::new(coords[coord].clone(), values).at(span));
+            }
+        }
     }
 
     /// Add a point known only by its statistics.
