@@ -813,7 +813,10 @@ fn unmutated_binary_files_read() {
 
 #[test]
 fn blank_metrics_round_trip_through_text_without_metric_lines() {
-    let e = ok(Format::Text, "PARAMETER x\nPOINTS 1 2\nREGION a->b\nDATA 1\nDATA 2\nREGION c\nDATA 3\nDATA 4\n");
+    let e = ok(
+        Format::Text,
+        "PARAMETER x\nPOINTS 1 2\nREGION a->b\nDATA 1\nDATA 2\nREGION c\nDATA 3\nDATA 4\n",
+    );
     let out = text::write(&e).unwrap();
     assert!(!out.contains("METRIC"), "{out}");
     assert!(ok(Format::Text, &out).same_data(&e));
@@ -825,11 +828,17 @@ fn blank_metrics_round_trip_through_text_without_metric_lines() {
 
 #[test]
 fn a_directory_is_only_read_as_cube() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/peers/extrap/text");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/peers/extrap/text");
     let opts = ReadOptions {
         format: Some(Format::Text),
         ..ReadOptions::default()
     };
     let d = read_path_with(&dir, &opts).unwrap_err();
-    assert!(d.message.contains("only the `cube` format reads directories"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("only the `cube` format reads directories"),
+        "{}",
+        d.message
+    );
 }
