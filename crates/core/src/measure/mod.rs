@@ -338,6 +338,26 @@ impl Format {
         }
     }
 
+    /// One line for `--help` and format listings.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Text => "Extra-P text input (PARAMETER, POINTS, REGION, METRIC, DATA)",
+            Format::JsonLines => {
+                "JSON Lines: {\"params\":{..},\"callpath\":..,\"metric\":..,\"value\":..} per line"
+            }
+            Format::Json => {
+                "Extra-P JSON (id-based, or {\"parameters\":[..],\"measurements\":{..}})"
+            }
+            Format::Csv => {
+                "CSV: one column per parameter, value column(s), optional callpath/metric"
+            }
+            Format::Talpas => "Talpas: JSON Lines with `;` between fields",
+            Format::ExtraP => "Extra-P saved experiment (*.extra-p)",
+            Format::ExtraP3 => "Extra-P 3 binary experiment",
+            Format::Cube => "directory of CUBE profiles (mm.x10y1.r1/profile.cubex)",
+        }
+    }
+
     /// Guess the format of `path` from its extension and, where that is not decisive,
     /// from the first bytes of its content (`head`). Directories are CUBE sets.
     pub fn detect(path: &Path, head: &[u8]) -> Format {
