@@ -182,9 +182,6 @@ impl<'a> Builder<'a> {
 
     /// Validate and build. `no_data` is the message for an input without any point.
     pub(crate) fn finish(self) -> Result<Experiment, Diagnostic> {
-        if self.parameters.is_empty() {
-            return Err(self.err(Span::new(0, 0), "the input declares no parameters"));
-        }
         let series: Vec<_> = self
             .series
             .iter()
@@ -195,6 +192,9 @@ impl<'a> Builder<'a> {
                 Span::new(0, self.text.len().min(1)),
                 "the input holds no measurements",
             ));
+        }
+        if self.parameters.is_empty() {
+            return Err(self.err(Span::new(0, 0), "the input declares no parameters"));
         }
         // Extra-P's rule: every series is measured at every coordinate of the experiment.
         for (key, acc) in &series {

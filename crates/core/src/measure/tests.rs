@@ -326,6 +326,7 @@ fn jsonl_errors_name_line_and_column() {
             "duplicate key `x`",
         ),
         ("[1,2]\n", (1, 2), "invalid JSON"),
+        ("\n\n", (1, 1), "the input holds no measurements"),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::JsonLines, src);
