@@ -509,6 +509,23 @@ pub fn read_path_with(
     }
 }
 
+/// Write `exp` to `path`: JSON Lines for `.jsonl`/`.ndjson`, Extra-P text otherwise (the
+/// two formats perfcompose writes, both readable by Extra-P).
+pub fn write_path(path: impl AsRef<Path>, exp: &Experiment) -> Result<(), WriteError> {
+    let path = path.as_ref();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let out = match ext.as_str() {
+        "jsonl" | "ndjson" => jsonl::write(exp)?,
+        _ => text::write(exp)?,
+    };
+    std::fs::write(path, out)
+        .map_err(|e| WriteError(format!("cannot write {}: {e}", path.display())))
+}
+
 /// Read a text format from memory; `origin` names it in messages.
 pub fn read_str(
     format: Format,

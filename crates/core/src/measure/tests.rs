@@ -843,3 +843,21 @@ fn a_directory_is_only_read_as_cube() {
         d.message
     );
 }
+
+#[test]
+fn write_path_picks_the_writer_by_extension() {
+    let dir = std::env::temp_dir().join(format!("perfcompose-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = sample();
+    for name in ["m.txt", "m.jsonl"] {
+        let path = dir.join(name);
+        write_path(&path, &e).unwrap();
+        assert!(read_path(&path).unwrap().same_data(&e), "{name}");
+    }
+    assert!(std::fs::read_to_string(dir.join("m.jsonl"))
+        .unwrap()
+        .starts_with('{'));
+    let err = write_path(dir.join("no/such/dir/m.txt"), &e).unwrap_err();
+    assert!(err.0.starts_with("cannot write"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
