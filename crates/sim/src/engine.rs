@@ -381,6 +381,9 @@ struct Sim<'a> {
     messages: u64,
     events: u64,
     op_buf: Vec<Op>,
+    /// `PERFCOMPOSE_SIM_DEBUG` set: log flow events on stderr (for comparing with SimGrid's
+    /// `--log=res_network.thres:debug`).
+    debug: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -477,6 +480,7 @@ impl<'a> Sim<'a> {
             messages: 0,
             events: 0,
             op_buf: Vec::new(),
+            debug: std::env::var_os("PERFCOMPOSE_SIM_DEBUG").is_some(),
         }
     }
 
@@ -499,8 +503,12 @@ impl<'a> Sim<'a> {
                     });
                 }
             }
+            // Share bandwidth once all events of this instant have been handled.
             if !self.dirty.is_empty() {
-                self.reshare();
+                let later = self.heap.peek().is_none_or(|Reverse((Time(t), _, _))| *t > self.now);
+                if later {
+                    self.reshare();
+                }
             }
             let Some(Reverse((Time(t), _, ev))) = self.heap.pop() else {
                 break;
@@ -574,12 +582,12 @@ impl<'a> Sim<'a> {
                 let q = self.post_send(r, dst, tag, bytes)?;
                 self.store(r, (r, dst, tag), q, true);
             }
-            Action::Recv { src, tag, .. } => {
-                let q = self.post_recv(r, src, tag)?;
+            Action::Recv { src, tag, bytes } => {
+                let q = self.post_recv(r, src, tag, bytes)?;
                 self.block_on_one(r, q);
             }
-            Action::Irecv { src, tag, .. } => {
-                let q = self.post_recv(r, src, tag)?;
+            Action::Irecv { src, tag, bytes } => {
+                let q = self.post_recv(r, src, tag, bytes)?;
                 self.store(r, (src, r, tag), q, false);
             }
             Action::Wait { src, dst, tag } => {
@@ -614,10 +622,10 @@ impl<'a> Sim<'a> {
                     self.block_on(r, &[q]);
                 }
             }
-            Action::SendRecv { send_bytes, dst, src, .. } => {
+            Action::SendRecv { send_bytes, dst, src, recv_bytes } => {
                 if !(dst == r && src == r) {
                     let s = self.post_send(r, dst, 0, send_bytes)?;
-                    let v = self.post_recv(r, src, 0)?;
+                    let v = self.post_recv(r, src, 0, recv_bytes)?;
                     self.block_on(r, &[s, v]);
                 }
             }
@@ -678,7 +686,7 @@ impl<'a> Sim<'a> {
                 self.block_on_one(r, q);
             }
             Op::Recv { peer, tag } => {
-                let q = self.post_recv(r, peer, tag)?;
+                let q = self.post_recv(r, peer, tag, -1.0)?;
                 self.block_on_one(r, q);
             }
             Op::Isend { peer, tag, bytes } => {
@@ -686,7 +694,7 @@ impl<'a> Sim<'a> {
                 self.ranks[r as usize].slots.push(q);
             }
             Op::Irecv { peer, tag } => {
-                let q = self.post_recv(r, peer, tag)?;
+                let q = self.post_recv(r, peer, tag, -1.0)?;
                 self.ranks[r as usize].slots.push(q);
             }
             Op::WaitAll => {
@@ -940,8 +948,9 @@ impl<'a> Sim<'a> {
         Ok(q)
     }
 
-    fn post_recv(&mut self, r: u32, src: u32, tag: i32) -> Result<u32, SimError> {
-        let q = self.new_req(r, src, tag, 0.0, false);
+    /// Post a receive of at most `bytes` (negative: any size, as SMPI's probe).
+    fn post_recv(&mut self, r: u32, src: u32, tag: i32, bytes: f64) -> Result<u32, SimError> {
+        let q = self.new_req(r, src, tag, bytes, false);
         let mb = &mut self.mailboxes[r as usize];
         let pos = mb.sends.iter().position(|&s| {
             let sr = &self.reqs[s as usize];
@@ -1057,10 +1066,20 @@ impl<'a> Sim<'a> {
 
     fn start_flow(&mut self, s: u32, v: u32) -> Result<(), SimError> {
         let now = self.now;
-        let (src_rank, dst_rank, bytes) = {
+        let (src_rank, dst_rank, bytes, capacity) = {
             let sr = &self.reqs[s as usize];
-            (sr.owner, self.reqs[v as usize].owner, sr.bytes)
+            let rv = &self.reqs[v as usize];
+            (sr.owner, rv.owner, sr.bytes, rv.bytes)
         };
+        if capacity >= 0.0 && bytes > capacity {
+            // SMPI fails the receive with MPI_ERR_TRUNCATE.
+            let r = if self.ready_is(dst_rank) { dst_rank } else { src_rank };
+            return Err(self.action_error(
+                r,
+                format!("message truncated: rank {src_rank} sends {bytes} bytes but rank {dst_rank} receives at most {capacity}"),
+                Some("the receive's count must cover the message (SimGrid aborts with MPI_ERR_TRUNCATE)".into()),
+            ));
+        }
         for q in [s, v] {
             let req = &mut self.reqs[q as usize];
             req.matched = true;
@@ -1136,6 +1155,10 @@ impl<'a> Sim<'a> {
 
     /// The flow starts sharing bandwidth (max-min).
     fn activate(&mut self, f: u32) {
+        if self.debug {
+            let fl = &self.flows[f as usize];
+            eprintln!("[{:.6}] latency paid {}->{} tag {}", self.now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag);
+        }
         let fl = &mut self.flows[f as usize];
         fl.last = self.now;
         fl.rate = 0.0;
@@ -1154,6 +1177,10 @@ impl<'a> Sim<'a> {
     }
 
     fn finish_flow(&mut self, f: u32) {
+        if self.debug {
+            let fl = &self.flows[f as usize];
+            eprintln!("[{:.6}] finished {}->{} tag {}", self.now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag);
+        }
         let (s, v, links) = {
             let fl = &mut self.flows[f as usize];
             fl.version += 1;
@@ -1249,6 +1276,10 @@ impl<'a> Sim<'a> {
             }
             fl.last = now;
             fl.rate = rate;
+            if self.debug {
+                eprintln!("[{:.6}] rate {}->{} tag {} = {} remaining {}", now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag, rate, fl.remaining);
+            }
+            let fl = &mut self.flows[f as usize];
             fl.version += 1;
             let v = fl.version;
             if rate > 0.0 {

@@ -13,6 +13,7 @@
 
 pub mod coll;
 pub mod engine;
+pub mod gen;
 pub mod lmm;
 pub mod platform;
 pub mod trace;

@@ -9,7 +9,8 @@
 //!   `R init [x]`, `R finalize`, `R compute FLOPS`, `R sleep SECONDS`,
 //!   `R send|isend DST TAG COUNT [dt]`, `R recv|irecv SRC TAG COUNT [dt]` (COUNT may be -1),
 //!   `R wait SRC DST TAG`, `R test SRC DST TAG`, `R waitall`,
-//!   `R sendRecv SENDCOUNT DST RECVCOUNT SRC [dt dt]`, `R barrier`,
+//!   `R sendRecv SENDCOUNT DST RECVCOUNT SRC [dt dt]` (SimGrid 3.32 requires both datatypes;
+//!   we accept them missing and always write them), `R barrier`,
 //!   `R bcast COUNT [ROOT [dt]]`, `R reduce COUNT FLOPS [ROOT [dt]]`,
 //!   `R allreduce COUNT FLOPS [dt]`, `R alltoall SENDCOUNT RECVCOUNT [dt dt]`,
 //!   `R gather SENDCOUNT RECVCOUNT [ROOT [dt dt]]`, `R allgather SENDCOUNT RECVCOUNT [dt dt]`,
@@ -930,7 +931,7 @@ pub fn write_action(w: &mut impl Write, rank: u32, a: &Action) -> std::io::Resul
         Action::WaitAll | Action::WaitLast => writeln!(w, "{rank} waitall"),
         Action::SendRecv { send_bytes, dst, recv_bytes, src } => writeln!(
             w,
-            "{rank} sendRecv {} {dst} {} {src}",
+            "{rank} sendRecv {} {dst} {} {src} 6 6",
             n(*send_bytes),
             n(*recv_bytes)
         ),
