@@ -226,6 +226,45 @@ pub fn simulate(
     Ok(sim.report(traces))
 }
 
+const NO_CNST: u32 = u32::MAX;
+
+/// A small multiplicative hasher for the engine's integer-keyed maps (route cache, request
+/// storage): SipHash showed up at 10% of the replay time, and keys here are not
+/// attacker-controlled.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    fn write_i32(&mut self, i: i32) {
+        self.add(i as u32 as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
 #[derive(Clone, Copy, PartialEq, Debug)]
 struct Time(f64);
 
@@ -247,10 +286,112 @@ enum Ev {
     Resume(u32),
     /// A flow's latency is paid (max-min: it starts taking bandwidth).
     FlowLatency(u32),
-    /// A flow completes, if its version still matches.
-    FlowDone(u32, u32),
+    /// A flow completes (popped from the flow queue, never stored in the heap).
+    FlowDone(u32),
     /// Some execution on a shared host may complete, if the host's version matches.
     Cpu(u32, u32),
+}
+
+/// An indexed binary min-heap of flow completion times: a rate change moves the flow's
+/// entry instead of leaving a stale event behind (which made the main heap grow).
+#[derive(Default)]
+struct FlowQueue {
+    /// (time, seq, flow)
+    heap: Vec<(f64, u64, u32)>,
+    /// Position of each flow in `heap`, or u32::MAX.
+    pos: Vec<u32>,
+}
+
+impl FlowQueue {
+    fn less(a: &(f64, u64, u32), b: &(f64, u64, u32)) -> bool {
+        (Time(a.0), a.1) < (Time(b.0), b.1)
+    }
+
+    fn peek(&self) -> Option<(f64, u64, u32)> {
+        self.heap.first().copied()
+    }
+
+    fn set(&mut self, f: u32, t: f64, seq: u64) {
+        if self.pos.len() <= f as usize {
+            self.pos.resize(f as usize + 1, u32::MAX);
+        }
+        let p = self.pos[f as usize];
+        if p == u32::MAX {
+            self.heap.push((t, seq, f));
+            let i = self.heap.len() - 1;
+            self.pos[f as usize] = i as u32;
+            self.up(i);
+        } else {
+            let i = p as usize;
+            let old = self.heap[i];
+            self.heap[i] = (t, seq, f);
+            if Self::less(&self.heap[i], &old) {
+                self.up(i);
+            } else {
+                self.down(i);
+            }
+        }
+    }
+
+    fn remove(&mut self, f: u32) {
+        let Some(&p) = self.pos.get(f as usize) else { return };
+        if p == u32::MAX {
+            return;
+        }
+        let i = p as usize;
+        let last = self.heap.len() - 1;
+        self.heap.swap(i, last);
+        self.heap.pop();
+        self.pos[f as usize] = u32::MAX;
+        if i < self.heap.len() {
+            self.pos[self.heap[i].2 as usize] = i as u32;
+            self.up(i);
+            self.down(i);
+        }
+    }
+
+    fn pop(&mut self) -> Option<(f64, u64, u32)> {
+        let top = self.peek()?;
+        self.remove(top.2);
+        Some(top)
+    }
+
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if Self::less(&self.heap[i], &self.heap[parent]) {
+                self.swap(i, parent);
+                i = parent;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn down(&mut self, mut i: usize) {
+        loop {
+            let l = 2 * i + 1;
+            let r = l + 1;
+            let mut m = i;
+            if l < self.heap.len() && Self::less(&self.heap[l], &self.heap[m]) {
+                m = l;
+            }
+            if r < self.heap.len() && Self::less(&self.heap[r], &self.heap[m]) {
+                m = r;
+            }
+            if m == i {
+                break;
+            }
+            self.swap(i, m);
+            i = m;
+        }
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a].2 as usize] = a as u32;
+        self.pos[self.heap[b].2 as usize] = b as u32;
+    }
 }
 
 struct Req {
@@ -279,6 +420,8 @@ struct Flow {
     last: f64,
     penalty: f64,
     bound: f64,
+    /// Narrowest bandwidth on the route.
+    min_bw: f64,
     version: u32,
 }
 
@@ -306,7 +449,7 @@ struct Rank {
     state: State,
     ops: VecDeque<Op>,
     slots: Vec<u32>,
-    storage: HashMap<Key, VecDeque<Option<u32>>>,
+    storage: FxMap<Key, VecDeque<Option<u32>>>,
     /// Pending `irecv`/`isend` requests by recency (dPerf's `wait`): (req, serial).
     recent_recv: Vec<(u32, u64)>,
     recent_send: Vec<(u32, u64)>,
@@ -352,6 +495,8 @@ struct Sim<'a> {
     now: f64,
     seq: u64,
     heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    /// Completion times of flows, updated in place when rates change.
+    flow_queue: FlowQueue,
     ranks: Vec<Rank>,
     cpus: Vec<HostCpu>,
     ready: VecDeque<u32>,
@@ -361,13 +506,17 @@ struct Sim<'a> {
     flows: Vec<Flow>,
     free_flows: Vec<u32>,
     mailboxes: Vec<Mailbox>,
-    routes: HashMap<(HostId, HostId), (Rc<[u32]>, f64, f64)>,
+    routes: FxMap<(HostId, HostId), (Rc<[u32]>, f64, f64)>,
     route_buf: Vec<u32>,
     // max-min state
     link_flows: Vec<Vec<u32>>,
     link_dirty: Vec<bool>,
     dirty: Vec<u32>,
     link_mark: Vec<u64>,
+    /// Sum over a link's active flows of their route's narrowest bandwidth.
+    link_demand: Vec<f64>,
+    seeds: Vec<u32>,
+    component: u64,
     flow_mark: Vec<u64>,
     epoch: u64,
     problem: Problem,
@@ -375,7 +524,8 @@ struct Sim<'a> {
     values: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
-    cnst_of_link: HashMap<u32, u32>,
+    /// Constraint index of each link in the component being solved (NO_CNST elsewhere).
+    cnst_of_link: Vec<u32>,
     // counters
     actions: u64,
     messages: u64,
@@ -405,7 +555,7 @@ impl<'a> Sim<'a> {
                     state: State::Running,
                     ops: VecDeque::new(),
                     slots: Vec::new(),
-                    storage: HashMap::new(),
+                    storage: FxMap::default(),
                     recent_recv: Vec::new(),
                     recent_send: Vec::new(),
                     count: 0,
@@ -448,6 +598,7 @@ impl<'a> Sim<'a> {
             now: 0.0,
             seq: 0,
             heap: BinaryHeap::new(),
+            flow_queue: FlowQueue::default(),
             ranks,
             cpus,
             ready: (0..n).collect(),
@@ -462,12 +613,15 @@ impl<'a> Sim<'a> {
                     recvs: VecDeque::new(),
                 })
                 .collect(),
-            routes: HashMap::new(),
+            routes: FxMap::default(),
             route_buf: Vec::new(),
             link_flows: vec![Vec::new(); nl],
             link_dirty: vec![false; nl],
             dirty: Vec::new(),
             link_mark: vec![0; nl],
+            link_demand: vec![0.0; nl],
+            seeds: Vec::new(),
+            component: 0,
             flow_mark: Vec::new(),
             epoch: 0,
             problem: Problem::default(),
@@ -475,7 +629,7 @@ impl<'a> Sim<'a> {
             values: Vec::new(),
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
-            cnst_of_link: HashMap::new(),
+            cnst_of_link: vec![NO_CNST; nl],
             actions: 0,
             messages: 0,
             events: 0,
@@ -505,12 +659,12 @@ impl<'a> Sim<'a> {
             }
             // Share bandwidth once all events of this instant have been handled.
             if !self.dirty.is_empty() {
-                let later = self.heap.peek().is_none_or(|Reverse((Time(t), _, _))| *t > self.now);
+                let later = self.next_time().is_none_or(|t| t > self.now);
                 if later {
                     self.reshare();
                 }
             }
-            let Some(Reverse((Time(t), _, ev))) = self.heap.pop() else {
+            let Some((t, ev)) = self.pop_event() else {
                 break;
             };
             self.events += 1;
@@ -523,15 +677,39 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
+    fn next_time(&self) -> Option<f64> {
+        let a = self.heap.peek().map(|Reverse((Time(t), _, _))| *t);
+        let b = self.flow_queue.peek().map(|(t, _, _)| t);
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The earliest event of the heap and the flow queue, ties broken by sequence number.
+    fn pop_event(&mut self) -> Option<(f64, Ev)> {
+        let a = self.heap.peek().map(|Reverse((Time(t), s, _))| (*t, *s));
+        let b = self.flow_queue.peek().map(|(t, s, _)| (t, s));
+        let take_flow = match (a, b) {
+            (None, None) => return None,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some((ta, sa)), Some((tb, sb))) => (Time(tb), sb) < (Time(ta), sa),
+        };
+        if take_flow {
+            let (t, _, f) = self.flow_queue.pop().expect("peeked");
+            Some((t, Ev::FlowDone(f)))
+        } else {
+            let Reverse((Time(t), _, ev)) = self.heap.pop().expect("peeked");
+            Some((t, ev))
+        }
+    }
+
     fn handle(&mut self, ev: Ev) {
         match ev {
             Ev::Resume(r) => self.end_busy(r),
             Ev::FlowLatency(f) => self.activate(f),
-            Ev::FlowDone(f, v) => {
-                if self.flows[f as usize].version == v {
-                    self.finish_flow(f);
-                }
-            }
+            Ev::FlowDone(f) => self.finish_flow(f),
             Ev::Cpu(h, v) => {
                 if self.cpus[h as usize].version == v {
                     self.cpu_advance(h);
@@ -1116,6 +1294,7 @@ impl<'a> Sim<'a> {
             last: now,
             penalty,
             bound,
+            min_bw,
             version: 0,
         };
         let f = if let Some(f) = self.free_flows.pop() {
@@ -1133,10 +1312,9 @@ impl<'a> Sim<'a> {
                 if bound > 0.0 {
                     rate = rate.min(bound * self.config.bandwidth_factor);
                 }
-                let fl = &mut self.flows[f as usize];
-                fl.rate = rate;
-                let v = fl.version;
-                self.push(now + latency + size / rate, Ev::FlowDone(f, v));
+                self.flows[f as usize].rate = rate;
+                self.seq += 1;
+                self.flow_queue.set(f, now + latency + size / rate, self.seq);
             }
             NetworkModel::MaxMin => {
                 if latency > 0.0 {
@@ -1163,8 +1341,10 @@ impl<'a> Sim<'a> {
         fl.last = self.now;
         fl.rate = 0.0;
         let links = fl.links.clone();
+        let demand = fl.min_bw;
         for &l in links.iter() {
             self.link_flows[l as usize].push(f);
+            self.link_demand[l as usize] += demand;
             self.mark_dirty(l);
         }
     }
@@ -1181,11 +1361,11 @@ impl<'a> Sim<'a> {
             let fl = &self.flows[f as usize];
             eprintln!("[{:.6}] finished {}->{} tag {}", self.now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag);
         }
-        let (s, v, links) = {
+        let (s, v, links, demand) = {
             let fl = &mut self.flows[f as usize];
             fl.version += 1;
             fl.remaining = 0.0;
-            (fl.send, fl.recv, fl.links.clone())
+            (fl.send, fl.recv, fl.links.clone(), fl.min_bw)
         };
         if self.config.network == NetworkModel::MaxMin {
             for &l in links.iter() {
@@ -1193,12 +1373,27 @@ impl<'a> Sim<'a> {
                 if let Some(p) = lf.iter().position(|&x| x == f) {
                     lf.swap_remove(p);
                 }
+                let d = &mut self.link_demand[l as usize];
+                *d -= demand;
+                if lf.is_empty() {
+                    *d = 0.0; // no drift once the link is idle
+                }
                 self.mark_dirty(l);
             }
         }
         self.free_flows.push(f);
         self.complete_req(s);
         self.complete_req(v);
+    }
+
+    /// Whether a link can never limit its flows: a shared link at least as wide as the sum
+    /// of its flows' narrowest route bandwidths. Such a link does not join its flows into
+    /// one sharing problem (the solution is the same with or without it, since every flow
+    /// is bound elsewhere first), which keeps components small on well-provisioned
+    /// backbones.
+    fn slack(&self, l: u32) -> bool {
+        let link = self.platform.link(l);
+        link.sharing == Sharing::Shared && link.bandwidth >= self.link_demand[l as usize]
     }
 
     /// Recompute the max-min shares of every component touched since the last solve.
@@ -1209,36 +1404,50 @@ impl<'a> Sim<'a> {
         }
         self.epoch += 1;
         let epoch = self.epoch;
-        for &start in &dirty {
-            if self.link_mark[start as usize] == epoch || self.link_flows[start as usize].is_empty() {
+        let mut seeds = std::mem::take(&mut self.seeds);
+        seeds.clear();
+        for &l in &dirty {
+            if self.slack(l) {
+                seeds.extend_from_slice(&self.link_flows[l as usize]);
+            } else if let Some(&f) = self.link_flows[l as usize].first() {
+                seeds.push(f);
+            }
+        }
+        for &seed in &seeds {
+            if self.flow_mark[seed as usize] == epoch {
                 continue;
             }
-            // Connected component of links and flows.
+            // Component of flows joined by links that can bind.
+            self.component += 1;
+            let comp = self.component;
             self.comp_links.clear();
             self.comp_flows.clear();
-            self.link_mark[start as usize] = epoch;
-            self.comp_links.push(start);
+            self.flow_mark[seed as usize] = epoch;
+            self.comp_flows.push(seed);
             let mut i = 0;
-            while i < self.comp_links.len() {
-                let l = self.comp_links[i] as usize;
+            while i < self.comp_flows.len() {
+                let f = self.comp_flows[i];
                 i += 1;
-                for k in 0..self.link_flows[l].len() {
-                    let f = self.link_flows[l][k];
-                    if self.flow_mark[f as usize] == epoch {
-                        continue;
-                    }
-                    self.flow_mark[f as usize] = epoch;
-                    self.comp_flows.push(f);
-                    for &l2 in self.flows[f as usize].links.iter() {
-                        if self.link_mark[l2 as usize] != epoch {
-                            self.link_mark[l2 as usize] = epoch;
-                            self.comp_links.push(l2);
+                let links = self.flows[f as usize].links.clone();
+                for &l in links.iter() {
+                    if self.link_mark[l as usize] != comp {
+                        self.link_mark[l as usize] = comp;
+                        self.comp_links.push(l);
+                        if !self.slack(l) {
+                            for k in 0..self.link_flows[l as usize].len() {
+                                let g = self.link_flows[l as usize][k];
+                                if self.flow_mark[g as usize] != epoch {
+                                    self.flow_mark[g as usize] = epoch;
+                                    self.comp_flows.push(g);
+                                }
+                            }
                         }
                     }
                 }
             }
             self.solve_component();
         }
+        self.seeds = seeds;
         let mut d = dirty;
         d.clear();
         if self.dirty.is_empty() {
@@ -1248,18 +1457,20 @@ impl<'a> Sim<'a> {
 
     fn solve_component(&mut self) {
         self.problem.clear();
-        self.cnst_of_link.clear();
         for &l in &self.comp_links {
             let link = self.platform.link(l);
             let c = self
                 .problem
                 .add_constraint(link.bandwidth, link.sharing == Sharing::Fatpipe);
-            self.cnst_of_link.insert(l, c);
+            self.cnst_of_link[l as usize] = c;
         }
         for &f in &self.comp_flows {
             let fl = &self.flows[f as usize];
-            let cs = fl.links.iter().map(|l| self.cnst_of_link[l]);
+            let cs = fl.links.iter().map(|&l| self.cnst_of_link[l as usize]);
             self.problem.add_variable(fl.penalty, fl.bound, cs);
+        }
+        for &l in &self.comp_links {
+            self.cnst_of_link[l as usize] = NO_CNST;
         }
         self.solver.solve(&self.problem, &mut self.values);
         let now = self.now;
@@ -1279,13 +1490,12 @@ impl<'a> Sim<'a> {
             if self.debug {
                 eprintln!("[{:.6}] rate {}->{} tag {} = {} remaining {}", now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag, rate, fl.remaining);
             }
-            let fl = &mut self.flows[f as usize];
-            fl.version += 1;
-            let v = fl.version;
+            let remaining = self.flows[f as usize].remaining;
             if rate > 0.0 {
-                let t = now + fl.remaining / rate;
                 self.seq += 1;
-                self.heap.push(Reverse((Time(t), self.seq, Ev::FlowDone(f, v))));
+                self.flow_queue.set(f, now + remaining / rate, self.seq);
+            } else {
+                self.flow_queue.remove(f);
             }
         }
     }
