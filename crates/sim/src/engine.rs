@@ -45,6 +45,9 @@ pub const TEST_SLEEP: f64 = 1e-4;
 /// Work left below this many seconds at the current rate counts as done (SimGrid's
 /// `surf/precision`).
 const TIME_PRECISION: f64 = 1e-9;
+/// Recency stacks of pending requests are compacted when they reach a power of two at
+/// least this long.
+const RECENT_COMPACT: usize = 256;
 /// How often (in actions) the progress callback runs.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -671,6 +674,17 @@ impl<'a> Sim<'a> {
             self.now = t;
             self.handle(ev);
         }
+        if self.debug {
+            eprintln!(
+                "reqs {} (free {}), flows {} (free {}), heap {}, flow queue {}",
+                self.reqs.len(),
+                self.free_reqs.len(),
+                self.flows.len(),
+                self.free_flows.len(),
+                self.heap.len(),
+                self.flow_queue.heap.len()
+            );
+        }
         if self.ranks.iter().any(|r| r.state != State::Done) {
             return Err(self.deadlock());
         }
@@ -787,7 +801,10 @@ impl<'a> Sim<'a> {
                 }
             }
             Action::WaitAll => {
-                let storage = std::mem::take(&mut self.ranks[r as usize].storage);
+                let rank = &mut self.ranks[r as usize];
+                rank.recent_recv.clear();
+                rank.recent_send.clear();
+                let storage = std::mem::take(&mut rank.storage);
                 let mut reqs: Vec<u32> = storage.into_values().flatten().flatten().collect();
                 reqs.sort_unstable();
                 if !reqs.is_empty() {
@@ -927,10 +944,16 @@ impl<'a> Sim<'a> {
         let serial = self.reqs[q as usize].serial;
         let rank = &mut self.ranks[r as usize];
         rank.storage.entry(key).or_default().push_back(Some(q));
-        if send {
-            rank.recent_send.push((q, serial));
-        } else {
-            rank.recent_recv.push((q, serial));
+        let stack = if send { &mut rank.recent_send } else { &mut rank.recent_recv };
+        stack.push((q, serial));
+        // The recency stacks serve dPerf's `wait`; requests waited through other actions
+        // leave stale entries behind. Drop them once in a while so memory stays flat.
+        if stack.len() >= RECENT_COMPACT && stack.len().is_power_of_two() {
+            let reqs = &self.reqs;
+            stack.retain(|&(q, s)| {
+                let req = &reqs[q as usize];
+                req.serial == s && req.held
+            });
         }
     }
 
@@ -1456,6 +1479,23 @@ impl<'a> Sim<'a> {
     }
 
     fn solve_component(&mut self) {
+        if self.comp_flows.len() == 1 {
+            // One flow alone: max-min gives it its narrowest link (or its bound).
+            let f = self.comp_flows[0];
+            let fl = &self.flows[f as usize];
+            let mut rate = fl.min_bw;
+            if fl.bound > 0.0 {
+                rate = rate.min(fl.bound);
+            }
+            self.values.clear();
+            self.values.push(rate);
+        } else {
+            self.build_and_solve();
+        }
+        self.apply_rates();
+    }
+
+    fn build_and_solve(&mut self) {
         self.problem.clear();
         for &l in &self.comp_links {
             let link = self.platform.link(l);
@@ -1473,6 +1513,10 @@ impl<'a> Sim<'a> {
             self.cnst_of_link[l as usize] = NO_CNST;
         }
         self.solver.solve(&self.problem, &mut self.values);
+    }
+
+    /// Apply `values` (one rate per flow of `comp_flows`) and move completion times.
+    fn apply_rates(&mut self) {
         let now = self.now;
         let bwf = self.config.bandwidth_factor;
         for (i, &f) in self.comp_flows.iter().enumerate() {

@@ -32,8 +32,10 @@ pub struct Generated {
 pub enum Scenario {
     /// Two hosts exchanging messages of sizes around the detached threshold.
     PingPong,
-    /// `ranks` in a ring: compute, isend right, irecv left, waitall; `iters` times.
-    Ring { ranks: u32, iters: u32, bytes: f64 },
+    /// `ranks` in a ring: compute, isend right, irecv left, waitall; `iters` times. The
+    /// cluster's backbone is narrower than the private links' sum (1 GBps), or, with
+    /// `fat`, wide enough (20 GBps) that it never limits.
+    Ring { ranks: u32, iters: u32, bytes: f64, fat: bool },
     /// A periodic 2-D halo exchange on a `side × side` grid.
     Halo { side: u32, iters: u32, bytes: f64 },
     /// Everyone sends to everyone with isend/irecv, through a narrow backbone.
@@ -59,7 +61,12 @@ impl Scenario {
         let int = |i: usize, default: u32| -> Result<u32, String> { Ok(num(i, default as f64)? as u32) };
         Ok(match parts[0] {
             "pingpong" => Scenario::PingPong,
-            "ring" => Scenario::Ring { ranks: int(1, 16)?, iters: int(2, 10)?, bytes: num(3, 1e6)? },
+            "ring" | "ringfat" => Scenario::Ring {
+                ranks: int(1, 16)?,
+                iters: int(2, 10)?,
+                bytes: num(3, 1e6)?,
+                fat: parts[0] == "ringfat",
+            },
             "halo" => Scenario::Halo { side: int(1, 4)?, iters: int(2, 10)?, bytes: num(3, 2e5)? },
             "a2a" => Scenario::AllToAllBurst { ranks: int(1, 16)?, iters: int(2, 3)?, bytes: num(3, 1e5)? },
             "hetero" => Scenario::Hetero { per_site: int(1, 4)?, iters: int(2, 5)?, bytes: num(3, 1e6)? },
@@ -75,7 +82,7 @@ impl Scenario {
     }
 
     pub fn describe() -> &'static str {
-        "pingpong, ring:RANKS:ITERS:BYTES, halo:SIDE:ITERS:BYTES, a2a:RANKS:ITERS:BYTES, \
+        "pingpong, ring:RANKS:ITERS:BYTES, ringfat:RANKS:ITERS:BYTES, halo:SIDE:ITERS:BYTES, a2a:RANKS:ITERS:BYTES, \
          hetero:PER_SITE:ITERS:BYTES, blocking:RANKS:ITERS, coll:RANKS:ITERS:BYTES"
     }
 
@@ -144,6 +151,7 @@ impl Scenario {
                 (x, vec!["alpha".into(), "beta".into()])
             }
             // A backbone narrower than the sum of the private links: concurrent flows contend.
+            Scenario::Ring { fat: true, .. } => cluster("20GBps", "SPLITDUPLEX"),
             Scenario::Ring { .. } | Scenario::Halo { .. } | Scenario::Blocking { .. } => {
                 cluster("1GBps", "SPLITDUPLEX")
             }
