@@ -9,7 +9,10 @@ use perfcompose_sim::gen::Scenario;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() != 2 {
-        eprintln!("usage: gen_traces SPEC OUTDIR\nSPEC: {}", Scenario::describe());
+        eprintln!(
+            "usage: gen_traces SPEC OUTDIR\nSPEC: {}",
+            Scenario::describe()
+        );
         std::process::exit(2);
     }
     let scenario = match Scenario::parse(&args[0]) {

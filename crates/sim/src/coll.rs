@@ -48,14 +48,34 @@ pub enum Op {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Call {
     Barrier,
-    Bcast { bytes: f64, root: u32 },
+    Bcast {
+        bytes: f64,
+        root: u32,
+    },
     /// `count` elements of `dt` bytes.
-    Reduce { count: f64, dt: f64, root: u32 },
-    AllReduce { count: f64, dt: f64 },
-    AllToAll { send_bytes: f64 },
-    Gather { send_bytes: f64, root: u32 },
-    AllGather { send_bytes: f64 },
-    Scatter { send_bytes: f64, root: u32 },
+    Reduce {
+        count: f64,
+        dt: f64,
+        root: u32,
+    },
+    AllReduce {
+        count: f64,
+        dt: f64,
+    },
+    AllToAll {
+        send_bytes: f64,
+    },
+    Gather {
+        send_bytes: f64,
+        root: u32,
+    },
+    AllGather {
+        send_bytes: f64,
+    },
+    Scatter {
+        send_bytes: f64,
+        root: u32,
+    },
 }
 
 macro_rules! algos {
@@ -154,7 +174,9 @@ impl Selection {
     /// Apply `op=algo` (SimGrid's names).
     pub fn set(&mut self, spec: &str) -> Result<(), SelectionError> {
         let (op, algo) = spec.split_once('=').ok_or_else(|| {
-            SelectionError(format!("'{spec}' is not OP=ALGO (e.g. bcast=binomial_tree)"))
+            SelectionError(format!(
+                "'{spec}' is not OP=ALGO (e.g. bcast=binomial_tree)"
+            ))
         })?;
         let (op, algo) = (op.trim(), algo.trim());
         let unknown = |names: &[&str]| {
@@ -216,7 +238,13 @@ struct Gen<'a> {
 }
 
 /// Append rank `me`'s program for `call` among `n` ranks to `out`.
-pub fn expand(call: Call, me: u32, n: u32, sel: &Selection, out: &mut Vec<Op>) -> Result<(), String> {
+pub fn expand(
+    call: Call,
+    me: u32,
+    n: u32,
+    sel: &Selection,
+    out: &mut Vec<Op>,
+) -> Result<(), String> {
     let mut g = Gen { me, n, sel, out };
     g.call(call)
 }
@@ -326,7 +354,11 @@ impl Gen<'_> {
     fn bcast_binomial(&mut self, bytes: f64, root: u32) {
         let t = tag::BCAST;
         let (me, n) = (self.me as i64, self.n as i64);
-        let rel = if me >= root as i64 { me - root as i64 } else { me - root as i64 + n };
+        let rel = if me >= root as i64 {
+            me - root as i64
+        } else {
+            me - root as i64 + n
+        };
         let mut mask = 1i64;
         while mask < n {
             if rel & mask != 0 {
@@ -433,7 +465,10 @@ impl Gen<'_> {
             }
             AllReduce::Redbcast => {
                 self.call(Call::Reduce { count, dt, root: 0 })?;
-                self.call(Call::Bcast { bytes: count * dt, root: 0 })?;
+                self.call(Call::Bcast {
+                    bytes: count * dt,
+                    root: 0,
+                })?;
             }
             AllReduce::Rdb => self.allreduce_rdb(count * dt),
             AllReduce::Lr => self.allreduce_lr(count, dt)?,
@@ -466,7 +501,11 @@ impl Gen<'_> {
             let mut mask = 1u32;
             while mask < pof2 {
                 let newdst = nr ^ mask;
-                let dst = if newdst < rem { newdst * 2 + 1 } else { newdst + rem };
+                let dst = if newdst < rem {
+                    newdst * 2 + 1
+                } else {
+                    newdst + rem
+                };
                 self.sendrecv(dst, t, bytes, dst, t);
                 // (dst > me: a local copy through a self sendrecv, which costs nothing)
                 mask <<= 1;
@@ -804,7 +843,10 @@ mod tests {
                 }
             }
         }
-        assert!(sent.values().all(|&v| v == 0), "{call:?} n={n} {sel:?}: {sent:?}");
+        assert!(
+            sent.values().all(|&v| v == 0),
+            "{call:?} n={n} {sel:?}: {sent:?}"
+        );
     }
 
     #[test]
@@ -815,14 +857,30 @@ mod tests {
                     let mut sel = Selection::default();
                     sel.set(&format!("{op}={name}")).unwrap();
                     let call = match op {
-                        "bcast" => Call::Bcast { bytes: 100.0, root: n / 2 },
+                        "bcast" => Call::Bcast {
+                            bytes: 100.0,
+                            root: n / 2,
+                        },
                         "barrier" => Call::Barrier,
-                        "reduce" => Call::Reduce { count: 100.0, dt: 8.0, root: n - 1 },
-                        "allreduce" => Call::AllReduce { count: 100.0 + n as f64 / 2.0, dt: 8.0 },
+                        "reduce" => Call::Reduce {
+                            count: 100.0,
+                            dt: 8.0,
+                            root: n - 1,
+                        },
+                        "allreduce" => Call::AllReduce {
+                            count: 100.0 + n as f64 / 2.0,
+                            dt: 8.0,
+                        },
                         "alltoall" => Call::AllToAll { send_bytes: 1000.0 },
-                        "gather" => Call::Gather { send_bytes: 10.0, root: 0 },
+                        "gather" => Call::Gather {
+                            send_bytes: 10.0,
+                            root: 0,
+                        },
                         "allgather" => Call::AllGather { send_bytes: 10.0 },
-                        _ => Call::Scatter { send_bytes: 10.0, root: n - 1 },
+                        _ => Call::Scatter {
+                            send_bytes: 10.0,
+                            root: n - 1,
+                        },
                     };
                     if *name == "pair" && !n.is_power_of_two() {
                         let mut ops = Vec::new();
@@ -839,8 +897,24 @@ mod tests {
     fn binomial_bcast_shape() {
         // root 0 among 8 sends to 4, 2, 1 in that order
         let mut ops = Vec::new();
-        expand(Call::Bcast { bytes: 1.0, root: 0 }, 0, 8, &Selection::default(), &mut ops).unwrap();
-        let peers: Vec<u32> = ops.iter().map(|o| match o { Op::Send { peer, .. } => *peer, _ => 99 }).collect();
+        expand(
+            Call::Bcast {
+                bytes: 1.0,
+                root: 0,
+            },
+            0,
+            8,
+            &Selection::default(),
+            &mut ops,
+        )
+        .unwrap();
+        let peers: Vec<u32> = ops
+            .iter()
+            .map(|o| match o {
+                Op::Send { peer, .. } => *peer,
+                _ => 99,
+            })
+            .collect();
         assert_eq!(peers, [4, 2, 1]);
     }
 
@@ -852,6 +926,9 @@ mod tests {
         assert!(s.set("frob=x").is_err());
         assert!(s.set("bcast").is_err());
         s.set("allreduce=rdb").unwrap();
-        assert_eq!(s.simgrid_cfg(), vec!["--cfg=smpi/allreduce:rdb".to_string()]);
+        assert_eq!(
+            s.simgrid_cfg(),
+            vec!["--cfg=smpi/allreduce:rdb".to_string()]
+        );
     }
 }

@@ -34,7 +34,9 @@ use std::rc::Rc;
 use crate::coll::{self, Call, Op, Selection};
 use crate::lmm::{Problem, Solver};
 use crate::platform::{HostId, Platform, Sharing};
-use crate::trace::{write_action, Action, Located, ReaderOptions, TraceError, TraceReader, TraceSet};
+use crate::trace::{
+    write_action, Action, Located, ReaderOptions, TraceError, TraceReader, TraceSet,
+};
 
 /// SMPI's `smpi/send-is-detached-thresh` default (bytes).
 pub const DETACHED_THRESHOLD: f64 = 65536.0;
@@ -153,7 +155,10 @@ pub struct BlockedRank {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SimError {
     Trace(TraceError),
-    Deadlock { time: f64, blocked: Vec<BlockedRank> },
+    Deadlock {
+        time: f64,
+        blocked: Vec<BlockedRank>,
+    },
     /// A problem with one action (no route, bad collective, ...).
     Action {
         file: String,
@@ -177,15 +182,29 @@ impl fmt::Display for SimError {
                     blocked.len()
                 )?;
                 for b in blocked {
-                    writeln!(f, "  rank {} at {}:{}: `{}`", b.rank, b.file, b.line, b.action)?;
+                    writeln!(
+                        f,
+                        "  rank {} at {}:{}: `{}`",
+                        b.rank, b.file, b.line, b.action
+                    )?;
                     for w in &b.waits {
                         writeln!(f, "      waits for {w}")?;
                     }
                 }
                 Ok(())
             }
-            SimError::Action { file, line, rank, action, message, hint } => {
-                write!(f, "{message}\n  --> {file}:{line} (rank {rank}): `{action}`")?;
+            SimError::Action {
+                file,
+                line,
+                rank,
+                action,
+                message,
+                hint,
+            } => {
+                write!(
+                    f,
+                    "{message}\n  --> {file}:{line} (rank {rank}): `{action}`"
+                )?;
                 if let Some(h) = hint {
                     write!(f, "\n  = hint: {h}")?;
                 }
@@ -230,6 +249,9 @@ pub fn simulate(
 }
 
 const NO_CNST: u32 = u32::MAX;
+
+/// A route's links, latency and narrowest bandwidth.
+type CachedRoute = (Rc<[u32]>, f64, f64);
 
 /// A small multiplicative hasher for the engine's integer-keyed maps (route cache, request
 /// storage): SipHash showed up at 10% of the replay time, and keys here are not
@@ -337,7 +359,9 @@ impl FlowQueue {
     }
 
     fn remove(&mut self, f: u32) {
-        let Some(&p) = self.pos.get(f as usize) else { return };
+        let Some(&p) = self.pos.get(f as usize) else {
+            return;
+        };
         if p == u32::MAX {
             return;
         }
@@ -509,7 +533,7 @@ struct Sim<'a> {
     flows: Vec<Flow>,
     free_flows: Vec<u32>,
     mailboxes: Vec<Mailbox>,
-    routes: FxMap<(HostId, HostId), (Rc<[u32]>, f64, f64)>,
+    routes: FxMap<(HostId, HostId), CachedRoute>,
     route_buf: Vec<u32>,
     // max-min state
     link_flows: Vec<Vec<u32>>,
@@ -817,7 +841,12 @@ impl<'a> Sim<'a> {
                     self.block_on(r, &[q]);
                 }
             }
-            Action::SendRecv { send_bytes, dst, src, recv_bytes } => {
+            Action::SendRecv {
+                send_bytes,
+                dst,
+                src,
+                recv_bytes,
+            } => {
                 if !(dst == r && src == r) {
                     let s = self.post_send(r, dst, 0, send_bytes)?;
                     let v = self.post_recv(r, src, 0, recv_bytes)?;
@@ -825,23 +854,42 @@ impl<'a> Sim<'a> {
                 }
             }
             Action::Barrier => self.collective(r, Call::Barrier, 0.0)?,
-            Action::Bcast { bytes, root } => self.collective(r, Call::Bcast { bytes, root }, 0.0)?,
-            Action::Reduce { bytes, flops, root, dt } => {
-                let count = if dt > 0.0 { (bytes / dt).round() } else { bytes };
+            Action::Bcast { bytes, root } => {
+                self.collective(r, Call::Bcast { bytes, root }, 0.0)?
+            }
+            Action::Reduce {
+                bytes,
+                flops,
+                root,
+                dt,
+            } => {
+                let count = if dt > 0.0 {
+                    (bytes / dt).round()
+                } else {
+                    bytes
+                };
                 self.collective(r, Call::Reduce { count, dt, root }, flops)?
             }
             Action::AllReduce { bytes, flops, dt } => {
-                let count = if dt > 0.0 { (bytes / dt).round() } else { bytes };
+                let count = if dt > 0.0 {
+                    (bytes / dt).round()
+                } else {
+                    bytes
+                };
                 self.collective(r, Call::AllReduce { count, dt }, flops)?
             }
-            Action::AllToAll { send_bytes, .. } => self.collective(r, Call::AllToAll { send_bytes }, 0.0)?,
-            Action::Gather { send_bytes, root, .. } => {
-                self.collective(r, Call::Gather { send_bytes, root }, 0.0)?
+            Action::AllToAll { send_bytes, .. } => {
+                self.collective(r, Call::AllToAll { send_bytes }, 0.0)?
             }
-            Action::AllGather { send_bytes, .. } => self.collective(r, Call::AllGather { send_bytes }, 0.0)?,
-            Action::Scatter { send_bytes, root, .. } => {
-                self.collective(r, Call::Scatter { send_bytes, root }, 0.0)?
+            Action::Gather {
+                send_bytes, root, ..
+            } => self.collective(r, Call::Gather { send_bytes, root }, 0.0)?,
+            Action::AllGather { send_bytes, .. } => {
+                self.collective(r, Call::AllGather { send_bytes }, 0.0)?
             }
+            Action::Scatter {
+                send_bytes, root, ..
+            } => self.collective(r, Call::Scatter { send_bytes, root }, 0.0)?,
         }
         Ok(())
     }
@@ -856,14 +904,22 @@ impl<'a> Sim<'a> {
         };
         if let Some(root) = root {
             if root >= self.n {
-                return Err(self.action_error(r, format!("root {root} is not a rank (the trace has {} ranks)", self.n), None));
+                return Err(self.action_error(
+                    r,
+                    format!("root {root} is not a rank (the trace has {} ranks)", self.n),
+                    None,
+                ));
             }
         }
         let mut ops = std::mem::take(&mut self.op_buf);
         ops.clear();
         if let Err(m) = coll::expand(call, r, self.n, &self.config.coll, &mut ops) {
             self.op_buf = ops;
-            return Err(self.action_error(r, m, Some("choose another algorithm with --coll".into())));
+            return Err(self.action_error(
+                r,
+                m,
+                Some("choose another algorithm with --coll".into()),
+            ));
         }
         if flops > 0.0 {
             ops.push(Op::Compute { flops });
@@ -944,7 +1000,11 @@ impl<'a> Sim<'a> {
         let serial = self.reqs[q as usize].serial;
         let rank = &mut self.ranks[r as usize];
         rank.storage.entry(key).or_default().push_back(Some(q));
-        let stack = if send { &mut rank.recent_send } else { &mut rank.recent_recv };
+        let stack = if send {
+            &mut rank.recent_send
+        } else {
+            &mut rank.recent_recv
+        };
         stack.push((q, serial));
         // The recency stacks serve dPerf's `wait`; requests waited through other actions
         // leave stale entries behind. Drop them once in a while so memory stays flat.
@@ -979,7 +1039,11 @@ impl<'a> Sim<'a> {
             if req.serial != serial || !req.held {
                 continue; // already waited through another action
             }
-            let key = if req.send { (r, req.peer, req.tag) } else { (req.peer, r, req.tag) };
+            let key = if req.send {
+                (r, req.peer, req.tag)
+            } else {
+                (req.peer, r, req.tag)
+            };
             if let Some(list) = rank.storage.get_mut(&key) {
                 if let Some(pos) = list.iter().position(|x| *x == Some(q)) {
                     list.remove(pos);
@@ -1183,7 +1247,7 @@ impl<'a> Sim<'a> {
         let mut count = 0;
         for &q in qs {
             let req = &mut self.reqs[q as usize];
-            if !req.done && !(req.send && req.detached) {
+            if !(req.done || req.send && req.detached) {
                 req.waiter = true;
                 count += 1;
             }
@@ -1250,7 +1314,7 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- network
 
-    fn route(&mut self, src: HostId, dst: HostId) -> Option<(Rc<[u32]>, f64, f64)> {
+    fn route(&mut self, src: HostId, dst: HostId) -> Option<CachedRoute> {
         if let Some(r) = self.routes.get(&(src, dst)) {
             return Some(r.clone());
         }
@@ -1260,7 +1324,7 @@ impl<'a> Sim<'a> {
             .iter()
             .map(|&l| self.platform.link(l).bandwidth)
             .fold(f64::INFINITY, f64::min);
-        let entry: (Rc<[u32]>, f64, f64) = (Rc::from(self.route_buf.as_slice()), lat, min_bw);
+        let entry: CachedRoute = (Rc::from(self.route_buf.as_slice()), lat, min_bw);
         self.routes.insert((src, dst), entry.clone());
         Some(entry)
     }
@@ -1274,7 +1338,11 @@ impl<'a> Sim<'a> {
         };
         if capacity >= 0.0 && bytes > capacity {
             // SMPI fails the receive with MPI_ERR_TRUNCATE.
-            let r = if self.ready_is(dst_rank) { dst_rank } else { src_rank };
+            let r = if self.ready_is(dst_rank) {
+                dst_rank
+            } else {
+                src_rank
+            };
             return Err(self.action_error(
                 r,
                 format!("message truncated: rank {src_rank} sends {bytes} bytes but rank {dst_rank} receives at most {capacity}"),
@@ -1290,8 +1358,15 @@ impl<'a> Sim<'a> {
         let hd = self.ranks[dst_rank as usize].host;
         let Some((links, lat, min_bw)) = self.route(hs, hd) else {
             // Blame whichever side posted last (the one executing now).
-            let r = if self.ranks[dst_rank as usize].cur.is_some() && self.ready_is(dst_rank) { dst_rank } else { src_rank };
-            let (a, b) = (self.platform.host(hs).name.clone(), self.platform.host(hd).name.clone());
+            let r = if self.ranks[dst_rank as usize].cur.is_some() && self.ready_is(dst_rank) {
+                dst_rank
+            } else {
+                src_rank
+            };
+            let (a, b) = (
+                self.platform.host(hs).name.clone(),
+                self.platform.host(hd).name.clone(),
+            );
             return Err(self.action_error(
                 r,
                 format!("no route from host '{a}' (rank {src_rank}) to host '{b}' (rank {dst_rank}) in {}", self.platform.origin()),
@@ -1307,7 +1382,11 @@ impl<'a> Sim<'a> {
         } else {
             -1.0
         };
-        let bound = if gamma_bound > 0.0 { min_bw.min(gamma_bound) } else { -1.0 };
+        let bound = if gamma_bound > 0.0 {
+            min_bw.min(gamma_bound)
+        } else {
+            -1.0
+        };
         let flow = Flow {
             send: s,
             recv: v,
@@ -1322,7 +1401,10 @@ impl<'a> Sim<'a> {
         };
         let f = if let Some(f) = self.free_flows.pop() {
             let old_version = self.flows[f as usize].version;
-            self.flows[f as usize] = Flow { version: old_version + 1, ..flow };
+            self.flows[f as usize] = Flow {
+                version: old_version + 1,
+                ..flow
+            };
             f
         } else {
             self.flows.push(flow);
@@ -1337,7 +1419,8 @@ impl<'a> Sim<'a> {
                 }
                 self.flows[f as usize].rate = rate;
                 self.seq += 1;
-                self.flow_queue.set(f, now + latency + size / rate, self.seq);
+                self.flow_queue
+                    .set(f, now + latency + size / rate, self.seq);
             }
             NetworkModel::MaxMin => {
                 if latency > 0.0 {
@@ -1358,7 +1441,13 @@ impl<'a> Sim<'a> {
     fn activate(&mut self, f: u32) {
         if self.debug {
             let fl = &self.flows[f as usize];
-            eprintln!("[{:.6}] latency paid {}->{} tag {}", self.now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag);
+            eprintln!(
+                "[{:.6}] latency paid {}->{} tag {}",
+                self.now,
+                self.reqs[fl.send as usize].owner,
+                self.reqs[fl.recv as usize].owner,
+                self.reqs[fl.send as usize].tag
+            );
         }
         let fl = &mut self.flows[f as usize];
         fl.last = self.now;
@@ -1382,7 +1471,13 @@ impl<'a> Sim<'a> {
     fn finish_flow(&mut self, f: u32) {
         if self.debug {
             let fl = &self.flows[f as usize];
-            eprintln!("[{:.6}] finished {}->{} tag {}", self.now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag);
+            eprintln!(
+                "[{:.6}] finished {}->{} tag {}",
+                self.now,
+                self.reqs[fl.send as usize].owner,
+                self.reqs[fl.recv as usize].owner,
+                self.reqs[fl.send as usize].tag
+            );
         }
         let (s, v, links, demand) = {
             let fl = &mut self.flows[f as usize];
@@ -1532,7 +1627,15 @@ impl<'a> Sim<'a> {
             fl.last = now;
             fl.rate = rate;
             if self.debug {
-                eprintln!("[{:.6}] rate {}->{} tag {} = {} remaining {}", now, self.reqs[fl.send as usize].owner, self.reqs[fl.recv as usize].owner, self.reqs[fl.send as usize].tag, rate, fl.remaining);
+                eprintln!(
+                    "[{:.6}] rate {}->{} tag {} = {} remaining {}",
+                    now,
+                    self.reqs[fl.send as usize].owner,
+                    self.reqs[fl.recv as usize].owner,
+                    self.reqs[fl.send as usize].tag,
+                    rate,
+                    fl.remaining
+                );
             }
             let remaining = self.flows[f as usize].remaining;
             if rate > 0.0 {
@@ -1559,15 +1662,29 @@ impl<'a> Sim<'a> {
                 loc.line,
                 self.action_text(&loc.action, r),
             ),
-            None => (self.files.first().cloned().unwrap_or_default(), 0, String::from("(end of trace)")),
+            None => (
+                self.files.first().cloned().unwrap_or_default(),
+                0,
+                String::from("(end of trace)"),
+            ),
         };
-        SimError::Action { file, line, rank: r, action, message, hint }
+        SimError::Action {
+            file,
+            line,
+            rank: r,
+            action,
+            message,
+            hint,
+        }
     }
 
     fn describe_req(&self, q: u32) -> String {
         let req = &self.reqs[q as usize];
         let what = if req.send {
-            format!("its send of {} bytes to rank {} (tag {}) to be received", req.bytes, req.peer, req.tag)
+            format!(
+                "its send of {} bytes to rank {} (tag {}) to be received",
+                req.bytes, req.peer, req.tag
+            )
         } else {
             format!("a message from rank {} with tag {}", req.peer, req.tag)
         };
@@ -1594,7 +1711,11 @@ impl<'a> Sim<'a> {
                     self.action_text(&loc.action, r as u32),
                 ),
                 None => (
-                    self.files.get(r).or(self.files.first()).cloned().unwrap_or_default(),
+                    self.files
+                        .get(r)
+                        .or(self.files.first())
+                        .cloned()
+                        .unwrap_or_default(),
                     0,
                     "(end of trace: waiting for its pending requests)".to_string(),
                 ),
@@ -1604,13 +1725,22 @@ impl<'a> Sim<'a> {
                 .iter()
                 .filter(|&&q| {
                     let req = &self.reqs[q as usize];
-                    !req.done && !(req.send && req.detached)
+                    !(req.done || req.send && req.detached)
                 })
                 .map(|&q| self.describe_req(q))
                 .collect();
-            blocked.push(BlockedRank { rank: r as u32, file, line, action, waits });
+            blocked.push(BlockedRank {
+                rank: r as u32,
+                file,
+                line,
+                action,
+                waits,
+            });
         }
-        SimError::Deadlock { time: self.now, blocked }
+        SimError::Deadlock {
+            time: self.now,
+            blocked,
+        }
     }
 
     fn report(&self, traces: &TraceSet) -> Report {
@@ -1633,7 +1763,9 @@ impl<'a> Sim<'a> {
         let mut notes = traces.notes.clone();
         let unreceived: usize = self.mailboxes.iter().map(|m| m.sends.len()).sum();
         if unreceived > 0 {
-            notes.push(format!("{unreceived} message(s) were sent but never received"));
+            notes.push(format!(
+                "{unreceived} message(s) were sent but never received"
+            ));
         }
         if self.reader.ignored_lines() > 0 {
             notes.push(format!(

@@ -48,7 +48,12 @@ impl Problem {
     }
 
     /// Add a variable using the given constraints (each with weight 1).
-    pub fn add_variable(&mut self, penalty: f64, bound: f64, cnsts: impl IntoIterator<Item = u32>) -> u32 {
+    pub fn add_variable(
+        &mut self,
+        penalty: f64,
+        bound: f64,
+        cnsts: impl IntoIterator<Item = u32>,
+    ) -> u32 {
         if self.var_start.is_empty() {
             self.var_start.push(0);
         }
@@ -186,14 +191,16 @@ impl Solver {
                         }
                     } else {
                         let mut u = 0.0f64;
-                        for &w in &self.cnst_var[self.cnst_start[c] as usize..self.cnst_start[c + 1] as usize] {
+                        for &w in &self.cnst_var
+                            [self.cnst_start[c] as usize..self.cnst_start[c + 1] as usize]
+                        {
                             if !self.fixed[w as usize] {
                                 u = u.max(1.0 / p.penalty[w as usize]);
                             }
                         }
                         self.usage[c] = u;
                     }
-                    if !(self.usage[c] > MAXMIN_PRECISION) || !(self.remaining[c] > prec) {
+                    if self.usage[c] <= MAXMIN_PRECISION || self.remaining[c] <= prec {
                         self.drop_light(c);
                     }
                 }
@@ -215,13 +222,13 @@ impl Solver {
         }
         // Anything left unfixed by a rounding pathology gets its fair share on its tightest
         // constraint rather than zero (which would stall the simulation).
-        for v in 0..nv {
+        for (v, value) in values.iter_mut().enumerate() {
             if !self.fixed[v] {
                 let mut best = f64::INFINITY;
                 for &c in p.cnsts_of(v) {
                     best = best.min(p.bound[c as usize]);
                 }
-                values[v] = if best.is_finite() { best } else { 0.0 };
+                *value = if best.is_finite() { best } else { 0.0 };
             }
         }
     }
@@ -304,7 +311,10 @@ mod tests {
         p.add_variable(1.0, -1.0, [l]);
         p.add_variable(2.0, -1.0, [l]);
         let v = solve(&p);
-        assert!((v[0] - 60.0).abs() < EPS && (v[1] - 30.0).abs() < EPS, "{v:?}");
+        assert!(
+            (v[0] - 60.0).abs() < EPS && (v[1] - 30.0).abs() < EPS,
+            "{v:?}"
+        );
     }
 
     #[test]
@@ -342,7 +352,10 @@ mod tests {
         p.add_variable(1.0, 10.0, [l]);
         p.add_variable(1.0, -1.0, [l]);
         let v = solve(&p);
-        assert!((v[0] - 10.0).abs() < EPS && (v[1] - 90.0).abs() < EPS, "{v:?}");
+        assert!(
+            (v[0] - 10.0).abs() < EPS && (v[1] - 90.0).abs() < EPS,
+            "{v:?}"
+        );
     }
 
     proptest::proptest! {

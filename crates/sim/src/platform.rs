@@ -150,7 +150,11 @@ impl Platform {
     /// hostfile is given.
     pub fn hosts_sorted_by_name(&self) -> Vec<HostId> {
         let mut ids: Vec<HostId> = (0..self.hosts.len() as HostId).collect();
-        ids.sort_by(|a, b| self.hosts[*a as usize].name.cmp(&self.hosts[*b as usize].name));
+        ids.sort_by(|a, b| {
+            self.hosts[*a as usize]
+                .name
+                .cmp(&self.hosts[*b as usize].name)
+        });
         ids
     }
 
@@ -311,7 +315,11 @@ impl<'a> Parser<'a> {
             .unwrap_or_else(|| self.tag_span(node))
     }
 
-    fn required<'n>(&self, node: roxmltree::Node<'n, 'n>, name: &str) -> Result<&'n str, Diagnostic> {
+    fn required<'n>(
+        &self,
+        node: roxmltree::Node<'n, 'n>,
+        name: &str,
+    ) -> Result<&'n str, Diagnostic> {
         node.attribute(name).ok_or_else(|| {
             self.err(
                 self.tag_span(node),
@@ -389,12 +397,17 @@ impl<'a> Parser<'a> {
     fn cores(&self, node: roxmltree::Node) -> Result<u32, Diagnostic> {
         match node.attribute("core") {
             None => Ok(1),
-            Some(c) => c.trim().parse::<u32>().ok().filter(|&c| c > 0).ok_or_else(|| {
-                self.err(
-                    self.attr_span(node, "core"),
-                    format!("core count '{c}' is not a positive whole number"),
-                )
-            }),
+            Some(c) => c
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&c| c > 0)
+                .ok_or_else(|| {
+                    self.err(
+                        self.attr_span(node, "core"),
+                        format!("core count '{c}' is not a positive whole number"),
+                    )
+                }),
         }
     }
 
@@ -403,9 +416,18 @@ impl<'a> Parser<'a> {
         format!("{}:{}:{}", self.origin, l, c)
     }
 
-    fn add_host(&mut self, node: roxmltree::Node, name: String, speed: f64, cores: u32) -> Result<HostId, Diagnostic> {
+    fn add_host(
+        &mut self,
+        node: roxmltree::Node,
+        name: String,
+        speed: f64,
+        cores: u32,
+    ) -> Result<HostId, Diagnostic> {
         if self.host_index.contains_key(&name) {
-            return Err(self.err(self.tag_span(node), format!("host '{name}' is declared twice")));
+            return Err(self.err(
+                self.tag_span(node),
+                format!("host '{name}' is declared twice"),
+            ));
         }
         let id = self.hosts.len() as HostId;
         self.host_index.insert(name.clone(), id);
@@ -424,9 +446,17 @@ impl<'a> Parser<'a> {
         id
     }
 
-    fn declare(&mut self, node: roxmltree::Node, name: &str, d: Declared) -> Result<(), Diagnostic> {
+    fn declare(
+        &mut self,
+        node: roxmltree::Node,
+        name: &str,
+        d: Declared,
+    ) -> Result<(), Diagnostic> {
         if self.declared.contains_key(name) {
-            return Err(self.err(self.tag_span(node), format!("link '{name}' is declared twice")));
+            return Err(self.err(
+                self.tag_span(node),
+                format!("link '{name}' is declared twice"),
+            ));
         }
         self.declared.insert(name.to_string(), d);
         Ok(())
@@ -464,12 +494,19 @@ impl<'a> Parser<'a> {
             let off = (perfcompose_core::diag::line_offset(self.text, p.row as usize)
                 + (p.col as usize).saturating_sub(1))
             .min(self.text.len());
-            Diagnostic::new(self.origin, self.text, Span::at(off), format!("malformed XML: {e}"))
+            Diagnostic::new(
+                self.origin,
+                self.text,
+                Span::at(off),
+                format!("malformed XML: {e}"),
+            )
         })?;
         let root = doc.root_element();
         if root.tag_name().name() != "platform" {
-            return Err(self
-                .err(self.tag_span(root), format!("expected <platform>, found <{}>", root.tag_name().name())));
+            return Err(self.err(
+                self.tag_span(root),
+                format!("expected <platform>, found <{}>", root.tag_name().name()),
+            ));
         }
         self.check_attrs(root, &["version"])?;
         let version = root.attribute("version").unwrap_or("0.0");
@@ -505,7 +542,10 @@ impl<'a> Parser<'a> {
             }
         }
         let zone = zone.ok_or_else(|| {
-            self.err(self.tag_span(root), "the platform declares no zone and no cluster")
+            self.err(
+                self.tag_span(root),
+                "the platform declares no zone and no cluster",
+            )
         })?;
         let routing = if zone.tag_name().name() == "cluster" {
             self.cluster(zone)?
@@ -680,10 +720,16 @@ impl<'a> Parser<'a> {
         let src_name = self.required(r, "src")?;
         let dst_name = self.required(r, "dst")?;
         let src = self.host_index.get(src_name).copied().ok_or_else(|| {
-            self.err(self.attr_span(r, "src"), format!("route source '{src_name}' is not a declared host"))
+            self.err(
+                self.attr_span(r, "src"),
+                format!("route source '{src_name}' is not a declared host"),
+            )
         })?;
         let dst = self.host_index.get(dst_name).copied().ok_or_else(|| {
-            self.err(self.attr_span(r, "dst"), format!("route destination '{dst_name}' is not a declared host"))
+            self.err(
+                self.attr_span(r, "dst"),
+                format!("route destination '{dst_name}' is not a declared host"),
+            )
         })?;
         let symmetrical = match r.attribute("symmetrical").unwrap_or("YES") {
             "YES" | "yes" => true,
@@ -715,8 +761,11 @@ impl<'a> Parser<'a> {
                 }
             };
             let declared = self.declared.get(id).ok_or_else(|| {
-                self.err(self.attr_span(c, "id"), format!("link '{id}' is not declared"))
-                    .with_hint("declare <link id=...> before the routes that use it")
+                self.err(
+                    self.attr_span(c, "id"),
+                    format!("link '{id}' is not declared"),
+                )
+                .with_hint("declare <link id=...> before the routes that use it")
             })?;
             match (declared, dir) {
                 (Declared::Single(l), _) => {
@@ -733,13 +782,19 @@ impl<'a> Parser<'a> {
                 }
                 (Declared::Split { .. }, Direction::None) => {
                     return Err(self
-                        .err(self.tag_span(c), format!("split-duplex link '{id}' used without a direction"))
+                        .err(
+                            self.tag_span(c),
+                            format!("split-duplex link '{id}' used without a direction"),
+                        )
                         .with_hint("add direction=\"UP\" or direction=\"DOWN\""))
                 }
             }
         }
         if forward.is_empty() {
-            return Err(self.err(self.tag_span(r), format!("route from '{src_name}' to '{dst_name}' has no link")));
+            return Err(self.err(
+                self.tag_span(r),
+                format!("route from '{src_name}' to '{dst_name}' has no link"),
+            ));
         }
         backward.reverse();
         if table.contains_key(&(src, dst)) {
@@ -763,9 +818,24 @@ impl<'a> Parser<'a> {
         self.check_attrs(
             c,
             &[
-                "id", "prefix", "suffix", "radical", "speed", "core", "bw", "lat", "sharing_policy",
-                "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy", "router_id",
-                "limiter_link", "loopback_bw", "loopback_lat",
+                "id",
+                "prefix",
+                "suffix",
+                "radical",
+                "speed",
+                "core",
+                "bw",
+                "lat",
+                "sharing_policy",
+                "topology",
+                "topo_parameters",
+                "bb_bw",
+                "bb_lat",
+                "bb_sharing_policy",
+                "router_id",
+                "limiter_link",
+                "loopback_bw",
+                "loopback_lat",
             ],
         )?;
         for ch in c.children().filter(|n| n.is_element()) {
@@ -777,8 +847,13 @@ impl<'a> Parser<'a> {
         if let Some(t) = c.attribute("topology") {
             if t != "FLAT" {
                 return Err(self
-                    .err(self.attr_span(c, "topology"), format!("cluster topology '{t}' is not supported"))
-                    .with_hint("only flat clusters (a private link per host and a backbone) are supported"));
+                    .err(
+                        self.attr_span(c, "topology"),
+                        format!("cluster topology '{t}' is not supported"),
+                    )
+                    .with_hint(
+                        "only flat clusters (a private link per host and a backbone) are supported",
+                    ));
             }
         }
         let id = self.required(c, "id")?.to_string();
@@ -809,7 +884,9 @@ impl<'a> Parser<'a> {
             "SPLITDUPLEX" => true,
             "FULLDUPLEX" => {
                 let pos = self.pos(c);
-                self.notes.push(format!("{pos}: FULLDUPLEX is deprecated; read as SPLITDUPLEX (as SimGrid does)"));
+                self.notes.push(format!(
+                    "{pos}: FULLDUPLEX is deprecated; read as SPLITDUPLEX (as SimGrid does)"
+                ));
                 true
             }
             "SHARED" => false,
@@ -825,7 +902,10 @@ impl<'a> Parser<'a> {
             }
             other => {
                 return Err(self
-                    .err(self.attr_span(c, "sharing_policy"), format!("sharing policy '{other}' is not supported"))
+                    .err(
+                        self.attr_span(c, "sharing_policy"),
+                        format!("sharing policy '{other}' is not supported"),
+                    )
                     .with_hint("use SHARED, SPLITDUPLEX or FATPIPE"))
             }
         };
@@ -834,13 +914,19 @@ impl<'a> Parser<'a> {
             "FATPIPE" => Sharing::Fatpipe,
             other => {
                 return Err(self
-                    .err(self.attr_span(c, "bb_sharing_policy"), format!("backbone sharing policy '{other}' is not supported"))
+                    .err(
+                        self.attr_span(c, "bb_sharing_policy"),
+                        format!("backbone sharing policy '{other}' is not supported"),
+                    )
                     .with_hint("use SHARED or FATPIPE"))
             }
         };
         let backbone = if bb_bw > 0.0 || bb_lat > 0.0 {
             if bb_bw <= 0.0 {
-                return Err(self.err(self.tag_span(c), "a backbone with a latency needs a positive bb_bw"));
+                return Err(self.err(
+                    self.tag_span(c),
+                    "a backbone with a latency needs a positive bb_bw",
+                ));
             }
             Some(self.add_link(format!("{id}_backbone"), bb_bw, bb_lat, bb_sharing))
         } else {
@@ -854,7 +940,12 @@ impl<'a> Parser<'a> {
             self.add_host(c, host, speed, cores)?;
             let link_id = format!("{id}_link_{i}");
             loopback.push(if loop_bw > 0.0 || loop_lat > 0.0 {
-                Some(self.add_link(format!("{link_id}_loopback"), loop_bw, loop_lat, Sharing::Fatpipe))
+                Some(self.add_link(
+                    format!("{link_id}_loopback"),
+                    loop_bw,
+                    loop_lat,
+                    Sharing::Fatpipe,
+                ))
             } else {
                 None
             });
@@ -942,7 +1033,11 @@ mod tests {
         assert_eq!(names, ["l1", "sd_UP", "l2"]);
         assert!((r.latency - (50e-6 + 1e-3 + 10e-6)).abs() < EPS);
         let back = p.route(1, 0).unwrap();
-        let names: Vec<&str> = back.links.iter().map(|&l| p.link(l).name.as_str()).collect();
+        let names: Vec<&str> = back
+            .links
+            .iter()
+            .map(|&l| p.link(l).name.as_str())
+            .collect();
         assert_eq!(names, ["l2", "sd_DOWN", "l1"]);
         let lo = p.route(0, 0).unwrap();
         assert_eq!(p.link(lo.links[0]).name, "__loopback__");
@@ -983,12 +1078,21 @@ mod tests {
     #[test]
     fn errors_name_element_and_position() {
         let d = err("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n  <router id=\"r\"/>\n</zone></platform>");
-        assert!(d.message.contains("unsupported element <router>"), "{}", d.message);
+        assert!(
+            d.message.contains("unsupported element <router>"),
+            "{}",
+            d.message
+        );
         assert_eq!(d.line_col(), (3, 4));
-        let d = err("<platform version=\"4.1\"><zone id=\"z\" routing=\"Floyd\"></zone></platform>");
+        let d =
+            err("<platform version=\"4.1\"><zone id=\"z\" routing=\"Floyd\"></zone></platform>");
         assert!(d.message.contains("routing 'Floyd'"));
         let d = err("<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gz\"/></zone></platform>");
-        assert!(d.message.contains("unknown speed unit 'Gz'"), "{}", d.message);
+        assert!(
+            d.message.contains("unknown speed unit 'Gz'"),
+            "{}",
+            d.message
+        );
         let d = err("<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/><route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route></zone></platform>");
         assert!(d.message.contains("'b' is not a declared host"));
         let d = err("<platform version=\"4.1\"><zone");

@@ -44,29 +44,88 @@ pub enum Action {
     Init,
     Finalize,
     /// `count` flops, or a duration for dPerf traces read as nanoseconds.
-    Compute { flops: f64 },
+    Compute {
+        flops: f64,
+    },
     /// A fixed duration (seconds), regardless of host speed.
-    Sleep { seconds: f64 },
-    Send { dst: u32, tag: i32, bytes: f64 },
-    Isend { dst: u32, tag: i32, bytes: f64 },
+    Sleep {
+        seconds: f64,
+    },
+    Send {
+        dst: u32,
+        tag: i32,
+        bytes: f64,
+    },
+    Isend {
+        dst: u32,
+        tag: i32,
+        bytes: f64,
+    },
     /// `bytes` < 0 when the trace does not know the size (it comes from the sender).
-    Recv { src: u32, tag: i32, bytes: f64 },
-    Irecv { src: u32, tag: i32, bytes: f64 },
-    Wait { src: u32, dst: u32, tag: i32 },
-    Test { src: u32, dst: u32, tag: i32 },
+    Recv {
+        src: u32,
+        tag: i32,
+        bytes: f64,
+    },
+    Irecv {
+        src: u32,
+        tag: i32,
+        bytes: f64,
+    },
+    Wait {
+        src: u32,
+        dst: u32,
+        tag: i32,
+    },
+    Test {
+        src: u32,
+        dst: u32,
+        tag: i32,
+    },
     WaitAll,
     /// dPerf's `wait`: the most recent pending `Irecv`, else `Isend`.
     WaitLast,
-    SendRecv { send_bytes: f64, dst: u32, recv_bytes: f64, src: u32 },
+    SendRecv {
+        send_bytes: f64,
+        dst: u32,
+        recv_bytes: f64,
+        src: u32,
+    },
     Barrier,
-    Bcast { bytes: f64, root: u32 },
+    Bcast {
+        bytes: f64,
+        root: u32,
+    },
     /// `dt` is the datatype size (algorithms split by element count).
-    Reduce { bytes: f64, flops: f64, root: u32, dt: f64 },
-    AllReduce { bytes: f64, flops: f64, dt: f64 },
-    AllToAll { send_bytes: f64, recv_bytes: f64 },
-    Gather { send_bytes: f64, recv_bytes: f64, root: u32 },
-    AllGather { send_bytes: f64, recv_bytes: f64 },
-    Scatter { send_bytes: f64, recv_bytes: f64, root: u32 },
+    Reduce {
+        bytes: f64,
+        flops: f64,
+        root: u32,
+        dt: f64,
+    },
+    AllReduce {
+        bytes: f64,
+        flops: f64,
+        dt: f64,
+    },
+    AllToAll {
+        send_bytes: f64,
+        recv_bytes: f64,
+    },
+    Gather {
+        send_bytes: f64,
+        recv_bytes: f64,
+        root: u32,
+    },
+    AllGather {
+        send_bytes: f64,
+        recv_bytes: f64,
+    },
+    Scatter {
+        send_bytes: f64,
+        recv_bytes: f64,
+        root: u32,
+    },
     /// `comm_size`, `comm_split`, `comm_dup`, `location`: no simulated effect.
     NoOp,
 }
@@ -199,8 +258,8 @@ pub fn datatype_size(id: &str) -> Option<f64> {
     // 59 COUNT (x86-64 sizes).
     const SIZES: [u8; 60] = [
         8, 4, 1, 2, 8, 4, 1, 8, 1, 1, 2, 4, 8, 8, 16, 4, 1, 1, 2, 4, 8, 1, 2, 4, 8, 8, 16, 32, 8,
-        8, 8, 16, 16, 8, 8, 8, 16, 16, 4, 4, 8, 16, 8, 16, 16, 4, 2, 4, 8, 16, 32, 1, 8, 16, 32,
-        0, 0, 1, 8, 8,
+        8, 8, 16, 16, 8, 8, 8, 16, 16, 4, 4, 8, 16, 8, 16, 16, 4, 2, 4, 8, 16, 32, 1, 8, 16, 32, 0,
+        0, 1, 8, 8,
     ];
     SIZES.get(n).copied().filter(|&s| s > 0).map(f64::from)
 }
@@ -412,7 +471,8 @@ impl TraceSet {
 
 /// The largest rank id in a shared trace, plus one (a first, streaming pass).
 fn scan_ranks(path: &Path, name: &str) -> Result<u32, TraceError> {
-    let f = File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))?;
+    let f =
+        File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))?;
     let mut r = BufReader::new(f);
     let mut line = String::new();
     let mut max: Option<u32> = None;
@@ -438,7 +498,9 @@ fn scan_ranks(path: &Path, name: &str) -> Result<u32, TraceError> {
             rank: None,
             message: format!("'{tok}' is not a rank id"),
             line_text: t.to_string(),
-            hint: Some("each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".into()),
+            hint: Some(
+                "each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".into(),
+            ),
         })?;
         max = Some(max.map_or(rank, |m: u32| m.max(rank)));
     }
@@ -499,7 +561,15 @@ impl TraceReader {
         if !self.shared {
             loop {
                 let src = &mut self.sources[rank as usize];
-                let Some((r, loc)) = read_action(src, &self.files, self.opts, &mut self.defaults, &mut self.bytes_read, self.ranks)? else {
+                let Some((r, loc)) = read_action(
+                    src,
+                    &self.files,
+                    self.opts,
+                    &mut self.defaults,
+                    &mut self.bytes_read,
+                    self.ranks,
+                )?
+                else {
                     return Ok(None);
                 };
                 if r == rank {
@@ -515,7 +585,15 @@ impl TraceReader {
         }
         loop {
             let src = &mut self.sources[0];
-            let Some((r, loc)) = read_action(src, &self.files, self.opts, &mut self.defaults, &mut self.bytes_read, self.ranks)? else {
+            let Some((r, loc)) = read_action(
+                src,
+                &self.files,
+                self.opts,
+                &mut self.defaults,
+                &mut self.bytes_read,
+                self.ranks,
+            )?
+            else {
                 return Ok(None);
             };
             if r == rank {
@@ -571,15 +649,16 @@ fn read_action(
             continue;
         }
         let file = &files[src.file as usize];
-        let (rank, action) = parse_line(&src.buf, opts, defaults, ranks).map_err(|(col, msg, hint)| TraceError {
-            file: file.clone(),
-            line: src.line_no,
-            col,
-            rank: parse_rank_token(t.split_ascii_whitespace().next().unwrap_or("")),
-            message: msg,
-            line_text: src.buf.trim_end().to_string(),
-            hint,
-        })?;
+        let (rank, action) =
+            parse_line(&src.buf, opts, defaults, ranks).map_err(|(col, msg, hint)| TraceError {
+                file: file.clone(),
+                line: src.line_no,
+                col,
+                rank: parse_rank_token(t.split_ascii_whitespace().next().unwrap_or("")),
+                message: msg,
+                line_text: src.buf.trim_end().to_string(),
+                hint,
+            })?;
         return Ok(Some((
             rank,
             Located {
@@ -625,7 +704,9 @@ pub fn parse_line(
         (
             rcol,
             format!("'{rtok}' is not a rank id"),
-            Some("each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".to_string()),
+            Some(
+                "each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".to_string(),
+            ),
         )
     })?;
     if rank >= ranks {
@@ -641,8 +722,14 @@ pub fn parse_line(
     let args = &toks[2..];
     let need = |n: usize, usage: &str| -> Result<(), ParseFail> {
         if args.len() < n {
-            let col = args.last().map_or(acol + name.len() + 1, |(c, t)| c + t.len() + 1);
-            Err((col, format!("'{name}' needs {n} argument(s), got {}", args.len()), Some(format!("usage: {usage}"))))
+            let col = args
+                .last()
+                .map_or(acol + name.len() + 1, |(c, t)| c + t.len() + 1);
+            Err((
+                col,
+                format!("'{name}' needs {n} argument(s), got {}", args.len()),
+                Some(format!("usage: {usage}")),
+            ))
         } else {
             Ok(())
         }
@@ -657,34 +744,55 @@ pub fn parse_line(
     let nonneg = |k: usize| -> Result<f64, ParseFail> {
         let v = num(k)?;
         if v < 0.0 {
-            Err((args[k].0, format!("'{}' must not be negative", args[k].1), None))
+            Err((
+                args[k].0,
+                format!("'{}' must not be negative", args[k].1),
+                None,
+            ))
         } else {
             Ok(v)
         }
     };
     let peer = |k: usize| -> Result<u32, ParseFail> {
         let (c, t) = args[k];
-        let r = if legacy { parse_rank_token(t) } else { t.parse::<u32>().ok() };
+        let r = if legacy {
+            parse_rank_token(t)
+        } else {
+            t.parse::<u32>().ok()
+        };
         match r {
             Some(r) if r < ranks => Ok(r),
-            Some(r) => Err((c, format!("rank {r} is out of range (the trace has {ranks} ranks)"), None)),
+            Some(r) => Err((
+                c,
+                format!("rank {r} is out of range (the trace has {ranks} ranks)"),
+                None,
+            )),
             None => Err((c, format!("'{t}' is not a rank"), None)),
         }
     };
     let int = |k: usize| -> Result<i32, ParseFail> {
         let (c, t) = args[k];
-        t.parse::<i32>().map_err(|_| (c, format!("'{t}' is not a whole number"), None))
+        t.parse::<i32>()
+            .map_err(|_| (c, format!("'{t}' is not a whole number"), None))
     };
     let dt = |k: usize, default: f64| -> Result<f64, ParseFail> {
         match args.get(k) {
             None => Ok(default),
             Some(&(c, t)) => datatype_size(t).ok_or_else(|| {
-                (c, format!("unknown datatype id '{t}'"), Some("SimGrid's ids: 0 double, 1 int, 2 char, 6 byte, ...".into()))
+                (
+                    c,
+                    format!("unknown datatype id '{t}'"),
+                    Some("SimGrid's ids: 0 double, 1 int, 2 char, 6 byte, ...".into()),
+                )
             }),
         }
     };
     let root = |k: usize| -> Result<u32, ParseFail> {
-        if args.len() > k { peer(k) } else { Ok(0) }
+        if args.len() > k {
+            peer(k)
+        } else {
+            Ok(0)
+        }
     };
     let d = defaults[rank as usize];
     if legacy {
@@ -929,7 +1037,12 @@ pub fn write_action(w: &mut impl Write, rank: u32, a: &Action) -> std::io::Resul
         Action::Wait { src, dst, tag } => writeln!(w, "{rank} wait {src} {dst} {tag}"),
         Action::Test { src, dst, tag } => writeln!(w, "{rank} test {src} {dst} {tag}"),
         Action::WaitAll | Action::WaitLast => writeln!(w, "{rank} waitall"),
-        Action::SendRecv { send_bytes, dst, recv_bytes, src } => writeln!(
+        Action::SendRecv {
+            send_bytes,
+            dst,
+            recv_bytes,
+            src,
+        } => writeln!(
             w,
             "{rank} sendRecv {} {dst} {} {src} 6 6",
             n(*send_bytes),
@@ -937,25 +1050,61 @@ pub fn write_action(w: &mut impl Write, rank: u32, a: &Action) -> std::io::Resul
         ),
         Action::Barrier => writeln!(w, "{rank} barrier"),
         Action::Bcast { bytes, root } => writeln!(w, "{rank} bcast {} {root}", n(*bytes)),
-        Action::Reduce { bytes, flops, root, dt } => match datatype_id(*dt) {
-            Some(id) if *dt != 1.0 => writeln!(w, "{rank} reduce {} {} {root} {id}", n(bytes / dt), n(*flops)),
+        Action::Reduce {
+            bytes,
+            flops,
+            root,
+            dt,
+        } => match datatype_id(*dt) {
+            Some(id) if *dt != 1.0 => writeln!(
+                w,
+                "{rank} reduce {} {} {root} {id}",
+                n(bytes / dt),
+                n(*flops)
+            ),
             _ => writeln!(w, "{rank} reduce {} {} {root}", n(*bytes), n(*flops)),
         },
         Action::AllReduce { bytes, flops, dt } => match datatype_id(*dt) {
-            Some(id) if *dt != 1.0 => writeln!(w, "{rank} allreduce {} {} {id}", n(bytes / dt), n(*flops)),
+            Some(id) if *dt != 1.0 => {
+                writeln!(w, "{rank} allreduce {} {} {id}", n(bytes / dt), n(*flops))
+            }
             _ => writeln!(w, "{rank} allreduce {} {}", n(*bytes), n(*flops)),
         },
-        Action::AllToAll { send_bytes, recv_bytes } => {
+        Action::AllToAll {
+            send_bytes,
+            recv_bytes,
+        } => {
             writeln!(w, "{rank} alltoall {} {}", n(*send_bytes), n(*recv_bytes))
         }
-        Action::Gather { send_bytes, recv_bytes, root } => {
-            writeln!(w, "{rank} gather {} {} {root}", n(*send_bytes), n(*recv_bytes))
+        Action::Gather {
+            send_bytes,
+            recv_bytes,
+            root,
+        } => {
+            writeln!(
+                w,
+                "{rank} gather {} {} {root}",
+                n(*send_bytes),
+                n(*recv_bytes)
+            )
         }
-        Action::AllGather { send_bytes, recv_bytes } => {
+        Action::AllGather {
+            send_bytes,
+            recv_bytes,
+        } => {
             writeln!(w, "{rank} allgather {} {}", n(*send_bytes), n(*recv_bytes))
         }
-        Action::Scatter { send_bytes, recv_bytes, root } => {
-            writeln!(w, "{rank} scatter {} {} {root}", n(*send_bytes), n(*recv_bytes))
+        Action::Scatter {
+            send_bytes,
+            recv_bytes,
+            root,
+        } => {
+            writeln!(
+                w,
+                "{rank} scatter {} {} {root}",
+                n(*send_bytes),
+                n(*recv_bytes)
+            )
         }
         Action::NoOp => writeln!(w, "{rank} comm_dup"),
     }
@@ -986,21 +1135,130 @@ mod tests {
 
     #[test]
     fn current_form_field_orders() {
-        assert_eq!(parse("0 send 1 7 1e6").unwrap(), (0, Action::Send { dst: 1, tag: 7, bytes: 1e6 }));
-        assert_eq!(parse("1 irecv 0 7 10 0").unwrap(), (1, Action::Irecv { src: 0, tag: 7, bytes: 80.0 }));
-        assert_eq!(parse("1 recv 0 0 -1").unwrap(), (1, Action::Recv { src: 0, tag: 0, bytes: -1.0 }));
-        assert_eq!(parse("2 wait 0 2 5").unwrap(), (2, Action::Wait { src: 0, dst: 2, tag: 5 }));
+        assert_eq!(
+            parse("0 send 1 7 1e6").unwrap(),
+            (
+                0,
+                Action::Send {
+                    dst: 1,
+                    tag: 7,
+                    bytes: 1e6
+                }
+            )
+        );
+        assert_eq!(
+            parse("1 irecv 0 7 10 0").unwrap(),
+            (
+                1,
+                Action::Irecv {
+                    src: 0,
+                    tag: 7,
+                    bytes: 80.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("1 recv 0 0 -1").unwrap(),
+            (
+                1,
+                Action::Recv {
+                    src: 0,
+                    tag: 0,
+                    bytes: -1.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("2 wait 0 2 5").unwrap(),
+            (
+                2,
+                Action::Wait {
+                    src: 0,
+                    dst: 2,
+                    tag: 5
+                }
+            )
+        );
         assert_eq!(
             parse("3 sendRecv 10 4 20 2").unwrap(),
-            (3, Action::SendRecv { send_bytes: 10.0, dst: 4, recv_bytes: 20.0, src: 2 })
+            (
+                3,
+                Action::SendRecv {
+                    send_bytes: 10.0,
+                    dst: 4,
+                    recv_bytes: 20.0,
+                    src: 2
+                }
+            )
         );
-        assert_eq!(parse("0 bcast 100").unwrap(), (0, Action::Bcast { bytes: 100.0, root: 0 }));
-        assert_eq!(parse("0 bcast 100 3 1").unwrap(), (0, Action::Bcast { bytes: 400.0, root: 3 }));
-        assert_eq!(parse("0 reduce 10 1e6 2").unwrap(), (0, Action::Reduce { bytes: 10.0, flops: 1e6, root: 2, dt: 1.0 }));
-        assert_eq!(parse("0 allreduce 10 1e6 0").unwrap(), (0, Action::AllReduce { bytes: 80.0, flops: 1e6, dt: 8.0 }));
-        assert_eq!(parse("0 gather 68 68 0 0 0").unwrap(), (0, Action::Gather { send_bytes: 544.0, recv_bytes: 544.0, root: 0 }));
-        assert_eq!(parse("0 alltoall 5 5").unwrap(), (0, Action::AllToAll { send_bytes: 5.0, recv_bytes: 5.0 }));
-        assert_eq!(parse("0 compute 1e9").unwrap(), (0, Action::Compute { flops: 1e9 }));
+        assert_eq!(
+            parse("0 bcast 100").unwrap(),
+            (
+                0,
+                Action::Bcast {
+                    bytes: 100.0,
+                    root: 0
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 bcast 100 3 1").unwrap(),
+            (
+                0,
+                Action::Bcast {
+                    bytes: 400.0,
+                    root: 3
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 reduce 10 1e6 2").unwrap(),
+            (
+                0,
+                Action::Reduce {
+                    bytes: 10.0,
+                    flops: 1e6,
+                    root: 2,
+                    dt: 1.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 allreduce 10 1e6 0").unwrap(),
+            (
+                0,
+                Action::AllReduce {
+                    bytes: 80.0,
+                    flops: 1e6,
+                    dt: 8.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 gather 68 68 0 0 0").unwrap(),
+            (
+                0,
+                Action::Gather {
+                    send_bytes: 544.0,
+                    recv_bytes: 544.0,
+                    root: 0
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 alltoall 5 5").unwrap(),
+            (
+                0,
+                Action::AllToAll {
+                    send_bytes: 5.0,
+                    recv_bytes: 5.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("0 compute 1e9").unwrap(),
+            (0, Action::Compute { flops: 1e9 })
+        );
     }
 
     #[test]
@@ -1008,19 +1266,62 @@ mod tests {
         let mut d = vec![1.0; 2];
         let o = ReaderOptions::default();
         parse_line("0 init 1", o, &mut d, 2).unwrap();
-        assert_eq!(parse_line("0 send 1 0 10", o, &mut d, 2).unwrap().1, Action::Send { dst: 1, tag: 0, bytes: 80.0 });
-        assert_eq!(parse_line("1 send 0 0 10", o, &mut d, 2).unwrap().1, Action::Send { dst: 0, tag: 0, bytes: 10.0 });
+        assert_eq!(
+            parse_line("0 send 1 0 10", o, &mut d, 2).unwrap().1,
+            Action::Send {
+                dst: 1,
+                tag: 0,
+                bytes: 80.0
+            }
+        );
+        assert_eq!(
+            parse_line("1 send 0 0 10", o, &mut d, 2).unwrap().1,
+            Action::Send {
+                dst: 0,
+                tag: 0,
+                bytes: 10.0
+            }
+        );
     }
 
     #[test]
     fn dperf_form() {
-        assert_eq!(parse("p0 compute 5385").unwrap(), (0, Action::Compute { flops: 5385.0 }));
-        assert_eq!(parse("p0 Isend p1 8429748").unwrap(), (0, Action::Isend { dst: 1, tag: 0, bytes: 8429748.0 }));
-        assert_eq!(parse("p1 recv p0").unwrap(), (1, Action::Recv { src: 0, tag: 0, bytes: -1.0 }));
+        assert_eq!(
+            parse("p0 compute 5385").unwrap(),
+            (0, Action::Compute { flops: 5385.0 })
+        );
+        assert_eq!(
+            parse("p0 Isend p1 8429748").unwrap(),
+            (
+                0,
+                Action::Isend {
+                    dst: 1,
+                    tag: 0,
+                    bytes: 8429748.0
+                }
+            )
+        );
+        assert_eq!(
+            parse("p1 recv p0").unwrap(),
+            (
+                1,
+                Action::Recv {
+                    src: 0,
+                    tag: 0,
+                    bytes: -1.0
+                }
+            )
+        );
         assert_eq!(parse("p1 wait").unwrap(), (1, Action::WaitLast));
         let mut d = vec![1.0; 2];
-        let o = ReaderOptions { legacy_compute: LegacyCompute::Nanoseconds, ..Default::default() };
-        assert_eq!(parse_line("p0 compute 5385", o, &mut d, 2).unwrap().1, Action::Sleep { seconds: 5385e-9 });
+        let o = ReaderOptions {
+            legacy_compute: LegacyCompute::Nanoseconds,
+            ..Default::default()
+        };
+        assert_eq!(
+            parse_line("p0 compute 5385", o, &mut d, 2).unwrap().1,
+            Action::Sleep { seconds: 5385e-9 }
+        );
     }
 
     #[test]
@@ -1044,9 +1345,21 @@ mod tests {
         let actions = [
             Action::Init,
             Action::Compute { flops: 1.5e9 },
-            Action::Isend { dst: 1, tag: 3, bytes: 1000.0 },
-            Action::Wait { src: 0, dst: 1, tag: 3 },
-            Action::AllReduce { bytes: 64.0, flops: 0.0, dt: 8.0 },
+            Action::Isend {
+                dst: 1,
+                tag: 3,
+                bytes: 1000.0,
+            },
+            Action::Wait {
+                src: 0,
+                dst: 1,
+                tag: 3,
+            },
+            Action::AllReduce {
+                bytes: 64.0,
+                flops: 0.0,
+                dt: 8.0,
+            },
             Action::Finalize,
         ];
         let mut w = TraceWriter::create(&dir, "rt", 2).unwrap();
@@ -1079,9 +1392,22 @@ mod tests {
         let set = TraceSet::open(&p, None).unwrap();
         assert!(set.is_shared());
         assert_eq!(set.ranks(), 2);
-        let mut r = set.reader(ReaderOptions { window: 100, ..Default::default() }).unwrap();
-        assert_eq!(r.next(1).unwrap().unwrap().action, Action::Compute { flops: 2.0 });
-        let mut r = set.reader(ReaderOptions { window: 5, ..Default::default() }).unwrap();
+        let mut r = set
+            .reader(ReaderOptions {
+                window: 100,
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(
+            r.next(1).unwrap().unwrap().action,
+            Action::Compute { flops: 2.0 }
+        );
+        let mut r = set
+            .reader(ReaderOptions {
+                window: 5,
+                ..Default::default()
+            })
+            .unwrap();
         let e = r.next(1).unwrap_err();
         assert!(e.message.contains("buffered"));
         std::fs::remove_dir_all(&dir).ok();

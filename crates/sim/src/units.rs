@@ -45,7 +45,9 @@ impl Quantity {
 
 const DEC_ABBREV: [&str; 8] = ["k", "M", "G", "T", "P", "E", "Z", "Y"];
 const BIN_ABBREV: [&str; 8] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"];
-const DEC_LONG: [&str; 8] = ["kilo", "mega", "giga", "tera", "peta", "exa", "zeta", "yotta"];
+const DEC_LONG: [&str; 8] = [
+    "kilo", "mega", "giga", "tera", "peta", "exa", "zeta", "yotta",
+];
 
 /// Multiplier of `prefix` in `prefixes` (1000 or 1024 per step), or None.
 fn prefix_scale(prefix: &str, prefixes: &[&str; 8], step: f64) -> Option<f64> {
@@ -216,8 +218,14 @@ mod tests {
     fn speeds() {
         assert!(close(parse_quantity("1f", Quantity::Speed).unwrap(), 1.0));
         assert!(close(parse_quantity("2kf", Quantity::Speed).unwrap(), 2e3));
-        assert!(close(parse_quantity("1.5Gf", Quantity::Speed).unwrap(), 1.5e9));
-        assert!(close(parse_quantity("3megaflops", Quantity::Speed).unwrap(), 3e6));
+        assert!(close(
+            parse_quantity("1.5Gf", Quantity::Speed).unwrap(),
+            1.5e9
+        ));
+        assert!(close(
+            parse_quantity("3megaflops", Quantity::Speed).unwrap(),
+            3e6
+        ));
         assert!(close(parse_quantity("1e9", Quantity::Speed).unwrap(), 1e9));
         assert!(parse_quantity("1Kf", Quantity::Speed).is_err());
         assert!(parse_quantity("1Gif", Quantity::Speed).is_err());
@@ -225,16 +233,46 @@ mod tests {
 
     #[test]
     fn bandwidths() {
-        assert!(close(parse_quantity("1Bps", Quantity::Bandwidth).unwrap(), 1.0));
-        assert!(close(parse_quantity("1kBps", Quantity::Bandwidth).unwrap(), 1e3));
-        assert!(close(parse_quantity("125MBps", Quantity::Bandwidth).unwrap(), 125e6));
-        assert!(close(parse_quantity("1GBps", Quantity::Bandwidth).unwrap(), 1e9));
-        assert!(close(parse_quantity("1KiBps", Quantity::Bandwidth).unwrap(), 1024.0));
-        assert!(close(parse_quantity("1MiBps", Quantity::Bandwidth).unwrap(), 1048576.0));
-        assert!(close(parse_quantity("8bps", Quantity::Bandwidth).unwrap(), 1.0));
-        assert!(close(parse_quantity("1Gbps", Quantity::Bandwidth).unwrap(), 125e6));
-        assert!(close(parse_quantity("10Mbps", Quantity::Bandwidth).unwrap(), 1.25e6));
-        assert!(close(parse_quantity("1Kibps", Quantity::Bandwidth).unwrap(), 128.0));
+        assert!(close(
+            parse_quantity("1Bps", Quantity::Bandwidth).unwrap(),
+            1.0
+        ));
+        assert!(close(
+            parse_quantity("1kBps", Quantity::Bandwidth).unwrap(),
+            1e3
+        ));
+        assert!(close(
+            parse_quantity("125MBps", Quantity::Bandwidth).unwrap(),
+            125e6
+        ));
+        assert!(close(
+            parse_quantity("1GBps", Quantity::Bandwidth).unwrap(),
+            1e9
+        ));
+        assert!(close(
+            parse_quantity("1KiBps", Quantity::Bandwidth).unwrap(),
+            1024.0
+        ));
+        assert!(close(
+            parse_quantity("1MiBps", Quantity::Bandwidth).unwrap(),
+            1048576.0
+        ));
+        assert!(close(
+            parse_quantity("8bps", Quantity::Bandwidth).unwrap(),
+            1.0
+        ));
+        assert!(close(
+            parse_quantity("1Gbps", Quantity::Bandwidth).unwrap(),
+            125e6
+        ));
+        assert!(close(
+            parse_quantity("10Mbps", Quantity::Bandwidth).unwrap(),
+            1.25e6
+        ));
+        assert!(close(
+            parse_quantity("1Kibps", Quantity::Bandwidth).unwrap(),
+            128.0
+        ));
         let e = parse_quantity("1KBps", Quantity::Bandwidth).unwrap_err();
         assert_eq!(e.offset, 1);
         assert!(e.message.contains("unknown bandwidth unit 'KBps'"));
@@ -242,7 +280,10 @@ mod tests {
 
     #[test]
     fn times() {
-        assert!(close(parse_quantity("50us", Quantity::Time).unwrap(), 50e-6));
+        assert!(close(
+            parse_quantity("50us", Quantity::Time).unwrap(),
+            50e-6
+        ));
         assert!(close(parse_quantity("1ms", Quantity::Time).unwrap(), 1e-3));
         assert!(close(parse_quantity("2ns", Quantity::Time).unwrap(), 2e-9));
         assert!(close(parse_quantity("0", Quantity::Time).unwrap(), 0.0));
@@ -254,8 +295,14 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert!(close(parse_quantity("4KiB", Quantity::Size).unwrap(), 4096.0));
-        assert!(close(parse_quantity("1kB", Quantity::Size).unwrap(), 1000.0));
+        assert!(close(
+            parse_quantity("4KiB", Quantity::Size).unwrap(),
+            4096.0
+        ));
+        assert!(close(
+            parse_quantity("1kB", Quantity::Size).unwrap(),
+            1000.0
+        ));
         assert!(close(parse_quantity("8b", Quantity::Size).unwrap(), 1.0));
     }
 

@@ -32,7 +32,11 @@ fn matches_simgrid_recorded_times() {
         assert_eq!(cols.len(), 4, "bad golden line: {line}");
         let (kind, spec, coll, expected) = (cols[0], cols[1], cols[2], cols[3]);
         let expected: f64 = expected.parse().expect("a time");
-        let dir = base.join(format!("{}-{}", spec.replace(':', "_"), coll.replace('=', "_")));
+        let dir = base.join(format!(
+            "{}-{}",
+            spec.replace(':', "_"),
+            coll.replace('=', "_")
+        ));
         let g = Scenario::parse(spec).unwrap().write(&dir).unwrap();
         let platform = Platform::from_file(&g.platform).unwrap();
         let hf = std::fs::read_to_string(&g.hostfile).unwrap();
@@ -44,7 +48,11 @@ fn matches_simgrid_recorded_times() {
         }
         let report = simulate(&platform, &traces, &slots, &config, &mut |_| {}).unwrap();
         let rel = (report.simulated_time_s - expected) / expected;
-        let tol = if kind == "p2p" { P2P_TOLERANCE } else { COLL_TOLERANCE };
+        let tol = if kind == "p2p" {
+            P2P_TOLERANCE
+        } else {
+            COLL_TOLERANCE
+        };
         if rel.abs() > tol {
             failures.push(format!(
                 "{spec} {coll}: simgrid {expected} ours {} ({:+.4}%)",
@@ -56,5 +64,9 @@ fn matches_simgrid_recorded_times() {
     }
     std::fs::remove_dir_all(&base).ok();
     assert!(checked >= 20, "only {checked} golden cases");
-    assert!(failures.is_empty(), "outside tolerance:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "outside tolerance:\n{}",
+        failures.join("\n")
+    );
 }

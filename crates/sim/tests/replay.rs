@@ -65,12 +65,25 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn compute_and_rendezvous_send() {
     // 1e9 flops at 1 Gf = 1 s; then 1e6 bytes (+16 envelope) over 1 ms + 100 MBps.
-    let c = Case::new("rdv", TWO_HOSTS, &["0 init\n0 compute 1e9\n0 send 1 0 1e6\n", "1 init\n1 recv 0 0 1e6\n"]);
+    let c = Case::new(
+        "rdv",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 compute 1e9\n0 send 1 0 1e6\n",
+            "1 init\n1 recv 0 0 1e6\n",
+        ],
+    );
     let r = c.run().unwrap();
     let t = 1.0 + 1e-3 + (1e6 + 16.0) / 100e6;
     assert!(close(r.simulated_time_s, t), "{}", r.simulated_time_s);
-    assert!(close(r.ranks[0].finish_s, t), "sender of a large message waits for delivery");
-    assert!(close(r.ranks[1].waiting_s, 1.0), "receiver waited for the sender");
+    assert!(
+        close(r.ranks[0].finish_s, t),
+        "sender of a large message waits for delivery"
+    );
+    assert!(
+        close(r.ranks[1].waiting_s, 1.0),
+        "receiver waited for the sender"
+    );
     assert!(close(r.ranks[1].communication_s, t - 1.0));
 }
 
@@ -78,17 +91,41 @@ fn compute_and_rendezvous_send() {
 fn small_send_is_detached() {
     // Rank 1 computes 1 s (2e9 flops at 2 Gf) before receiving; rank 0's 1000-byte send
     // returns at once.
-    let c = Case::new("det", TWO_HOSTS, &["0 init\n0 send 1 0 1000\n", "1 init\n1 compute 2e9\n1 recv 0 0 1000\n"]);
+    let c = Case::new(
+        "det",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 send 1 0 1000\n",
+            "1 init\n1 compute 2e9\n1 recv 0 0 1000\n",
+        ],
+    );
     let r = c.run().unwrap();
     assert!(close(r.ranks[0].finish_s, 0.0));
     assert!(close(r.ranks[1].finish_s, 1.0 + 1e-3 + 1016.0 / 100e6));
     // at the threshold the send is a rendezvous
-    let c = Case::new("det2", TWO_HOSTS, &["0 init\n0 send 1 0 65536\n", "1 init\n1 compute 2e9\n1 recv 0 0 65536\n"]);
+    let c = Case::new(
+        "det2",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 send 1 0 65536\n",
+            "1 init\n1 compute 2e9\n1 recv 0 0 65536\n",
+        ],
+    );
     let r = c.run().unwrap();
     assert!(close(r.ranks[0].finish_s, 1.0 + 1e-3 + 65552.0 / 100e6));
     // a lower threshold makes it rendezvous too
-    let cfg = Config { detached_threshold: 500.0, ..Config::default() };
-    let c = Case::new("det3", TWO_HOSTS, &["0 init\n0 send 1 0 1000\n", "1 init\n1 compute 2e9\n1 recv 0 0 1000\n"]);
+    let cfg = Config {
+        detached_threshold: 500.0,
+        ..Config::default()
+    };
+    let c = Case::new(
+        "det3",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 send 1 0 1000\n",
+            "1 init\n1 compute 2e9\n1 recv 0 0 1000\n",
+        ],
+    );
     assert!(c.run_with(&cfg).unwrap().ranks[0].finish_s > 1.0);
 }
 
@@ -114,15 +151,26 @@ fn maxmin_weights_by_latency_and_latency_bandwidth_ignores_contention() {
     let c = Case::new("mm", SHARED_LINK, &traces);
     let r = c.run().unwrap();
     let size = 1e6; // with the envelope
-    // flow A (lat 1 ms) alone from 1 ms to 3 ms at 100 MBps: 2e5 bytes; then 75 MBps.
+                    // flow A (lat 1 ms) alone from 1 ms to 3 ms at 100 MBps: 2e5 bytes; then 75 MBps.
     let a_left = size - 2e5;
     let t_a = 3e-3 + a_left / 75e6;
     // flow B from 3 ms at 25 MBps until A ends, then alone at 100 MBps
     let b_done = (t_a - 3e-3) * 25e6;
     let t_b = t_a + (size - b_done) / 100e6;
-    assert!(close(r.ranks[0].finish_s, t_a), "{} vs {t_a}", r.ranks[0].finish_s);
-    assert!(close(r.ranks[1].finish_s, t_b), "{} vs {t_b}", r.ranks[1].finish_s);
-    let lb = Config { network: NetworkModel::LatencyBandwidth, ..Config::default() };
+    assert!(
+        close(r.ranks[0].finish_s, t_a),
+        "{} vs {t_a}",
+        r.ranks[0].finish_s
+    );
+    assert!(
+        close(r.ranks[1].finish_s, t_b),
+        "{} vs {t_b}",
+        r.ranks[1].finish_s
+    );
+    let lb = Config {
+        network: NetworkModel::LatencyBandwidth,
+        ..Config::default()
+    };
     let r = c.run_with(&lb).unwrap();
     assert!(close(r.ranks[0].finish_s, 1e-3 + size / 100e6));
     assert!(close(r.ranks[1].finish_s, 3e-3 + size / 100e6));
@@ -130,14 +178,25 @@ fn maxmin_weights_by_latency_and_latency_bandwidth_ignores_contention() {
 
 #[test]
 fn deadlock_names_ranks_and_lines() {
-    let c = Case::new("dl", TWO_HOSTS, &["0 init\n0 recv 1 0 10\n", "1 init\n1 compute 1e6\n1 recv 0 0 10\n"]);
+    let c = Case::new(
+        "dl",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 recv 1 0 10\n",
+            "1 init\n1 compute 1e6\n1 recv 0 0 10\n",
+        ],
+    );
     match c.run().unwrap_err() {
         SimError::Deadlock { blocked, .. } => {
             assert_eq!(blocked.len(), 2);
             assert_eq!(blocked[1].rank, 1);
             assert_eq!(blocked[1].line, 3);
             assert!(blocked[1].file.ends_with("t1.txt"));
-            assert!(blocked[1].waits[0].contains("message from rank 0"), "{:?}", blocked[1].waits);
+            assert!(
+                blocked[1].waits[0].contains("message from rank 0"),
+                "{:?}",
+                blocked[1].waits
+            );
             let text = SimError::Deadlock { time: 0.0, blocked }.to_string();
             assert!(text.contains("rank 0 at"), "{text}");
         }
@@ -149,7 +208,11 @@ fn deadlock_names_ranks_and_lines() {
 fn missing_route_is_an_error() {
     let p = r#"<platform version="4.1"><zone id="z" routing="Full">
       <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone></platform>"#;
-    let c = Case::new("nr", p, &["0 init\n0 send 1 0 10\n", "1 init\n1 recv 0 0 10\n"]);
+    let c = Case::new(
+        "nr",
+        p,
+        &["0 init\n0 send 1 0 10\n", "1 init\n1 recv 0 0 10\n"],
+    );
     let e = c.run().unwrap_err().to_string();
     assert!(e.contains("no route from host 'a'"), "{e}");
     assert!(e.contains("t1.txt:2") || e.contains("t0.txt:2"), "{e}");
@@ -157,7 +220,11 @@ fn missing_route_is_an_error() {
 
 #[test]
 fn malformed_line_names_file_line_rank() {
-    let c = Case::new("bad", TWO_HOSTS, &["0 init\n0 send 1 zero 10\n", "1 init\n"]);
+    let c = Case::new(
+        "bad",
+        TWO_HOSTS,
+        &["0 init\n0 send 1 zero 10\n", "1 init\n"],
+    );
     match c.run().unwrap_err() {
         SimError::Trace(t) => {
             assert!(t.file.ends_with("t0.txt"));
@@ -167,28 +234,54 @@ fn malformed_line_names_file_line_rank() {
         }
         e => panic!("{e}"),
     }
-    let c = Case::new("trunc", TWO_HOSTS, &["0 init\n0 send 1 0 100\n", "1 init\n1 recv 0 0 10\n"]);
+    let c = Case::new(
+        "trunc",
+        TWO_HOSTS,
+        &["0 init\n0 send 1 0 100\n", "1 init\n1 recv 0 0 10\n"],
+    );
     assert!(c.run().unwrap_err().to_string().contains("truncated"));
 }
 
 #[test]
 fn pending_requests_are_waited_at_the_end() {
     // an isend never waited: the rank still finishes only when its (rendezvous) message is delivered
-    let c = Case::new("end", TWO_HOSTS, &["0 init\n0 isend 1 0 1e6\n", "1 init\n1 compute 2e9\n1 recv 0 0 1e6\n"]);
+    let c = Case::new(
+        "end",
+        TWO_HOSTS,
+        &[
+            "0 init\n0 isend 1 0 1e6\n",
+            "1 init\n1 compute 2e9\n1 recv 0 0 1e6\n",
+        ],
+    );
     let r = c.run().unwrap();
-    assert!(close(r.ranks[0].finish_s, 1.0 + 1e-3 + (1e6 + 16.0) / 100e6));
+    assert!(close(
+        r.ranks[0].finish_s,
+        1.0 + 1e-3 + (1e6 + 16.0) / 100e6
+    ));
 }
 
 #[test]
 fn dperf_form_and_shared_file() {
     let c = Case::new("dperf", TWO_HOSTS, &[]);
-    let shared = "p0 init\np1 init\np0 compute 1e9\np0 Isend p1 1e6\np1 Irecv p0\np1 wait\np0 wait\n";
+    let shared =
+        "p0 init\np1 init\np0 compute 1e9\np0 Isend p1 1e6\np1 Irecv p0\np1 wait\np0 wait\n";
     std::fs::write(c.path("shared.txt"), shared).unwrap();
     let p = Platform::from_file(&c.path("p.xml")).unwrap();
     let t = TraceSet::open(&c.path("shared.txt"), None).unwrap();
     assert!(t.is_shared());
-    let r = simulate(&p, &t, &p.hosts_sorted_by_name(), &Config::default(), &mut |_| {}).unwrap();
-    assert!(close(r.simulated_time_s, 1.0 + 1e-3 + (1e6 + 16.0) / 100e6), "{}", r.simulated_time_s);
+    let r = simulate(
+        &p,
+        &t,
+        &p.hosts_sorted_by_name(),
+        &Config::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(
+        close(r.simulated_time_s, 1.0 + 1e-3 + (1e6 + 16.0) / 100e6),
+        "{}",
+        r.simulated_time_s
+    );
     assert_eq!(r.actions, 7);
 }
 
@@ -205,7 +298,17 @@ fn collectives_run_with_every_algorithm() {
     let c = Case::new("coll", cluster, &refs);
     let base = c.run().unwrap().simulated_time_s;
     assert!(base > 0.0);
-    for spec in ["bcast=flattree", "barrier=ompi_recursivedoubling", "allreduce=rdb", "allreduce=lr", "reduce=binomial", "reduce=flat_tree", "alltoall=bruck", "alltoall=ring", "allgather=ring"] {
+    for spec in [
+        "bcast=flattree",
+        "barrier=ompi_recursivedoubling",
+        "allreduce=rdb",
+        "allreduce=lr",
+        "reduce=binomial",
+        "reduce=flat_tree",
+        "alltoall=bruck",
+        "alltoall=ring",
+        "allgather=ring",
+    ] {
         let mut cfg = Config::default();
         cfg.coll.set(spec).unwrap();
         let t = c.run_with(&cfg).unwrap().simulated_time_s;
@@ -214,7 +317,11 @@ fn collectives_run_with_every_algorithm() {
     // pair refuses 6 ranks, as SimGrid does
     let mut cfg = Config::default();
     cfg.coll.set("alltoall=pair").unwrap();
-    assert!(c.run_with(&cfg).unwrap_err().to_string().contains("power-of-two"));
+    assert!(c
+        .run_with(&cfg)
+        .unwrap_err()
+        .to_string()
+        .contains("power-of-two"));
 }
 
 #[allow(dead_code)]

@@ -16,10 +16,12 @@ use perfcompose_sim::{Config, NetworkModel, Report};
 
 /// Flags of `perfcompose simulate`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Collective algorithms (--coll OP=ALGO, SimGrid's names): \
+#[command(
+    after_help = "Collective algorithms (--coll OP=ALGO, SimGrid's names): \
 bcast=default|binomial_tree|flattree, barrier=default|ompi_basic_linear|ompi_recursivedoubling, \
 reduce=default|binomial|flat_tree, allreduce=default|rdb|lr|redbcast, \
-alltoall=default|ompi|basic_linear|pair|bruck|ring, gather=default, allgather=default|ring, scatter=default")]
+alltoall=default|ompi|basic_linear|pair|bruck|ring, gather=default, allgather=default|ring, scatter=default"
+)]
 pub struct Args {
     /// SimGrid platform XML (<platform version="4.1">: a Full zone or a cluster).
     #[arg(long)]
@@ -76,7 +78,9 @@ fn parse_network(s: &str) -> Result<NetworkModel, String> {
     match s {
         "maxmin" | "max-min" | "cm02" => Ok(NetworkModel::MaxMin),
         "latency-bandwidth" | "lb" | "hockney" => Ok(NetworkModel::LatencyBandwidth),
-        _ => Err(format!("unknown network model '{s}'; use maxmin or latency-bandwidth")),
+        _ => Err(format!(
+            "unknown network model '{s}'; use maxmin or latency-bandwidth"
+        )),
     }
 }
 
@@ -102,14 +106,15 @@ fn secs(x: f64) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if !(args.eager_threshold >= 0.0) {
+    if args.eager_threshold.is_nan() || args.eager_threshold < 0.0 {
         bail!("--eager-threshold must not be negative");
     }
-    if !(args.latency_factor >= 0.0 && args.bandwidth_factor > 0.0 && args.tcp_gamma >= 0.0) {
+    let ok = args.latency_factor >= 0.0 && args.bandwidth_factor > 0.0 && args.tcp_gamma >= 0.0;
+    if !ok {
         bail!("--latency-factor must be >= 0, --bandwidth-factor > 0, --tcp-gamma >= 0");
     }
     if let Some(m) = args.measured_time {
-        if !(m > 0.0 && m.is_finite()) {
+        if m.is_nan() || m <= 0.0 || m.is_infinite() {
             bail!("--measured-time must be a positive number of seconds");
         }
     }
@@ -156,7 +161,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut on_progress = |p: Progress| {
         if started.elapsed().as_millis() > 500 {
             bar.set_position(p.bytes_read);
-            bar.set_message(format!("{} actions, t = {:.6} s", p.actions, p.simulated_time));
+            bar.set_message(format!(
+                "{} actions, t = {:.6} s",
+                p.actions, p.simulated_time
+            ));
         }
     };
     let result = perfcompose_sim::simulate(&platform, &traces, &slots, &config, &mut on_progress);
@@ -165,12 +173,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let wall = started.elapsed().as_secs_f64();
     let mut notes: Vec<String> = platform.notes().to_vec();
     notes.extend(report.notes.iter().cloned());
-    if args.json {
-        print_json(&args, &report, wall, &notes)?;
+    let out = if args.json {
+        render_json(&args, &report, wall, &notes)?
     } else {
-        print_text(&args, &report, wall, &notes, &platform);
+        render_text(&args, &report, wall, &notes, &platform)
+    };
+    // A closed pipe (`| head`) is not an error worth a panic.
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// dPerf's cost metrics (seed 003 eq. 5): slowdown = prediction time / (measured run time
@@ -181,7 +194,7 @@ fn dperf_metrics(measured: f64, wall: f64, ranks: usize) -> (f64, f64) {
     (slowdown, 1.0 / slowdown)
 }
 
-fn print_json(args: &Args, r: &Report, wall: f64, notes: &[String]) -> anyhow::Result<()> {
+fn render_json(args: &Args, r: &Report, wall: f64, notes: &[String]) -> anyhow::Result<String> {
     let mut v = serde_json::json!({
         "simulated_time_s": r.simulated_time_s,
         "ranks": r.ranks,
@@ -201,36 +214,58 @@ fn print_json(args: &Args, r: &Report, wall: f64, notes: &[String]) -> anyhow::R
         v["slowdown"] = serde_json::json!(s);
         v["gain"] = serde_json::json!(g);
     }
-    println!("{}", serde_json::to_string_pretty(&v)?);
-    Ok(())
+    Ok(serde_json::to_string_pretty(&v)? + "\n")
 }
 
-fn print_text(args: &Args, r: &Report, wall: f64, notes: &[String], platform: &Platform) {
-    println!("simulated time: {:.9} s", r.simulated_time_s);
-    println!(
+fn render_text(
+    args: &Args,
+    r: &Report,
+    wall: f64,
+    notes: &[String],
+    platform: &Platform,
+) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "simulated time: {:.9} s", r.simulated_time_s);
+    let _ = writeln!(
+        o,
         "network: {}  ranks: {}  platform: {} ({} hosts)",
         r.network.name(),
         r.ranks.len(),
         args.platform.display(),
         platform.hosts().len()
     );
-    println!(
+    let _ = writeln!(
+        o,
         "actions: {}  messages: {}  wall time: {:.3} s  ({:.0} actions/s)",
         r.actions,
         r.messages,
         wall,
-        if wall > 0.0 { r.actions as f64 / wall } else { 0.0 }
+        if wall > 0.0 {
+            r.actions as f64 / wall
+        } else {
+            0.0
+        }
     );
     if let Some(m) = args.measured_time {
         let (s, g) = dperf_metrics(m, wall, r.ranks.len());
         let err = (r.simulated_time_s - m) / m * 100.0;
-        println!(
+        let _ = writeln!(o,
             "measured: {m:.6} s  prediction error: {err:+.2}%  slowdown: {s:.3e}  gain: {g:.3e}  (dPerf: wall / (measured x processes))"
         );
     }
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::NOTHING);
-    table.set_header(vec!["rank", "host", "compute", "sleep", "communication", "waiting", "finish", "actions"]);
+    table.set_header(vec![
+        "rank",
+        "host",
+        "compute",
+        "sleep",
+        "communication",
+        "waiting",
+        "finish",
+        "actions",
+    ]);
     let show: Vec<&perfcompose_sim::RankReport> = if args.all_ranks || r.ranks.len() <= 32 {
         r.ranks.iter().collect()
     } else {
@@ -248,21 +283,31 @@ fn print_text(args: &Args, r: &Report, wall: f64, notes: &[String], platform: &P
             k.actions.to_string(),
         ]);
     }
-    println!("{table}");
+    let _ = writeln!(o, "{table}");
     if !(args.all_ranks || r.ranks.len() <= 32) {
         let stat = |f: &dyn Fn(&perfcompose_sim::RankReport) -> f64| {
             let v: Vec<f64> = r.ranks.iter().map(f).collect();
             let min = v.iter().copied().fold(f64::INFINITY, f64::min);
             let max = v.iter().copied().fold(0.0, f64::max);
             let mean = v.iter().sum::<f64>() / v.len() as f64;
-            format!("min {} / mean {} / max {}", secs(min), secs(mean), secs(max))
+            format!(
+                "min {} / mean {} / max {}",
+                secs(min),
+                secs(mean),
+                secs(max)
+            )
         };
-        println!("... {} more ranks (--all-ranks to list them)", r.ranks.len() - 16);
-        println!("compute:       {}", stat(&|k| k.compute_s));
-        println!("communication: {}", stat(&|k| k.communication_s));
-        println!("waiting:       {}", stat(&|k| k.waiting_s));
+        let _ = writeln!(
+            o,
+            "... {} more ranks (--all-ranks to list them)",
+            r.ranks.len() - 16
+        );
+        let _ = writeln!(o, "compute:       {}", stat(&|k| k.compute_s));
+        let _ = writeln!(o, "communication: {}", stat(&|k| k.communication_s));
+        let _ = writeln!(o, "waiting:       {}", stat(&|k| k.waiting_s));
     }
     for n in notes {
-        println!("note: {n}");
+        let _ = writeln!(o, "note: {n}");
     }
+    o
 }
