@@ -558,6 +558,8 @@ struct Sim<'a> {
     messages: u64,
     events: u64,
     op_buf: Vec<Op>,
+    solves: u64,
+    solved_flows: u64,
     /// `PERFCOMPOSE_SIM_DEBUG` set: log flow events on stderr (for comparing with SimGrid's
     /// `--log=res_network.thres:debug`).
     debug: bool,
@@ -662,6 +664,8 @@ impl<'a> Sim<'a> {
             events: 0,
             op_buf: Vec::new(),
             debug: std::env::var_os("PERFCOMPOSE_SIM_DEBUG").is_some(),
+            solves: 0,
+            solved_flows: 0,
         }
     }
 
@@ -700,7 +704,9 @@ impl<'a> Sim<'a> {
         }
         if self.debug {
             eprintln!(
-                "reqs {} (free {}), flows {} (free {}), heap {}, flow queue {}",
+                "solves {} (flows {}), reqs {} (free {}), flows {} (free {}), heap {}, flow queue {}",
+                self.solves,
+                self.solved_flows,
                 self.reqs.len(),
                 self.free_reqs.len(),
                 self.flows.len(),
@@ -1574,6 +1580,8 @@ impl<'a> Sim<'a> {
     }
 
     fn solve_component(&mut self) {
+        self.solves += 1;
+        self.solved_flows += self.comp_flows.len() as u64;
         if self.comp_flows.len() == 1 {
             // One flow alone: max-min gives it its narrowest link (or its bound).
             let f = self.comp_flows[0];

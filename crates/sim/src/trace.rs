@@ -672,6 +672,9 @@ fn read_action(
 
 type ParseFail = (usize, String, Option<String>);
 
+/// Most fields on one action line (the longest supported action has 8).
+const MAX_FIELDS: usize = 16;
+
 /// Parse one trace line. Errors carry the 1-based column of the offending token.
 pub fn parse_line(
     line: &str,
@@ -679,22 +682,34 @@ pub fn parse_line(
     defaults: &mut [f64],
     ranks: u32,
 ) -> Result<(u32, Action), ParseFail> {
-    // Tokens with their columns.
-    let mut toks: Vec<(usize, &str)> = Vec::with_capacity(8);
+    // Tokens with their columns, on the stack: a line is parsed per action, so an
+    // allocation here showed up in profiles.
+    let mut buf: [(usize, &str); MAX_FIELDS] = [(0, ""); MAX_FIELDS];
+    let mut ntok = 0;
     let mut i = 0;
     let b = line.as_bytes();
+    let is_space = |c: u8| c == b' ' || c == b'\t' || c == b'\r' || c == b'\n';
     while i < b.len() {
-        while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r' || b[i] == b'\n') {
+        while i < b.len() && is_space(b[i]) {
             i += 1;
         }
         let s = i;
-        while i < b.len() && !(b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r' || b[i] == b'\n') {
+        while i < b.len() && !is_space(b[i]) {
             i += 1;
         }
         if i > s {
-            toks.push((s + 1, &line[s..i]));
+            if ntok == MAX_FIELDS {
+                return Err((
+                    s + 1,
+                    format!("more than {MAX_FIELDS} fields on one line"),
+                    None,
+                ));
+            }
+            buf[ntok] = (s + 1, &line[s..i]);
+            ntok += 1;
         }
     }
+    let toks = &buf[..ntok];
     let line_end = line.trim_end().len() + 1;
     let Some(&(rcol, rtok)) = toks.first() else {
         return Err((1, "empty action line".into(), None));

@@ -1,7 +1,7 @@
 //! Replay semantics on hand-written traces whose times can be worked out by hand, and the
 //! errors bad traces get.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use perfcompose_sim::platform::Platform;
 use perfcompose_sim::trace::TraceSet;
@@ -323,6 +323,3 @@ fn collectives_run_with_every_algorithm() {
         .to_string()
         .contains("power-of-two"));
 }
-
-#[allow(dead_code)]
-fn unused(_: &Path) {}
