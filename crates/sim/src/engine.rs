@@ -476,7 +476,11 @@ struct Rank {
     state: State,
     ops: VecDeque<Op>,
     slots: Vec<u32>,
-    storage: FxMap<Key, VecDeque<Option<u32>>>,
+    /// Pending trace-level requests in posting order with their (src, dst, tag) key, as
+    /// SMPI's replay stores them; `None` marks a request a `test` found complete. A flat
+    /// list: ranks rarely have more than a handful pending, and a map of queues allocated
+    /// per message showed up in profiles.
+    storage: Vec<(Key, Option<u32>)>,
     /// Pending `irecv`/`isend` requests by recency (dPerf's `wait`): (req, serial).
     recent_recv: Vec<(u32, u64)>,
     recent_send: Vec<(u32, u64)>,
@@ -558,6 +562,7 @@ struct Sim<'a> {
     messages: u64,
     events: u64,
     op_buf: Vec<Op>,
+    scratch: Vec<u32>,
     solves: u64,
     solved_flows: u64,
     /// `PERFCOMPOSE_SIM_DEBUG` set: log flow events on stderr (for comparing with SimGrid's
@@ -584,7 +589,7 @@ impl<'a> Sim<'a> {
                     state: State::Running,
                     ops: VecDeque::new(),
                     slots: Vec::new(),
-                    storage: FxMap::default(),
+                    storage: Vec::new(),
                     recent_recv: Vec::new(),
                     recent_send: Vec::new(),
                     count: 0,
@@ -663,6 +668,7 @@ impl<'a> Sim<'a> {
             messages: 0,
             events: 0,
             op_buf: Vec::new(),
+            scratch: Vec::new(),
             debug: std::env::var_os("PERFCOMPOSE_SIM_DEBUG").is_some(),
             solves: 0,
             solved_flows: 0,
@@ -834,12 +840,13 @@ impl<'a> Sim<'a> {
                 let rank = &mut self.ranks[r as usize];
                 rank.recent_recv.clear();
                 rank.recent_send.clear();
-                let storage = std::mem::take(&mut rank.storage);
-                let mut reqs: Vec<u32> = storage.into_values().flatten().flatten().collect();
-                reqs.sort_unstable();
+                let mut reqs = std::mem::take(&mut self.scratch);
+                reqs.clear();
+                reqs.extend(rank.storage.drain(..).filter_map(|(_, q)| q));
                 if !reqs.is_empty() {
                     self.block_on(r, &reqs);
                 }
+                self.scratch = reqs;
             }
             Action::WaitLast => {
                 let q = self.pop_recent(r);
@@ -969,19 +976,15 @@ impl<'a> Sim<'a> {
     /// End of a rank's trace: SMPI waits for the last request of each storage key.
     fn finish_trace(&mut self, r: u32) {
         let storage = std::mem::take(&mut self.ranks[r as usize].storage);
-        let mut last: Vec<u32> = Vec::new();
-        for (_, list) in storage {
-            let mut it = list.into_iter().flatten();
-            let mut final_req = None;
-            for q in it.by_ref() {
-                if let Some(prev) = final_req.replace(q) {
+        let mut last_of: FxMap<Key, u32> = FxMap::default();
+        for (key, q) in storage {
+            if let Some(q) = q {
+                if let Some(prev) = last_of.insert(key, q) {
                     self.release(prev);
                 }
             }
-            if let Some(q) = final_req {
-                last.push(q);
-            }
         }
+        let mut last: Vec<u32> = last_of.into_values().collect();
         last.sort_unstable();
         let rank = &mut self.ranks[r as usize];
         rank.finishing = true;
@@ -1005,7 +1008,7 @@ impl<'a> Sim<'a> {
     fn store(&mut self, r: u32, key: Key, q: u32, send: bool) {
         let serial = self.reqs[q as usize].serial;
         let rank = &mut self.ranks[r as usize];
-        rank.storage.entry(key).or_default().push_back(Some(q));
+        rank.storage.push((key, Some(q)));
         let stack = if send {
             &mut rank.recent_send
         } else {
@@ -1025,12 +1028,8 @@ impl<'a> Sim<'a> {
 
     fn pop_storage(&mut self, r: u32, key: Key) -> Option<Option<u32>> {
         let rank = &mut self.ranks[r as usize];
-        let list = rank.storage.get_mut(&key)?;
-        let q = list.pop_front();
-        if list.is_empty() {
-            rank.storage.remove(&key);
-        }
-        q
+        let pos = rank.storage.iter().position(|(k, _)| *k == key)?;
+        Some(rank.storage.remove(pos).1)
     }
 
     /// dPerf's `wait`: the most recent pending irecv, else isend.
@@ -1050,13 +1049,8 @@ impl<'a> Sim<'a> {
             } else {
                 (req.peer, r, req.tag)
             };
-            if let Some(list) = rank.storage.get_mut(&key) {
-                if let Some(pos) = list.iter().position(|x| *x == Some(q)) {
-                    list.remove(pos);
-                }
-                if list.is_empty() {
-                    rank.storage.remove(&key);
-                }
+            if let Some(pos) = rank.storage.iter().position(|e| *e == (key, Some(q))) {
+                rank.storage.remove(pos);
             }
             return Some(q);
         }
@@ -1105,12 +1099,11 @@ impl<'a> Sim<'a> {
             let req = &self.reqs[q as usize];
             let complete = req.done || (req.send && req.detached);
             let rank = &mut self.ranks[r as usize];
-            let list = rank.storage.entry(key).or_default();
             if complete {
-                list.push_back(None);
+                rank.storage.push((key, None));
                 self.release(q);
             } else {
-                list.push_back(Some(q));
+                rank.storage.push((key, Some(q)));
             }
         }
         self.ready.push_back(r);

@@ -323,3 +323,55 @@ fn collectives_run_with_every_algorithm() {
         .to_string()
         .contains("power-of-two"));
 }
+
+/// Random traces (well-formed or not, deadlocking or not) end in a report or an error,
+/// never a panic or a hang.
+mod random_traces {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line(rank: u32) -> impl Strategy<Value = String> {
+        let peer = 0u32..3;
+        let size = prop_oneof![Just(0.0), Just(100.0), Just(70000.0), 1.0f64..1e6];
+        prop_oneof![
+            (1.0f64..1e8).prop_map(move |f| format!("{rank} compute {f}")),
+            (peer.clone(), 0i32..2, size.clone()).prop_map(move |(p, t, s)| format!("{rank} send {p} {t} {s}")),
+            (peer.clone(), 0i32..2, size.clone()).prop_map(move |(p, t, s)| format!("{rank} isend {p} {t} {s}")),
+            (peer.clone(), 0i32..2).prop_map(move |(p, t)| format!("{rank} recv {p} {t} -1")),
+            (peer.clone(), 0i32..2).prop_map(move |(p, t)| format!("{rank} irecv {p} {t} -1")),
+            (peer.clone(), peer.clone(), 0i32..2).prop_map(move |(a, b, t)| format!("{rank} wait {a} {b} {t}")),
+            (peer.clone(), peer.clone(), 0i32..2).prop_map(move |(a, b, t)| format!("{rank} test {a} {b} {t}")),
+            Just(format!("{rank} waitall")),
+            Just(format!("{rank} barrier")),
+            (size.clone(), 0u32..3).prop_map(move |(s, r)| format!("{rank} bcast {s} {r}")),
+            size.clone().prop_map(move |s| format!("{rank} allreduce {s} 10")),
+            size.clone().prop_map(move |s| format!("{rank} alltoall {s} {s}")),
+            (peer.clone(), size).prop_map(move |(p, s)| format!("{rank} sendRecv {s} {p} {s} {p}")),
+            Just(format!("{rank} sleep 0.001")),
+            Just(format!("{rank} bogus 1 2")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn never_panics(
+            a in proptest::collection::vec(line(0), 0..12),
+            b in proptest::collection::vec(line(1), 0..12),
+            c in proptest::collection::vec(line(2), 0..12),
+            lb in any::<bool>(),
+        ) {
+            let cluster = r#"<platform version="4.1"><cluster id="c" prefix="n" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="50us" bb_bw="200MBps" bb_lat="10us"/></platform>"#;
+            let t: Vec<String> = [a, b, c].iter().map(|v| v.join("\n") + "\n").collect();
+            let case = Case::new("fuzz", cluster, &[&t[0], &t[1], &t[2]]);
+            let cfg = Config {
+                network: if lb { NetworkModel::LatencyBandwidth } else { NetworkModel::MaxMin },
+                ..Config::default()
+            };
+            match case.run_with(&cfg) {
+                Ok(r) => prop_assert!(r.simulated_time_s.is_finite() && r.simulated_time_s >= 0.0),
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+}
