@@ -335,17 +335,23 @@ mod random_traces {
         let size = prop_oneof![Just(0.0), Just(100.0), Just(70000.0), 1.0f64..1e6];
         prop_oneof![
             (1.0f64..1e8).prop_map(move |f| format!("{rank} compute {f}")),
-            (peer.clone(), 0i32..2, size.clone()).prop_map(move |(p, t, s)| format!("{rank} send {p} {t} {s}")),
-            (peer.clone(), 0i32..2, size.clone()).prop_map(move |(p, t, s)| format!("{rank} isend {p} {t} {s}")),
+            (peer.clone(), 0i32..2, size.clone())
+                .prop_map(move |(p, t, s)| format!("{rank} send {p} {t} {s}")),
+            (peer.clone(), 0i32..2, size.clone())
+                .prop_map(move |(p, t, s)| format!("{rank} isend {p} {t} {s}")),
             (peer.clone(), 0i32..2).prop_map(move |(p, t)| format!("{rank} recv {p} {t} -1")),
             (peer.clone(), 0i32..2).prop_map(move |(p, t)| format!("{rank} irecv {p} {t} -1")),
-            (peer.clone(), peer.clone(), 0i32..2).prop_map(move |(a, b, t)| format!("{rank} wait {a} {b} {t}")),
-            (peer.clone(), peer.clone(), 0i32..2).prop_map(move |(a, b, t)| format!("{rank} test {a} {b} {t}")),
+            (peer.clone(), peer.clone(), 0i32..2)
+                .prop_map(move |(a, b, t)| format!("{rank} wait {a} {b} {t}")),
+            (peer.clone(), peer.clone(), 0i32..2)
+                .prop_map(move |(a, b, t)| format!("{rank} test {a} {b} {t}")),
             Just(format!("{rank} waitall")),
             Just(format!("{rank} barrier")),
             (size.clone(), 0u32..3).prop_map(move |(s, r)| format!("{rank} bcast {s} {r}")),
-            size.clone().prop_map(move |s| format!("{rank} allreduce {s} 10")),
-            size.clone().prop_map(move |s| format!("{rank} alltoall {s} {s}")),
+            size.clone()
+                .prop_map(move |s| format!("{rank} allreduce {s} 10")),
+            size.clone()
+                .prop_map(move |s| format!("{rank} alltoall {s} {s}")),
             (peer.clone(), size).prop_map(move |(p, s)| format!("{rank} sendRecv {s} {p} {s} {p}")),
             Just(format!("{rank} sleep 0.001")),
             Just(format!("{rank} bogus 1 2")),
