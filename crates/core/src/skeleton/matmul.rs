@@ -15,7 +15,9 @@
 //!
 //! * **the seed's printed equations** — [`Matmul::dataflow`] (eq. 5) and
 //!   [`Matmul::mpi_binomial`] (eq. 9), with parallel efficiency and overhead (eqs. 6, 7,
-//!   10). These reproduce the seed's Table 3.
+//!   10), and their pieces: [`Matmul::dataflow_broadcast_average`] (eq. 1),
+//!   [`Matmul::roll`] (eq. 2), [`Matmul::block_multiply`] (eq. 3),
+//!   [`Matmul::mpi_broadcast_average`] (eq. 8). These reproduce the seed's Table 3.
 //! * **the same derivation for any broadcast algorithm** — [`Matmul::fox`], built from
 //!   [`crate::comm`]'s cost formulas: `√N · [(N+1)/2·T_sched + ½·B(√N, m²) + R(m²) +
 //!   2m³·T_flops]` with `B` the broadcast and `R = α + m²β` the roll. With the flat
@@ -119,6 +121,53 @@ impl Matmul {
         Expr::product_of(vec![
             Expr::constant(2.0),
             Expr::pow(self.order.clone(), Q::from_integer(3)),
+            self.t_flops.clone(),
+        ])
+    }
+
+    /// Seed 002 eq. 1: Dryad's flat-tree broadcast of one block along a mesh row,
+    /// averaged over the iterations: `(√N−1)/2 · (T_startup + m²·T_comm)`.
+    pub fn dataflow_broadcast_average(&self) -> Expr {
+        let q = self.side();
+        Expr::mul(
+            Expr::div(Expr::sub(q, Expr::one()), Expr::constant(2.0)),
+            Expr::add(
+                self.t_startup.clone(),
+                Expr::mul(self.block_elements(), self.t_comm.clone()),
+            ),
+        )
+    }
+
+    /// Seed 002 eq. 8: MPI's binomial broadcast averaged over the iterations:
+    /// `(√N−1)/2 · T_startup + ⌈log2 √N⌉/2 · m²·T_comm`.
+    pub fn mpi_broadcast_average(&self) -> Expr {
+        let q = self.side();
+        Expr::add(
+            Expr::mul(
+                Expr::div(Expr::sub(q.clone(), Expr::one()), Expr::constant(2.0)),
+                self.t_startup.clone(),
+            ),
+            Expr::product_of(vec![
+                Expr::div(lg_ceil(&q), Expr::constant(2.0)),
+                self.block_elements(),
+                self.t_comm.clone(),
+            ]),
+        )
+    }
+
+    /// Seed 002 eq. 2: rolling a block of B one step, `T_startup + m²·T_comm`.
+    pub fn roll(&self) -> Expr {
+        Expr::add(
+            self.t_startup.clone(),
+            Expr::mul(self.block_elements(), self.t_comm.clone()),
+        )
+    }
+
+    /// Seed 002 eq. 3: one block product, `2m³·T_flops`.
+    pub fn block_multiply(&self) -> Expr {
+        Expr::product_of(vec![
+            Expr::constant(2.0),
+            Expr::pow(self.block_elements(), Q::new(3, 2)),
             self.t_flops.clone(),
         ])
     }
@@ -273,6 +322,40 @@ mod tests {
             let got = mm.dataflow().eval(&e).unwrap();
             assert!(close(got, eq4), "{got} vs {eq4}");
         }
+    }
+
+    #[test]
+    fn eq4_is_sqrt_n_times_the_per_iteration_pieces() {
+        // Eq. 4 = √N·{(N+1)/2·T_sched + eq. 1 + eq. 2 + eq. 3} with the start-ups
+        // dropped, as the seed drops them.
+        let mut mm = Matmul::symbolic();
+        mm.t_startup = Expr::zero();
+        let per_iteration = Expr::sum_of(vec![
+            Expr::mul(
+                Expr::div(
+                    Expr::add(mm.procs.clone(), Expr::one()),
+                    Expr::constant(2.0),
+                ),
+                mm.t_sched.clone(),
+            ),
+            mm.dataflow_broadcast_average(),
+            mm.roll(),
+            mm.block_multiply(),
+        ]);
+        let eq4 = Expr::mul(mm.side(), per_iteration);
+        for (n, m) in [(25.0, 30_000.0), (100.0, 12_000.0)] {
+            let e = env(n, m);
+            assert!(close(
+                eq4.eval(&e).unwrap(),
+                mm.dataflow().eval(&e).unwrap()
+            ));
+        }
+        // Eq. 8 at 25 processes: 2 start-ups and 3/2 blocks.
+        let e = env(25.0, 30_000.0);
+        let b = (30_000.0f64 / 5.0).powi(2) / 8.87e6;
+        let want = 2.0 * 1e-4 + 1.5 * b;
+        let got = Matmul::symbolic().mpi_broadcast_average().eval(&e).unwrap();
+        assert!(close(got, want), "{got} vs {want}");
     }
 
     #[test]
