@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
-use perfcompose_core::comm::{fit_hockney, Timing, Weighting};
+use perfcompose_core::comm::{fit_hockney, fit_hockney_piecewise, Timing, Weighting};
 
 const SIZES: &[usize] = &[1, 8, 64, 512, 4096, 32_768, 262_144, 1_048_576, 4_194_304];
 
@@ -44,17 +44,22 @@ fn main() -> std::io::Result<()> {
     c.set_nodelay(true)?;
     let mut buf = vec![7u8; max];
     let mut samples = Vec::new();
-    for &n in SIZES {
-        // Fewer repetitions for the megabyte messages keep the run short.
-        let r = if n >= 1 << 20 { reps / 10 + 5 } else { reps };
-        for i in 0..r + 5 {
+    // Sizes are interleaved (one round trip of each size per pass) so that a noisy
+    // moment on the shared machine hits every size alike rather than one size.
+    let warmup = 5;
+    for pass in 0..reps + warmup {
+        for &n in SIZES {
+            // Fewer repetitions for the megabyte messages keep the run short.
+            if n >= 1 << 20 && pass % 10 != 0 {
+                continue;
+            }
             let t0 = Instant::now();
             c.write_all(&(n as u64).to_le_bytes())?;
             c.write_all(&buf[..n])?;
             c.read_exact(&mut buf[..n])?;
             let t = t0.elapsed().as_secs_f64();
-            if i >= 5 {
-                samples.push((n as f64, t)); // the first five are warm-up
+            if pass >= warmup {
+                samples.push((n as f64, t));
             }
         }
     }
@@ -78,8 +83,24 @@ fn main() -> std::io::Result<()> {
             Err(e) => println!("{w:?}: {e}"),
         }
     }
+    // Real loopback is not one straight line: three size ranges, breakpoints chosen by
+    // the fit.
+    let pw = fit_hockney_piecewise(&samples, Timing::RoundTrip, Weighting::Relative, 3);
+    match &pw {
+        Ok(pw) => {
+            for p in &pw.pieces {
+                println!(
+                    "piece from {:>8} B: alpha = {:.3} us, beta = {:.4} ns/B",
+                    p.from_bytes,
+                    p.fit.intercept * 1e6,
+                    p.fit.slope * 1e9
+                );
+            }
+        }
+        Err(e) => println!("piecewise: {e}"),
+    }
     // Per size medians, to see how straight the line is.
-    println!("size_B median_one_way_us");
+    println!("size_B median_one_way_us piecewise_us");
     for &n in SIZES {
         let mut v: Vec<f64> = samples
             .iter()
@@ -87,7 +108,8 @@ fn main() -> std::io::Result<()> {
             .map(|s| s.1 / 2.0)
             .collect();
         v.sort_by(f64::total_cmp);
-        println!("{n} {:.3}", v[v.len() / 2] * 1e6);
+        let piecewise = pw.as_ref().map_or(f64::NAN, |p| p.eval(n as f64));
+        println!("{n} {:.3} {:.3}", v[v.len() / 2] * 1e6, piecewise * 1e6);
     }
     Ok(())
 }

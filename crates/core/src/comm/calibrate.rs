@@ -230,6 +230,168 @@ pub fn fit_hockney(
     })
 }
 
+/// One size range of a piecewise Hockney model: `α + β·n` for `n ≥ from_bytes` (up to
+/// the next piece).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HockneyPiece {
+    pub from_bytes: f64,
+    /// The line on this range; its `alpha` is the intercept of the extrapolated line and
+    /// may be negative for pieces after the first.
+    pub fit: LineFit,
+}
+
+/// Hockney's line fitted separately on consecutive message-size ranges — what real
+/// networks need where eager/rendezvous protocols or caches bend the line (seed 004's
+/// "linear by pieces").
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiecewiseHockney {
+    /// In increasing `from_bytes`; the first starts at the smallest size measured.
+    pub pieces: Vec<HockneyPiece>,
+    /// Weighted residual sum of squares of all pieces together.
+    pub rss: f64,
+}
+
+impl PiecewiseHockney {
+    /// The time of one message of `bytes`.
+    pub fn eval(&self, bytes: f64) -> f64 {
+        let piece = self
+            .pieces
+            .iter()
+            .rev()
+            .find(|p| bytes >= p.from_bytes)
+            .or(self.pieces.first());
+        piece.map_or(f64::NAN, |p| p.fit.intercept + p.fit.slope * bytes)
+    }
+
+    /// The model as an expression in `bytes`: the first line plus, for each later piece
+    /// starting at `b`, `[bytes ≥ b]·(line − previous line)`, where the step
+    /// `[bytes ≥ b] = min(1, floor(bytes / b))` holds for sizes ≥ 0.
+    pub fn model(&self, bytes: &Expr) -> Expr {
+        let line = |p: &HockneyPiece| {
+            Expr::add(
+                Expr::constant(p.fit.intercept),
+                Expr::mul(Expr::constant(p.fit.slope), bytes.clone()),
+            )
+        };
+        let mut parts = Vec::new();
+        let mut prev: Option<&HockneyPiece> = None;
+        for p in &self.pieces {
+            match prev {
+                None => parts.push(line(p)),
+                Some(q) => {
+                    let step = Expr::min(
+                        Expr::one(),
+                        Expr::floor(Expr::div(bytes.clone(), Expr::constant(p.from_bytes))),
+                    );
+                    parts.push(Expr::mul(step, Expr::sub(line(p), line(q))));
+                }
+            }
+            prev = Some(p);
+        }
+        Expr::sum_of(parts)
+    }
+}
+
+/// Fit a piecewise Hockney model with `pieces` size ranges, choosing the breakpoints
+/// (between measured sizes) that minimise the total weighted residual; every range
+/// holds at least two distinct sizes and has a non-negative slope. Times are halved
+/// first for round trips.
+pub fn fit_hockney_piecewise(
+    samples: &[(f64, f64)],
+    timing: Timing,
+    weighting: Weighting,
+    pieces: usize,
+) -> Result<PiecewiseHockney, CalibrationError> {
+    for (index, &(bytes, seconds)) in samples.iter().enumerate() {
+        if !(bytes.is_finite() && bytes >= 0.0 && seconds.is_finite() && seconds > 0.0) {
+            return Err(CalibrationError::BadSample {
+                index,
+                bytes,
+                seconds,
+            });
+        }
+    }
+    let scale = match timing {
+        Timing::OneWay => 1.0,
+        Timing::RoundTrip => 0.5,
+    };
+    let mut sizes: Vec<f64> = samples.iter().map(|s| s.0).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    let pieces = pieces.max(1);
+    if sizes.len() < 2 * pieces {
+        return Err(CalibrationError::TooFewSizes(sizes.len()));
+    }
+    // Samples of the size range sizes[a..b].
+    let range = |a: usize, b: usize| -> Vec<(f64, f64)> {
+        samples
+            .iter()
+            .filter(|s| s.0 >= sizes[a] && s.0 <= sizes[b - 1])
+            .map(|&(n, t)| (n, t * scale))
+            .collect()
+    };
+    let weighted_rss = |f: &LineFit, pts: &[(f64, f64)]| -> f64 {
+        pts.iter()
+            .map(|&(n, t)| {
+                let r = t - f.intercept - f.slope * n;
+                match weighting {
+                    Weighting::Relative => (r / t).powi(2),
+                    Weighting::Absolute => r * r,
+                }
+            })
+            .sum()
+    };
+    let s = sizes.len();
+    // line[a][b]: the fit of one line to sizes[a..b] and its residual; dynamic
+    // programming over the first size of each piece.
+    let mut line: Vec<Vec<Option<(LineFit, f64)>>> = vec![vec![None; s + 1]; s + 1];
+    for (a, row) in line.iter_mut().enumerate().take(s) {
+        for (b, slot) in row.iter_mut().enumerate().skip(a + 2) {
+            let pts = range(a, b);
+            let f = fit_line(&pts, weighting)?;
+            // A range whose time falls with size is noise, not a network regime.
+            if f.slope >= 0.0 {
+                let r = weighted_rss(&f, &pts);
+                *slot = Some((f, r));
+            }
+        }
+    }
+    // best[k][b]: least total residual of k pieces covering sizes[0..b], with the start
+    // of the last piece.
+    let mut best: Vec<Vec<Option<(f64, usize)>>> = vec![vec![None; s + 1]; pieces + 1];
+    best[0][0] = Some((0.0, 0));
+    for k in 1..=pieces {
+        for b in 2..=s {
+            for a in 0..b.saturating_sub(1) {
+                let (Some((prev, _)), Some((_, r))) = (best[k - 1][a], &line[a][b]) else {
+                    continue;
+                };
+                let total = prev + r;
+                if best[k][b].is_none_or(|(t, _)| total < t) {
+                    best[k][b] = Some((total, a));
+                }
+            }
+        }
+    }
+    let Some((rss, _)) = best[pieces][s] else {
+        return Err(CalibrationError::TooFewSizes(sizes.len()));
+    };
+    let mut out = Vec::new();
+    let (mut k, mut b) = (pieces, s);
+    while k > 0 {
+        let (_, a) = best[k][b].expect("reachable state");
+        let (fit, _) = line[a][b].clone().expect("fitted range");
+        out.push(HockneyPiece {
+            from_bytes: sizes[a],
+            fit,
+        });
+        b = a;
+        k -= 1;
+    }
+    out.reverse();
+    Ok(PiecewiseHockney { pieces: out, rss })
+}
+
 /// Fit Hockney's `α`, `β` to one series of an experiment whose parameter `size_param`
 /// is the message size in bytes (every repetition is a sample).
 pub fn fit_hockney_series(
@@ -385,6 +547,44 @@ mod tests {
         assert!(matches!(
             fit_hockney_series(&exp, &key, "p", Timing::OneWay, Weighting::Relative),
             Err(CalibrationError::MissingParameter(_))
+        ));
+    }
+
+    #[test]
+    fn piecewise_fit_finds_the_protocol_switch() {
+        // Eager below 64 KiB, rendezvous (extra handshake, other bandwidth) above.
+        let truth = |n: f64| {
+            if n < 65_536.0 {
+                2e-6 + 1e-10 * n
+            } else {
+                1e-5 + 2e-10 * n
+            }
+        };
+        let samples: Vec<(f64, f64)> = sizes().iter().map(|&n| (n, truth(n))).collect();
+        let pw = fit_hockney_piecewise(&samples, Timing::OneWay, Weighting::Relative, 2).unwrap();
+        assert_eq!(pw.pieces.len(), 2);
+        assert_eq!(pw.pieces[1].from_bytes, 65_536.0);
+        assert!(pw.rss < EXACT_TOL);
+        for &n in &sizes() {
+            assert!(
+                ((pw.eval(n) - truth(n)) / truth(n)).abs() < EXACT_TOL,
+                "{n}"
+            );
+            let m = pw.model(&Expr::constant(n)).as_constant().unwrap();
+            assert!(((m - truth(n)) / truth(n)).abs() < EXACT_TOL, "{n}");
+        }
+        // Symbolic in the size, and exact at any size.
+        let e = pw.model(&Expr::param("n"));
+        for n in [1.0, 65_535.0, 65_536.0, 1e6] {
+            let v = e.eval_at(&[("n", n)]).unwrap();
+            assert!(((v - truth(n)) / truth(n)).abs() < EXACT_TOL, "{n}");
+        }
+        // One piece is the plain fit; too many pieces for the sizes is an error.
+        let one = fit_hockney_piecewise(&samples, Timing::OneWay, Weighting::Relative, 1).unwrap();
+        assert!(one.rss > pw.rss);
+        assert!(matches!(
+            fit_hockney_piecewise(&samples[..5], Timing::OneWay, Weighting::Relative, 3),
+            Err(CalibrationError::TooFewSizes(5))
         ));
     }
 }

@@ -21,8 +21,8 @@ mod library;
 mod p2p;
 
 pub use calibrate::{
-    fit_hockney, fit_hockney_series, fit_line, CalibrationError, HockneyFit, LineFit, Timing,
-    Weighting,
+    fit_hockney, fit_hockney_piecewise, fit_hockney_series, fit_line, CalibrationError, HockneyFit,
+    HockneyPiece, LineFit, PiecewiseHockney, Timing, Weighting,
 };
 pub use collective::{
     lg_ceil, lg_floor, not_pow2, optimal_segment_size, optimal_segments, pow2_floor, Algorithm,
