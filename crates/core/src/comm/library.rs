@@ -141,7 +141,8 @@ fn collective(
     mut args: Vec<Expr>,
 ) -> Result<Expr, String> {
     let shape = algo.shape();
-    let sig = signature(fname, shape);
+    let full = signature(fname, shape);
+    let sig = full.trim_start_matches(fname);
     let (lo, hi) = match shape {
         Shape::Plain => (2, 2),
         Shape::Reduction => (2, 3),
@@ -149,7 +150,7 @@ fn collective(
         Shape::Barrier => (1, 1),
     };
     if args.len() < lo || args.len() > hi {
-        return Err(arity(fname, &sig, args.len()));
+        return Err(arity(fname, sig, args.len()));
     }
     check_count("the process count", fname, &args[0], 1.0)?;
     let n = if shape == Shape::Barrier {
@@ -340,10 +341,7 @@ mod tests {
     #[test]
     fn bad_calls_get_clear_errors() {
         let msg = parse("bcast_binomial(p)").unwrap_err();
-        assert_eq!(
-            msg,
-            "`bcast_binomial` takes bcast_binomial(p, bytes), got 1 argument"
-        );
+        assert_eq!(msg, "`bcast_binomial` takes (p, bytes), got 1 argument");
         let msg = parse("bcast_binomial(2.5, 10)").unwrap_err();
         assert!(
             msg.contains("process count must be a whole number"),
