@@ -82,6 +82,38 @@ impl HockneyFit {
         [(names::ALPHA, self.alpha), (names::BETA, self.beta)]
     }
 
+    /// The LogGP model with the same message times, given the per-message CPU overhead
+    /// `o` and injection gap `g` measured otherwise (a ping-pong sees only `L + 2o` and
+    /// `G`): `G = β`, `L = α − 2o + G`.
+    ///
+    /// ```
+    /// use perfcompose_core::comm::{fit_hockney, Timing, Weighting};
+    /// use perfcompose_core::model::Expr;
+    /// let fit = fit_hockney(&[(1.0, 3e-6), (1e6, 3e-6 + 1e-3)], Timing::OneWay, Weighting::Relative).unwrap();
+    /// let n = Expr::constant(4096.0);
+    /// let t = fit.loggp(5e-7, 1e-6).message(&n).as_constant().unwrap();
+    /// let h = fit.model().message(&n).as_constant().unwrap();
+    /// assert!((t - h).abs() < 1e-15);
+    /// ```
+    pub fn loggp(&self, overhead: f64, gap: f64) -> PointToPoint {
+        let [l, o, g, big_g] = self
+            .loggp_bindings(overhead, gap)
+            .map(|(_, v)| Expr::constant(v));
+        PointToPoint::loggp_with(l, o, g, big_g)
+    }
+
+    /// Bindings for the free LogGP parameters of [`super::CommLibrary`]'s `*_loggp`
+    /// functions, as [`HockneyFit::loggp`] derives them.
+    pub fn loggp_bindings(&self, overhead: f64, gap: f64) -> [(&'static str, f64); 4] {
+        let big_g = self.beta;
+        [
+            (names::L, self.alpha - 2.0 * overhead + big_g),
+            (names::O, overhead),
+            (names::G_SHORT, gap),
+            (names::G_LONG, big_g),
+        ]
+    }
+
     /// Asymptotic bandwidth, bytes per second.
     pub fn bandwidth(&self) -> f64 {
         1.0 / self.beta
