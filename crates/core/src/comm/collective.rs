@@ -275,7 +275,7 @@ impl Algorithm {
         let frac_pp = || frac(&pp());
         match self {
             BcastFlat => net.sequential_sends(&p1(), n),
-            BcastBinomial => Expr::mul(lg_ceil(p), net.message(n)),
+            BcastBinomial => binomial_bcast(net, p, n),
             BcastPipeline => {
                 let k = segments.cloned().unwrap_or_else(Expr::one);
                 pipeline(net, p, n, &k)
@@ -351,6 +351,76 @@ impl Algorithm {
             ),
         }
     }
+}
+
+/// Largest process count for which the LogGP binomial tree is played rank by rank.
+const MAX_PLAYED_TREE: f64 = 1_048_576.0;
+
+/// Binomial broadcast. Under Hockney a sender is busy for a whole message, and the root's
+/// last child, `⌈log2 p⌉` messages after the start, is the last rank served.
+///
+/// Under LogGP a sender may start its next message after the injection interval
+/// `I = max(g, o + (n−1)G) ≤` the message time `T`, so rank `r` is reached at
+/// `hops(r)·T + waits(r)·I`, where `waits` counts the earlier children its ancestors served
+/// first (MPICH order: largest subtree first; children past `p − 1` do not exist and cost
+/// nothing). For a constant `p` the model is the maximum of those arrival times over the
+/// ranks — only the undominated `(hops, waits)` pairs are kept — and is exact; for a
+/// symbolic `p` it is `⌈log2 p⌉·T`, exact when `I = T` and an upper bound otherwise.
+fn binomial_bcast(net: &PointToPoint, p: &Expr, n: &Expr) -> Expr {
+    let rounds = Expr::mul(lg_ceil(p), net.message(n));
+    let PointToPoint::LogGP { .. } = net else {
+        return rounds;
+    };
+    let Some(pv) = p.as_constant() else {
+        return rounds;
+    };
+    if !(pv.fract() == 0.0 && (1.0..=MAX_PLAYED_TREE).contains(&pv)) {
+        return rounds;
+    }
+    let p = pv as u64;
+    let top = p.next_power_of_two().trailing_zeros();
+    // (hops, waits) of every rank, walking the tree from the root.
+    let mut pairs: Vec<(u64, u64)> = Vec::new();
+    let mut stack = vec![(0u64, top, 0u64, 0u64)]; // (rank, child bits, hops, waits)
+    while let Some((r, bits, hops, waits)) = stack.pop() {
+        if r > 0 {
+            pairs.push((hops, waits));
+        }
+        let mut served = 0;
+        for k in (0..bits).rev() {
+            let child = r + (1u64 << k);
+            if child < p {
+                stack.push((child, k, hops + 1, waits + served));
+                served += 1;
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    // With T ≥ 0 and I ≥ 0, a pair with no more hops and no more waits than another never
+    // arrives later.
+    let undominated: Vec<(u64, u64)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(h, w)| {
+            !pairs
+                .iter()
+                .any(|&(h2, w2)| (h2, w2) != (h, w) && h2 >= h && w2 >= w)
+        })
+        .collect();
+    let t = net.message(n);
+    let i = net.injection_interval(n);
+    Expr::max_of(
+        undominated
+            .into_iter()
+            .map(|(h, w)| {
+                Expr::add(
+                    Expr::mul(Expr::constant(h as f64), t.clone()),
+                    Expr::mul(Expr::constant(w as f64), i.clone()),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// `⌈log2 p⌉`: rounds of a binomial tree, of dissemination, of Bruck.

@@ -466,9 +466,12 @@ fn loggp_variants_reduce_to_hockney_shape_with_effective_parameters() {
             .cost(&hock, &p, &n, Some(&k), None)
             .eval_at(&env)
             .unwrap();
+        // Algorithms where one process sends several messages in a row: LogGP lets those
+        // sends overlap.
         let flat = matches!(
             algo,
             Algorithm::BcastFlat
+                | Algorithm::BcastBinomial
                 | Algorithm::ScatterFlat
                 | Algorithm::GatherFlat
                 | Algorithm::ReduceFlat
@@ -495,4 +498,60 @@ fn names_round_trip() {
         assert!(!a.hockney_formula().is_empty());
     }
     assert_eq!(Algorithm::from_name("bcast_nonsense"), None);
+}
+
+/// The LogGP binomial broadcast played rank by rank with explicit clocks: every process
+/// forwards to its children (largest subtree first), starting a new send one injection
+/// interval after the previous one.
+fn played_binomial_loggp(p: u64, t: f64, i: f64) -> f64 {
+    let top = p.next_power_of_two().trailing_zeros();
+    let mut finish: f64 = 0.0;
+    let mut stack = vec![(0u64, top, 0.0f64)];
+    while let Some((r, bits, at)) = stack.pop() {
+        finish = finish.max(at);
+        let mut start = at;
+        for k in (0..bits).rev() {
+            let child = r + (1u64 << k);
+            if child < p {
+                stack.push((child, k, start + t));
+                start += i;
+            }
+        }
+    }
+    finish
+}
+
+#[test]
+fn loggp_binomial_broadcast_matches_the_played_tree() {
+    let net = PointToPoint::loggp();
+    let n = 65_537.0;
+    for (l, o, g, big_g) in [
+        (5e-6f64, 1e-6f64, 2e-6f64, 1e-9f64),// interval o + (n-1)G < message
+        (5e-6, 1e-6, 5e-4, 1e-9), // a gap longer than a message
+        (1e-6, 0.0, 0.0, 2e-9),   // free injection
+    ] {
+        let env = [("L", l), ("o", o), ("g", g), ("G", big_g)];
+        let t = l + 2.0 * o + (n - 1.0) * big_g;
+        let i = g.max(o + (n - 1.0) * big_g);
+        for p in 1..=70u64 {
+            let e = Algorithm::BcastBinomial.cost(
+                &net,
+                &Expr::constant(p as f64),
+                &Expr::constant(n),
+                None,
+                None,
+            );
+            let got = e.eval_at(&env).unwrap();
+            let want = played_binomial_loggp(p, t, i);
+            assert!(close(got, want), "p = {p}, g = {g}: {got} vs {want}");
+        }
+    }
+    // With the interval equal to the message time it is Hockney's ⌈log2 p⌉ rounds.
+    for p in 1..=70u64 {
+        let rounds = (p as f64).log2().ceil();
+        assert!(close(played_binomial_loggp(p, 1.0, 1.0), rounds), "p = {p}");
+    }
+    // A symbolic p keeps the ⌈log2 p⌉ rounds, an upper bound.
+    let sym = Algorithm::BcastBinomial.cost(&net, &Expr::param("p"), &Expr::param("n"), None, None);
+    assert!(sym.to_string().contains("ceil(log2(p))"), "{sym}");
 }
