@@ -292,3 +292,53 @@ fn seed004_connected_components() {
     .unwrap();
     golden("seed004_connected_components.out", &out);
 }
+
+/// The same prediction through the term language: `dc(...)` composed from a
+/// components file whose exchange is the communication library's `exchange(x)`.
+#[test]
+fn seed004_through_the_dc_term() {
+    use perfcompose_core::components::{Components, LoadOptions};
+    use perfcompose_core::compose::{compose, ComposeOptions};
+    use perfcompose_core::term::parse_term;
+
+    let s: Seed004 = toml::from_str(&read("seed004_connected_components.toml")).unwrap();
+    let path = testdata("seed004_components.toml");
+    let opts = LoadOptions {
+        library: &StandardLibrary,
+        ..LoadOptions::default()
+    };
+    let components = Components::load(std::path::Path::new(&path), opts)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let term = parse_term(
+        "<term>",
+        "dc(divide, combine, leaf, procs=8, exchange=ex, size=1024000)",
+    )
+    .unwrap();
+    let composed = compose(&term, &components, ComposeOptions::default())
+        .unwrap_or_else(|d| panic!("{}", d.render()))
+        .model;
+    let env = [
+        ("x", s.at["M"]),
+        ("N", s.at["N"]),
+        ("l", s.at["l"]),
+        ("g", s.at["g"]),
+    ];
+    let via_term = composed.eval_at(&env).unwrap();
+
+    // The skeleton model of the same blocks.
+    let hdc = Hypercube {
+        procs: Expr::constant(s.procs),
+        divided: vec![s.divided.clone()],
+        divide: block(&s, "divide"),
+        combine: block(&s, "combine"),
+        leaf: block(&s, "leaf"),
+        exchange: block(&s, "exchange"),
+    };
+    let env4: Vec<(String, f64)> = s.at.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let via_skeleton = hdc.model().unwrap().eval(&env4).unwrap();
+    assert!(
+        rel(via_term, via_skeleton) < EXACT_TOL,
+        "{via_term} vs {via_skeleton}"
+    );
+    assert!(rel(via_term, s.paper.predicted) < PREDICTION_TOL);
+}

@@ -526,9 +526,9 @@ fn loggp_binomial_broadcast_matches_the_played_tree() {
     let net = PointToPoint::loggp();
     let n = 65_537.0;
     for (l, o, g, big_g) in [
-        (5e-6f64, 1e-6f64, 2e-6f64, 1e-9f64),// interval o + (n-1)G < message
-        (5e-6, 1e-6, 5e-4, 1e-9), // a gap longer than a message
-        (1e-6, 0.0, 0.0, 2e-9),   // free injection
+        (5e-6f64, 1e-6f64, 2e-6f64, 1e-9f64), // interval o + (n-1)G < message
+        (5e-6, 1e-6, 5e-4, 1e-9),             // a gap longer than a message
+        (1e-6, 0.0, 0.0, 2e-9),               // free injection
     ] {
         let env = [("L", l), ("o", o), ("g", g), ("G", big_g)];
         let t = l + 2.0 * o + (n - 1.0) * big_g;
