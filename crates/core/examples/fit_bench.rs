@@ -250,7 +250,16 @@ fn main() {
     let out_dir = root.join("bench-out");
     std::fs::create_dir_all(&out_dir).expect("bench-out/");
 
-    let ours = modeler("perfcompose").unwrap();
+    // `--z F` benchmarks our modeler with another significance (for tuning on a seed
+    // other than the reported one).
+    let tuned = flag("--z").map(|z| perfcompose_core::fit::refined::Refined {
+        z: z.parse().expect("--z F"),
+        ..perfcompose_core::fit::refined::Refined::DEFAULT
+    });
+    let ours: &dyn Modeler = match &tuned {
+        Some(t) => t,
+        None => modeler("perfcompose").unwrap(),
+    };
     let compat = modeler("extrap").unwrap();
     let mut rows: Vec<(String, Vec<Score>)> = Vec::new();
     let mut fidelity = (0usize, 0usize);
@@ -279,7 +288,12 @@ fn main() {
             .collect();
         let mut scores = Vec::new();
         let mut ours_models = Vec::new();
-        for m in [ours, compat] {
+        let ms: Vec<&dyn Modeler> = if args.iter().any(|a| a == "--no-compat") {
+            vec![ours]
+        } else {
+            vec![ours, compat]
+        };
+        for m in ms {
             let (models, t) = time_modeler(m, class, &data);
             let mut s = Score {
                 name: format!("perfcompose --modeler {}", m.name()),
@@ -330,7 +344,7 @@ fn main() {
                 s.add(&r.truth, m, id, class);
             }
             // How often our reproduction picks Extra-P's exponents.
-            for (r, ours) in data.iter().zip(&ours_models[1]) {
+            for (r, ours) in data.iter().zip(ours_models.last().unwrap()) {
                 let (_, m) = models.iter().find(|(n, _)| *n == r.name).unwrap();
                 fidelity.1 += 1;
                 fidelity.0 += synth::same_exponents(m, ours) as usize;

@@ -27,7 +27,40 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
+use std::sync::OnceLock;
+
+/// A multiply-rotate hasher for the small integer keys of the term cache (SipHash,
+/// the default, showed up in profiles; no adversary chooses these keys).
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// [`forms`] for 1..=4 active parameters, built once.
+fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
+    static FORMS: OnceLock<Vec<Vec<Vec<Vec<usize>>>>> = OnceLock::new();
+    &FORMS.get_or_init(|| (0..=4).map(forms).collect())[k]
+}
 
 use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
 use super::lsq::{affine, constant, lstsq};
@@ -51,7 +84,11 @@ use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
 use crate::measure::Point;
 use crate::model::{Monomial, Pmnf, Power};
 
-/// The modeler, with its one tuning knob.
+/// Multi-parameter candidates (form × exponents) ranked best by the Gram shortcut and
+/// refitted exactly.
+const REFINED_FORMS: usize = 6;
+
+/// The modeler, with its tuning knobs.
 #[derive(Clone, Copy, Debug)]
 pub struct Refined {
     /// Significance in standard deviations: a term must reduce `WRSS/σ²` by `z²`.
@@ -108,7 +145,7 @@ struct Ctx<'a> {
     /// 5×5×5 grid, not 125), which is most of what makes this modeler fast.
     index: Vec<Vec<usize>>,
     distinct: Vec<Vec<f64>>,
-    powers: RefCell<HashMap<(usize, Power), Rc<Vec<f64>>>>,
+    powers: RefCell<HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -132,7 +169,7 @@ impl<'a> Ctx<'a> {
             lambda,
             index,
             distinct,
-            powers: RefCell::new(HashMap::new()),
+            powers: RefCell::new(HashMap::default()),
         }
     }
 
@@ -366,15 +403,56 @@ impl Refined {
                 .map(|t| t.iter().map(|&i| (active[i].0, choice[i])).collect())
                 .collect()
         };
-        // Fit every form with each parameter's best exponent.
-        let mut fitted: Vec<(Candidate, Option<Vec<Vec<usize>>>)> = forms(active.len())
-            .into_iter()
-            .filter_map(|form| Some((ctx.fit(build(&form, &choice))?, Some(form))))
-            .collect();
-        // One parameter: a second term where the data supports it.
-        if parameters.len() == 1 && active.len() == 1 {
-            if let Some(two) = self.second_term(&ctx) {
-                fitted.push((two, None));
+        let mut fitted: Vec<Candidate> = Vec::new();
+        if active.len() == 1 {
+            if let Some(c) = ctx.fit(build(&[vec![0]], &choice)) {
+                fitted.push(c);
+            }
+            // One parameter: a second term where the data supports it.
+            if parameters.len() == 1 {
+                if let Some(two) = self.second_term(&ctx) {
+                    fitted.push(two);
+                }
+            }
+        } else {
+            // Every form with every combination of each parameter's runners-up (its
+            // best exponent along the lines is not always its best inside a product or
+            // a sum), ranked cheaply from one Gram matrix per combination; the best few
+            // are refitted by QR.
+            let k = if active.len() <= 3 { self.alternatives.max(1) } else { 2 };
+            let mut combos: Vec<Vec<Power>> = vec![Vec::new()];
+            for (_, alts) in &active {
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        alts.iter().take(k).map(move |a| {
+                            let mut c = c.clone();
+                            c.push(*a);
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            let all_forms = forms_cached(active.len());
+            let sigma2_rank = sigma2;
+            let mut ranked: Vec<(f64, usize, usize)> = Vec::new();
+            for (ci, combo) in combos.iter().enumerate() {
+                let gram = Gram::new(&ctx, &active, combo);
+                for (fi, form) in all_forms.iter().enumerate() {
+                    if let Some(wrss) = gram.wrss(form, data.len()) {
+                        let score = wrss / sigma2_rank + ctx.lambda * (form.len() + 1) as f64;
+                        ranked.push((score, ci, fi));
+                    }
+                }
+            }
+            if ranked.len() > REFINED_FORMS {
+                ranked.select_nth_unstable_by(REFINED_FORMS, |a, b| a.0.total_cmp(&b.0));
+                ranked.truncate(REFINED_FORMS);
+            }
+            for &(_, ci, fi) in &ranked {
+                if let Some(c) = ctx.fit(build(&all_forms[fi], &combos[ci])) {
+                    fitted.push(c);
+                }
             }
         }
         // Without repetitions, σ² for choosing among sizes comes from the best residual
@@ -383,34 +461,18 @@ impl Refined {
             Some((v, _)) => v,
             None => fitted
                 .iter()
-                .filter(|(c, _)| n > c.size())
-                .map(|(c, _)| c.wrss / (n - c.size()) as f64)
+                .filter(|c| n > c.size())
+                .map(|c| c.wrss / (n - c.size()) as f64)
                 .fold(sigma2, f64::min)
                 .max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA),
         };
-        let Some((mut cand, form)) = fitted
+        let Some(cand) = fitted
             .into_iter()
-            .min_by(|a, b| ctx.score(&a.0, sigma2).total_cmp(&ctx.score(&b.0, sigma2)))
+            .min_by(|a, b| ctx.score(a, sigma2).total_cmp(&ctx.score(b, sigma2)))
         else {
             warnings.push("no model could be fitted; constant model used".into());
             return (constant_model(), ctx.w, warnings);
         };
-        // Re-check each exponent against its runners-up within the chosen form.
-        if let (Some(form), true) = (form, active.len() > 1) {
-            let mut choice = choice;
-            for i in 0..active.len() {
-                for alt in active[i].1.clone().into_iter().skip(1) {
-                    let mut trial = choice.clone();
-                    trial[i] = alt;
-                    if let Some(c) = ctx.fit(build(&form, &trial)) {
-                        if c.wrss < cand.wrss {
-                            cand = c;
-                            choice = trial;
-                        }
-                    }
-                }
-            }
-        }
         // The constant-only model competes too.
         let const_score = const_wrss / sigma2 + ctx.lambda;
         if const_score <= ctx.score(&cand, sigma2) {
@@ -490,6 +552,145 @@ impl Refined {
             .min_by(|x, y| x.wrss.total_cmp(&y.wrss))
     }
 }
+
+/// The weighted, unit-length columns of every product of the active parameters' terms
+/// (one per non-empty subset, plus the constant) and their Gram matrix, so that any form
+/// — a set of those products — is scored by a tiny normal-equation solve.
+struct Gram {
+    cols: Vec<Vec<f64>>,
+    g: Vec<Vec<f64>>,
+    yw: Vec<f64>,
+    /// `colsᵀ·yw` and `ywᵀ·yw`.
+    rhs: Vec<f64>,
+    yy: f64,
+}
+
+impl Gram {
+    fn new(ctx: &Ctx, active: &[(usize, Vec<Power>)], choice: &[Power]) -> Gram {
+        let k = active.len();
+        let n = ctx.data.len();
+        let sw: Vec<f64> = ctx.w.iter().map(|w| w.sqrt()).collect();
+        let yw: Vec<f64> = (0..n).map(|i| sw[i] * ctx.data.y[i]).collect();
+        // Column 0: the constant; column `mask`: the product over the set bits.
+        let mut cols: Vec<Vec<f64>> = Vec::with_capacity(1 << k);
+        for mask in 0usize..(1 << k) {
+            let term: Vec<(usize, Power)> = (0..k)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| (active[i].0, choice[i]))
+                .collect();
+            let raw = ctx.column(&term);
+            let mut c: Vec<f64> = raw.iter().zip(&sw).map(|(v, s)| v * s).collect();
+            let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 0.0 && norm.is_finite() {
+                c.iter_mut().for_each(|v| *v /= norm);
+            }
+            cols.push(c);
+        }
+        let m = cols.len();
+        let mut g = vec![vec![0.0; m]; m];
+        for a in 0..m {
+            for b in a..m {
+                let d: f64 = cols[a].iter().zip(&cols[b]).map(|(x, y)| x * y).sum();
+                g[a][b] = d;
+                g[b][a] = d;
+            }
+        }
+        let rhs = cols
+            .iter()
+            .map(|c| c.iter().zip(&yw).map(|(x, y)| x * y).sum())
+            .collect();
+        let yy = yw.iter().map(|y| y * y).sum();
+        Gram {
+            cols,
+            g,
+            yw,
+            rhs,
+            yy,
+        }
+    }
+
+    /// Weighted RSS of a form (constant plus the given products), with the constant
+    /// constrained to be non-negative and term coefficients to be non-negative when
+    /// there are several; `None` when the columns are (nearly) dependent or a sign
+    /// constraint fails.
+    fn wrss(&self, form: &[Vec<usize>], n: usize) -> Option<f64> {
+        if form.len() + 1 >= n {
+            return None;
+        }
+        let mut idx: Vec<usize> = vec![0];
+        idx.extend(form.iter().map(|t| t.iter().map(|i| 1usize << i).sum::<usize>()));
+        let (beta, explained) = match self.solve(&idx) {
+            Some((b, e)) if b[0] >= 0.0 => (b, e),
+            _ => {
+                let (mut b, e) = self.solve(&idx[1..])?;
+                b.insert(0, 0.0);
+                (b, e)
+            }
+        };
+        if form.len() >= 2 && beta[1..].iter().any(|&c| c < 0.0) {
+            return None;
+        }
+        let fast = self.yy - explained;
+        if fast > EXACT_FIT * self.yy {
+            return Some(fast);
+        }
+        // A (nearly) exact fit: the difference above is all rounding, sum the residuals.
+        let mut wrss = 0.0;
+        for (i, y) in self.yw.iter().enumerate() {
+            let p: f64 = idx.iter().zip(&beta).map(|(&c, b)| b * self.cols[c][i]).sum();
+            wrss += (y - p) * (y - p);
+        }
+        Some(wrss)
+    }
+
+    /// Least squares on the columns `idx` by Cholesky of their Gram matrix: the
+    /// coefficients and the explained sum of squares `|L⁻¹Aᵀy|²`.
+    fn solve(&self, idx: &[usize]) -> Option<(Vec<f64>, f64)> {
+        let p = idx.len();
+        let mut l = vec![vec![0.0; p]; p];
+        for a in 0..p {
+            for b in 0..=a {
+                let mut s = self.g[idx[a]][idx[b]];
+                for c in 0..b {
+                    s -= l[a][c] * l[b][c];
+                }
+                if a == b {
+                    if !(s > GRAM_PIVOT) {
+                        return None;
+                    }
+                    l[a][a] = s.sqrt();
+                } else {
+                    l[a][b] = s / l[b][b];
+                }
+            }
+        }
+        let rhs: Vec<f64> = idx.iter().map(|&c| self.rhs[c]).collect();
+        let mut z = vec![0.0; p];
+        for a in 0..p {
+            let mut s = rhs[a];
+            for c in 0..a {
+                s -= l[a][c] * z[c];
+            }
+            z[a] = s / l[a][a];
+        }
+        let mut beta = vec![0.0; p];
+        for a in (0..p).rev() {
+            let mut s = z[a];
+            for c in a + 1..p {
+                s -= l[c][a] * beta[c];
+            }
+            beta[a] = s / l[a][a];
+        }
+        Some((beta, z.iter().map(|z| z * z).sum()))
+    }
+}
+
+/// Below this fraction of `yᵀWy` a residual is recomputed point by point.
+const EXACT_FIT: f64 = 1e-8;
+
+/// Smallest Cholesky pivot of unit-length columns treated as independent (a squared
+/// sine of the angle to the span of the others).
+const GRAM_PIVOT: f64 = 1e-12;
 
 fn monomial(parameters: &[String], term: &[(usize, Power)]) -> Monomial {
     let mut m = Monomial::one();
