@@ -84,6 +84,10 @@ use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
 use crate::measure::Point;
 use crate::model::{Monomial, Pmnf, Power};
 
+/// A runner-up exponent is re-checked in the combined model when its pooled line RSS is
+/// within this many `z²` of the best one's.
+const ALTERNATIVE_MARGIN: f64 = 2.0;
+
 /// Multi-parameter candidates (form × exponents) ranked best by the Gram shortcut and
 /// refitted exactly.
 const REFINED_FORMS: usize = 6;
@@ -385,10 +389,12 @@ impl Refined {
                 continue;
             };
             if (r.const_wrss - best) / sigma2 > chi2_quantile(r.lines as f64, self.z) {
+                // Runners-up that the lines cannot tell from the best.
                 let alts = r
                     .ranked
                     .iter()
                     .take(self.alternatives.max(1))
+                    .take_while(|(_, w)| (w - best) / sigma2 <= ALTERNATIVE_MARGIN * ctx.lambda)
                     .map(|(p, _)| *p)
                     .collect();
                 active.push((l, alts));
