@@ -31,6 +31,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
+use super::lsq::{affine, constant, lstsq};
+use super::space::{eval_power, usable_blocks};
+use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
+use crate::measure::Point;
+use crate::model::{Monomial, Pmnf, Power};
+
 /// A multiply-rotate hasher for the small integer keys of the term cache (SipHash,
 /// the default, showed up in profiles; no adversary chooses these keys).
 #[derive(Default)]
@@ -62,28 +69,6 @@ fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
     &FORMS.get_or_init(|| (0..=4).map(forms).collect())[k]
 }
 
-use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
-use super::lsq::{affine, constant, lstsq};
-
-/// Weighted RSS of `y ≈ a + b·t` with `a ≥ 0` (see [`Ctx::fit`]).
-fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64]) -> Option<f64> {
-    let (a, _, wrss) = affine(t, y, w)?;
-    if a >= 0.0 {
-        return Some(wrss);
-    }
-    let (mut sty, mut stt) = (0.0, 0.0);
-    for k in 0..t.len() {
-        sty += w[k] * t[k] * y[k];
-        stt += w[k] * t[k] * t[k];
-    }
-    let b = sty / stt;
-    Some((0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum())
-}
-use super::space::{eval_power, usable_blocks};
-use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
-use crate::measure::Point;
-use crate::model::{Monomial, Pmnf, Power};
-
 /// A runner-up exponent is re-checked in the combined model when its pooled line RSS is
 /// within this many `z²` of the best one's.
 const ALTERNATIVE_MARGIN: f64 = 2.0;
@@ -114,6 +99,23 @@ impl Default for Refined {
     }
 }
 
+/// Weighted RSS of `y ≈ a + b·t`, where a negative constant `a` costs `neg_cost` (see
+/// [`Ctx::fit`]).
+fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64], neg_cost: f64) -> Option<f64> {
+    let (a, _, wrss) = affine(t, y, w)?;
+    if a >= 0.0 {
+        return Some(wrss);
+    }
+    let (mut sty, mut stt) = (0.0, 0.0);
+    for k in 0..t.len() {
+        sty += w[k] * t[k] * y[k];
+        stt += w[k] * t[k] * t[k];
+    }
+    let b = sty / stt;
+    let through_origin: f64 = (0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum();
+    Some(through_origin.min(wrss + neg_cost))
+}
+
 /// Wilson–Hilferty approximation of the χ² quantile with `k` degrees of freedom at `z`
 /// standard deviations above the mean.
 fn chi2_quantile(k: f64, z: f64) -> f64 {
@@ -132,6 +134,8 @@ struct Candidate {
     /// Constant first, then one per term.
     coef: Vec<f64>,
     wrss: f64,
+    /// Added to `wrss` when scoring: the price of a negative constant.
+    penalty: f64,
 }
 
 impl Candidate {
@@ -150,6 +154,9 @@ struct Ctx<'a> {
     index: Vec<Vec<usize>>,
     distinct: Vec<Vec<f64>>,
     powers: RefCell<HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>>,
+    /// What a negative constant costs, in weighted-RSS units: `λ·σ²` with repetitions,
+    /// infinite (forbidden) without.
+    neg_cost: f64,
 }
 
 impl<'a> Ctx<'a> {
@@ -174,6 +181,7 @@ impl<'a> Ctx<'a> {
             index,
             distinct,
             powers: RefCell::new(HashMap::default()),
+            neg_cost: data.rel_var.map_or(f64::INFINITY, |(v, _)| lambda * v),
         }
     }
 
@@ -214,14 +222,24 @@ impl<'a> Ctx<'a> {
         let cols: Vec<Vec<f64>> = terms.iter().map(|t| self.column(t)).collect();
         let mut refs: Vec<&[f64]> = vec![&ones];
         refs.extend(cols.iter().map(|c| c.as_slice()));
-        let mut s = lstsq(&refs, &self.data.y, Some(&self.w), false).ok()?;
-        if s.coef[0] < 0.0 {
-            // A cost has no negative constant: the constrained optimum then lies on
-            // c0 = 0 (the problem is convex), so refit without the constant column.
+        let s = lstsq(&refs, &self.data.y, Some(&self.w), false).ok()?;
+        let mut penalty = 0.0;
+        let s = if s.coef[0] < 0.0 {
+            // Costs rarely have a negative constant: the constrained optimum lies on
+            // c0 = 0 (the problem is convex), so refit without the constant column, and
+            // keep the negative constant only if it is worth `neg_cost` (a coefficient's
+            // worth of evidence; infinite without repetitions to judge by).
             let mut z = lstsq(&refs[1..], &self.data.y, Some(&self.w), false).ok()?;
             z.coef.insert(0, 0.0);
-            s = z;
-        }
+            if z.wrss <= s.wrss + self.neg_cost {
+                z
+            } else {
+                penalty = self.neg_cost;
+                s
+            }
+        } else {
+            s
+        };
         if terms.len() >= 2 && s.coef[1..].iter().any(|&c| c < 0.0) {
             return None;
         }
@@ -229,11 +247,12 @@ impl<'a> Ctx<'a> {
             terms,
             coef: s.coef,
             wrss: s.wrss,
+            penalty,
         })
     }
 
     fn score(&self, c: &Candidate, sigma2: f64) -> f64 {
-        c.wrss / sigma2 + self.lambda * c.size() as f64
+        (c.wrss + c.penalty) / sigma2 + self.lambda * c.size() as f64
     }
 }
 
@@ -277,7 +296,7 @@ fn rank_parameter(ctx: &Ctx, l: usize) -> Option<Ranking> {
             for (g, (_, y, w)) in lines.iter().zip(&per_line) {
                 t.clear();
                 t.extend(g.iter().map(|&k| pv[ctx.index[l][k]]));
-                total += affine_nonnegative_constant(&t, y, w)?;
+                total += affine_nonnegative_constant(&t, y, w, ctx.neg_cost)?;
             }
             Some((p, total))
         })
@@ -425,7 +444,11 @@ impl Refined {
             // best exponent along the lines is not always its best inside a product or
             // a sum), ranked cheaply from one Gram matrix per combination; the best few
             // are refitted by QR.
-            let k = if active.len() <= 3 { self.alternatives.max(1) } else { 2 };
+            let k = if active.len() <= 3 {
+                self.alternatives.max(1)
+            } else {
+                2
+            };
             let mut combos: Vec<Vec<Power>> = vec![Vec::new()];
             for (_, alts) in &active {
                 combos = combos
@@ -445,7 +468,7 @@ impl Refined {
             for (ci, combo) in combos.iter().enumerate() {
                 let gram = Gram::new(&ctx, &active, combo);
                 for (fi, form) in all_forms.iter().enumerate() {
-                    if let Some(wrss) = gram.wrss(form, data.len()) {
+                    if let Some(wrss) = gram.wrss(form, data.len(), ctx.neg_cost) {
                         let score = wrss / sigma2_rank + ctx.lambda * (form.len() + 1) as f64;
                         ranked.push((score, ci, fi));
                     }
@@ -619,34 +642,46 @@ impl Gram {
     /// constrained to be non-negative and term coefficients to be non-negative when
     /// there are several; `None` when the columns are (nearly) dependent or a sign
     /// constraint fails.
-    fn wrss(&self, form: &[Vec<usize>], n: usize) -> Option<f64> {
+    fn wrss(&self, form: &[Vec<usize>], n: usize, neg_cost: f64) -> Option<f64> {
         if form.len() + 1 >= n {
             return None;
         }
         let mut idx: Vec<usize> = vec![0];
-        idx.extend(form.iter().map(|t| t.iter().map(|i| 1usize << i).sum::<usize>()));
-        let (beta, explained) = match self.solve(&idx) {
-            Some((b, e)) if b[0] >= 0.0 => (b, e),
-            _ => {
-                let (mut b, e) = self.solve(&idx[1..])?;
-                b.insert(0, 0.0);
-                (b, e)
+        idx.extend(
+            form.iter()
+                .map(|t| t.iter().map(|i| 1usize << i).sum::<usize>()),
+        );
+        let (mut beta, mut explained) = self.solve(&idx)?;
+        let mut penalty = 0.0;
+        if beta[0] < 0.0 {
+            match self.solve(&idx[1..]) {
+                Some((mut b, e)) if self.yy - e <= self.yy - explained + neg_cost => {
+                    b.insert(0, 0.0);
+                    beta = b;
+                    explained = e;
+                }
+                _ if neg_cost.is_finite() => penalty = neg_cost,
+                _ => return None,
             }
-        };
+        }
         if form.len() >= 2 && beta[1..].iter().any(|&c| c < 0.0) {
             return None;
         }
         let fast = self.yy - explained;
         if fast > EXACT_FIT * self.yy {
-            return Some(fast);
+            return Some(fast + penalty);
         }
         // A (nearly) exact fit: the difference above is all rounding, sum the residuals.
         let mut wrss = 0.0;
         for (i, y) in self.yw.iter().enumerate() {
-            let p: f64 = idx.iter().zip(&beta).map(|(&c, b)| b * self.cols[c][i]).sum();
+            let p: f64 = idx
+                .iter()
+                .zip(&beta)
+                .map(|(&c, b)| b * self.cols[c][i])
+                .sum();
             wrss += (y - p) * (y - p);
         }
-        Some(wrss)
+        Some(wrss + penalty)
     }
 
     /// Least squares on the columns `idx` by Cholesky of their Gram matrix: the
