@@ -263,7 +263,10 @@ struct Answer {
 }
 
 fn extrap_answers() -> Vec<Answer> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/fit/extrap-answers.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/fit/extrap-answers.json"
+    );
     let text = std::fs::read_to_string(path).expect("testdata/fit/extrap-answers.json");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json["cases"]
@@ -278,7 +281,11 @@ fn extrap_answers() -> Vec<Answer> {
                 .map(|p| p.as_str().unwrap().to_string())
                 .collect();
             let f64s = |v: &serde_json::Value| -> Vec<f64> {
-                v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
             };
             let points = c["points"]
                 .as_array()
@@ -323,7 +330,9 @@ fn extrap_modeler_reproduces_extrap_4_2_5_on_its_own_test_files() {
     let m = modeler("extrap").unwrap();
     let mut ties = Vec::new();
     for a in &answers {
-        let fit = m.fit(&a.parameters, &a.points, &FitOptions::default()).unwrap();
+        let fit = m
+            .fit(&a.parameters, &a.points, &FitOptions::default())
+            .unwrap();
         let got = fit.pmnf().unwrap();
         if !same_exponents(got, &a.model) {
             // Two forms can span the same functions on the measured points (a cross of
@@ -337,7 +346,13 @@ fn extrap_modeler_reproduces_extrap_4_2_5_on_its_own_test_files() {
                 );
                 (u - v).abs() <= EXTRAP_COEF_TOL * u.abs().max(v.abs())
             });
-            assert!(same_on_data, "{}: ours {} vs Extra-P {}", a.name, got.extrap(), a.model.extrap());
+            assert!(
+                same_on_data,
+                "{}: ours {} vs Extra-P {}",
+                a.name,
+                got.extrap(),
+                a.model.extrap()
+            );
             ties.push(a.name.clone());
             continue;
         }
@@ -364,7 +379,9 @@ fn our_modeler_handles_extrap_test_files() {
     // Every case fits without error and no worse in-sample SMAPE than a constant.
     let ours = modeler(DEFAULT_MODELER).unwrap();
     for a in extrap_answers() {
-        let fit = ours.fit(&a.parameters, &a.points, &FitOptions::default()).unwrap();
+        let fit = ours
+            .fit(&a.parameters, &a.points, &FitOptions::default())
+            .unwrap();
         assert!(fit.stats.smape.is_finite(), "{}", a.name);
     }
 }
