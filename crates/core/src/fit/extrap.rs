@@ -277,16 +277,14 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
 fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec<String>) {
     let mut warnings = Vec::new();
     let n = data.len();
-    let d = parameters.len();
     // Per parameter, the line model; keep the non-constant ones.
     let mut kept: Vec<(usize, Power, SingleModel)> = Vec::new();
-    for l in 0..d {
+    for (l, name) in parameters.iter().enumerate() {
         let (xs, ys) = best_line(data, l, measure);
         if xs.len() < MIN_POINTS {
             warnings.push(format!(
-                "only {} points along `{}`; Extra-P wants at least {MIN_POINTS}",
-                xs.len(),
-                parameters[l]
+                "only {} points along `{name}`; Extra-P wants at least {MIN_POINTS}",
+                xs.len()
             ));
         }
         let m = single(&xs, &ys);

@@ -25,6 +25,11 @@
 //!   same criterion, and each exponent is re-checked against its runners-up in the chosen
 //!   form.
 
+// `!(a > b)` is deliberate: a NaN must fail the check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+// Index loops mirror the textbook Cholesky solve they implement.
+#![allow(clippy::needless_range_loop)]
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -62,6 +67,9 @@ impl Hasher for FxHasher {
         self.0
     }
 }
+
+/// Values of `(parameter, power)` at the parameter's distinct values.
+type PowerCache = HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>;
 
 /// [`forms`] for 1..=4 active parameters, built once.
 fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
@@ -153,7 +161,7 @@ struct Ctx<'a> {
     /// 5×5×5 grid, not 125), which is most of what makes this modeler fast.
     index: Vec<Vec<usize>>,
     distinct: Vec<Vec<f64>>,
-    powers: RefCell<HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>>,
+    powers: RefCell<PowerCache>,
     /// What a negative constant costs, in weighted-RSS units: `λ·σ²` with repetitions,
     /// infinite (forbidden) without.
     neg_cost: f64,
@@ -345,7 +353,7 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
     if k > max_terms && !out.contains(&singles) {
         out.push(singles);
     }
-    if k >= 2 && k <= 3 {
+    if (2..=3).contains(&k) {
         out.push(subsets.clone());
     }
     out
@@ -369,12 +377,11 @@ impl Refined {
         }
         // Per parameter: the pooled ranking of its terms.
         let mut rankings: Vec<Option<Ranking>> = Vec::new();
-        for l in 0..parameters.len() {
+        for (l, name) in parameters.iter().enumerate() {
             let r = rank_parameter(&ctx, l);
             if r.is_none() {
                 warnings.push(format!(
-                    "parameter `{}` never takes 3 values with the others fixed; treated as having no effect",
-                    parameters[l]
+                    "parameter `{name}` never takes 3 values with the others fixed; treated as having no effect"
                 ));
             }
             rankings.push(r);
