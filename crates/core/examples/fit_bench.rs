@@ -245,7 +245,7 @@ fn main() {
     let seed: u64 = flag("--seed").map_or(1, |s| s.parse().expect("--seed N"));
     let noise: f64 = flag("--noise").map_or(0.02, |s| s.parse().expect("--noise F"));
     let regions: Vec<usize> = flag("--regions")
-        .unwrap_or_else(|| "400,200,100".into())
+        .unwrap_or_else(|| "400,200,300".into())
         .split(',')
         .map(|s| s.parse().expect("--regions A,B,C"))
         .collect();
@@ -269,6 +269,7 @@ fn main() {
     let compat = modeler("extrap").unwrap();
     let mut rows: Vec<(String, Vec<Score>)> = Vec::new();
     let mut fidelity = (0usize, 0usize);
+    let mut where_extrap_right: Vec<(&str, (usize, usize, usize, usize))> = Vec::new();
     for (ci, class) in classes(&regions).iter().enumerate() {
         let config = SynthConfig {
             parameters: class.parameters.clone(),
@@ -349,12 +350,36 @@ fn main() {
                     .expect("region modelled");
                 s.add(&r.truth, m, id, class);
             }
-            // How often our reproduction picks Extra-P's exponents.
-            for (r, ours) in data.iter().zip(ours_models.last().unwrap()) {
+            // How often our reproduction picks Extra-P's exponents, and how often our
+            // default modeler is right too where Extra-P is right.
+            let mut right = (0usize, 0usize, 0usize, 0usize);
+            for (((r, ours), compat), &id) in data
+                .iter()
+                .zip(&ours_models[0])
+                .zip(ours_models.last().unwrap())
+                .zip(&ident)
+            {
                 let (_, m) = models.iter().find(|(n, _)| *n == r.name).unwrap();
                 fidelity.1 += 1;
-                fidelity.0 += synth::same_exponents(m, ours) as usize;
+                fidelity.0 += synth::same_exponents(m, compat) as usize;
+                if synth::same_exponents(m, &r.truth) {
+                    right.1 += 1;
+                    right.0 += synth::same_exponents(ours, &r.truth) as usize;
+                    if id {
+                        right.3 += 1;
+                        right.2 += synth::same_exponents(ours, &r.truth) as usize;
+                    }
+                    if verbose && !synth::same_exponents(ours, &r.truth) {
+                        println!(
+                            "LOST {}: truth {}  ours {}",
+                            class.name,
+                            r.truth.rounded(3),
+                            ours.rounded(3)
+                        );
+                    }
+                }
             }
+            where_extrap_right.push((class.name, right));
             scores.push(s);
         }
         rows.push((class.name.to_string(), scores));
@@ -424,6 +449,13 @@ fn main() {
             "\n`--modeler extrap` picks the same exponents as Extra-P itself in {}.",
             pct(fidelity.0, fidelity.1)
         );
+        for (name, (a, b, c, d)) in &where_extrap_right {
+            println!(
+                "Where Extra-P recovers the truth, `perfcompose` does too: {name}: {} (identifiable: {})",
+                pct(*a, *b),
+                pct(*c, *d)
+            );
+        }
     } else {
         println!("\n(Extra-P not run: install it with scripts/install-extrap)");
     }
