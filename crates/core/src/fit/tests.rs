@@ -385,3 +385,61 @@ fn our_modeler_handles_extrap_test_files() {
         assert!(fit.stats.smape.is_finite(), "{}", a.name);
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = f64> {
+        // Mostly valid values, so that most cases reach the fitting code.
+        prop_oneof![
+            10 => Just(0.0),
+            10 => Just(1.0),
+            10 => 0.0..1e-300f64,
+            40 => 0.0..10.0f64,
+            10 => 1e10..1e300f64,
+            1 => Just(f64::NAN),
+            1 => Just(-1.0),
+            1 => Just(f64::INFINITY),
+        ]
+    }
+
+    fn coordinate() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            10 => Just(0.0),
+            10 => Just(1.0),
+            20 => 0.0..2.0f64,
+            40 => (1u32..8).prop_map(|k| f64::from(1u32 << k)),
+            20 => 1.0..1e6f64,
+            1 => Just(-2.0),
+            1 => Just(f64::NAN),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        /// Any points, however degenerate, give a fit or an error — never a panic — and a
+        /// fit has finite statistics where its inputs are finite.
+        #[test]
+        fn modelers_never_panic(
+            d in 1usize..4,
+            raw in proptest::collection::vec(
+                (proptest::collection::vec(coordinate(), 3), proptest::collection::vec(value(), 1..4)),
+                0..30,
+            ),
+        ) {
+            let params: Vec<String> = ["x", "y", "z"][..d].iter().map(|s| s.to_string()).collect();
+            let points: Vec<Point> = raw
+                .into_iter()
+                .map(|(c, v)| Point::new(c[..d].to_vec(), v))
+                .collect();
+            for m in modelers() {
+                if let Ok(fit) = m.fit(&params, &points, &FitOptions::default()) {
+                    prop_assert!(fit.pmnf().is_some());
+                }
+            }
+            let basis = parse_basis("1, x").unwrap();
+            let _ = fit_basis(&params, &points, &basis, &FitOptions::default());
+        }
+    }
+}
