@@ -23,9 +23,13 @@ pub struct Prepared {
     /// Coefficient of variation of the repetitions per point (`None` with one repetition
     /// or a zero mean).
     pub cv: Vec<Option<f64>>,
-    /// Pooled estimate of the *relative* variance of a point's value (the variance of a
-    /// mean of `r` repetitions is `s²/r`) and its degrees of freedom; `None` without
-    /// repetitions.
+    /// How the noise grows with the value: the standard deviation of the repetitions
+    /// is modelled as `s ∝ mean^β`, `β` in [0, 1] estimated from the repetitions
+    /// (1, relative noise, when they cannot tell). Weights are `1 / y^(2β)`.
+    pub noise_power: f64,
+    /// Pooled estimate of the variance of a point's value in weight units,
+    /// `s²/(r·mean^(2β))` (the variance of a mean of `r` repetitions is `s²/r`), and its
+    /// degrees of freedom; `None` without repetitions.
     pub rel_var: Option<(f64, usize)>,
 }
 
@@ -38,8 +42,9 @@ impl Prepared {
         self.y.is_empty()
     }
 
-    /// Relative weights `1 / y²`, with values near zero floored so that a zero
-    /// measurement does not get infinite weight.
+    /// Weights `1 / y^(2β)` (`β` = [`Prepared::noise_power`]; relative weights `1/y²`
+    /// for relative noise), with values near zero floored so that a zero measurement
+    /// does not get infinite weight.
     pub fn relative_weights(&self) -> Vec<f64> {
         let top = self.y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if top == 0.0 {
@@ -48,10 +53,7 @@ impl Prepared {
         let floor = (top * 1e-6).max(f64::MIN_POSITIVE);
         self.y
             .iter()
-            .map(|v| {
-                let v = v.abs().max(floor);
-                1.0 / (v * v)
-            })
+            .map(|v| v.abs().max(floor).powf(-2.0 * self.noise_power))
             .collect()
     }
 
@@ -120,7 +122,8 @@ pub fn prepare(
     let mut y = Vec::with_capacity(order.len());
     let mut mean = Vec::with_capacity(order.len());
     let mut cv = Vec::with_capacity(order.len());
-    let (mut rel_var_sum, mut rel_var_dof, mut rel_var_points) = (0.0, 0usize, 0usize);
+    // (repetitions, mean, sample variance) per point with at least two repetitions.
+    let mut spread: Vec<(f64, f64, f64)> = Vec::new();
     for c in order {
         let key: Vec<u64> = c.iter().map(|v| (v + 0.0).to_bits()).collect();
         let values = &merged[&key];
@@ -138,28 +141,82 @@ pub fn prepare(
         };
         let point_cv = (values.len() > 1 && m > 0.0).then(|| var.sqrt() / m);
         if values.len() > 1 && m > 0.0 {
-            // Relative variance of the mean at this point, pooled over points below.
-            rel_var_sum += var / r / (m * m) * (r - 1.0);
-            rel_var_dof += values.len() - 1;
-            rel_var_points += 1;
+            spread.push((r, m, var));
         }
         y.push(measure.of(values));
         mean.push(m);
         cv.push(point_cv);
         coords.push(c);
     }
-    let rel_var = (rel_var_points > 0).then(|| {
-        let v = rel_var_sum / rel_var_dof as f64;
-        (v.max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA), rel_var_dof)
+    let noise_power = noise_power(&spread);
+    let rel_var = (!spread.is_empty()).then(|| {
+        let (mut sum, mut dof) = (0.0, 0.0);
+        for &(r, m, var) in &spread {
+            sum += var / r / m.powf(2.0 * noise_power) * (r - 1.0);
+            dof += r - 1.0;
+        }
+        (
+            (sum / dof).max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA),
+            dof as usize,
+        )
     });
     Ok(Prepared {
         coords,
         y,
         mean,
         cv,
+        noise_power,
         rel_var,
     })
 }
+
+/// Points with repetitions needed to estimate how noise grows with the value.
+const NOISE_POWER_MIN_POINTS: usize = 4;
+/// ... and the spread of their log-means (natural log) needed: below it the values are
+/// too alike for the slope to mean anything.
+const NOISE_POWER_MIN_LOG_SPREAD: f64 = 1.0;
+
+/// `β` of `s ∝ mean^β`: half the slope of `ln s²` against `ln mean` (least squares over
+/// the points with repetitions), clamped to [0, 1] (between absolute and relative
+/// noise); 1 when the points cannot tell.
+fn noise_power(spread: &[(f64, f64, f64)]) -> f64 {
+    let pts: Vec<(f64, f64)> = spread
+        .iter()
+        .filter(|(_, m, var)| *m > 0.0 && *var > 0.0)
+        .map(|&(_, m, var)| (m.ln(), var.ln()))
+        .collect();
+    if pts.len() < NOISE_POWER_MIN_POINTS {
+        return 1.0;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let mz = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxz: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - mz)).sum();
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        });
+    if hi - lo < NOISE_POWER_MIN_LOG_SPREAD || sxx <= 0.0 {
+        return 1.0;
+    }
+    let slope = sxz / sxx;
+    let a = mz - slope * mx;
+    let resid: f64 = pts.iter().map(|p| (p.1 - a - slope * p.0).powi(2)).sum();
+    let se = (resid / (n - 2.0) / sxx).sqrt() / 2.0;
+    let beta = slope / 2.0;
+    // Relative noise unless the repetitions clearly say otherwise: an estimate from a
+    // handful of points is itself noisy, and a wrong β costs more than it saves.
+    if (beta - 1.0).abs() < NOISE_POWER_EVIDENCE * se {
+        1.0
+    } else {
+        beta.clamp(0.0, 1.0)
+    }
+}
+
+/// Standard errors by which `β` must differ from 1 before it is used.
+const NOISE_POWER_EVIDENCE: f64 = 3.0;
 
 /// Groups of point indices that differ only in parameter `l` (a "line" along `l`),
 /// each sorted by the value of `l`, in order of first appearance.
@@ -238,5 +295,35 @@ mod tests {
         let d = prepare(&names(&["x", "y"]), &pts, Measure::Mean).unwrap();
         assert_eq!(lines_along(&d, 0), vec![vec![0, 1, 3], vec![2]]);
         assert_eq!(lines_along(&d, 1), vec![vec![0, 2], vec![1], vec![3]]);
+    }
+}
+
+#[cfg(test)]
+mod noise_tests {
+    use super::*;
+
+    /// Deterministic "noise": repetitions at ±d around the mean.
+    fn points(scale: impl Fn(f64) -> f64) -> Vec<Point> {
+        [1.0, 10.0, 100.0, 1e3, 1e4, 1e5]
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                // Vary the spread a little so the regression has residuals.
+                let d = scale(m) * (1.0 + 0.1 * (i % 2) as f64);
+                Point::new(vec![i as f64 + 1.0], vec![m - d, m, m + d])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn noise_power_tells_absolute_from_relative_noise() {
+        let p = vec!["x".to_string()];
+        let relative = prepare(&p, &points(|m| 0.02 * m), Measure::Mean).unwrap();
+        assert_eq!(relative.noise_power, 1.0);
+        let absolute = prepare(&p, &points(|_| 0.5), Measure::Mean).unwrap();
+        assert!(absolute.noise_power < 0.1, "{}", absolute.noise_power);
+        // The pooled variance is then in absolute units: about d² / 3 per point.
+        let (v, _) = absolute.rel_var.unwrap();
+        assert!(v > 0.01 && v < 1.0, "{v}");
     }
 }
