@@ -269,7 +269,9 @@ fn main() {
     let compat = modeler("extrap").unwrap();
     let mut rows: Vec<(String, Vec<Score>)> = Vec::new();
     let mut fidelity = (0usize, 0usize);
-    let mut where_extrap_right: Vec<(&str, (usize, usize, usize, usize))> = Vec::new();
+    // Per class: (ours right, Extra-P right) overall and on identifiable regions.
+    type Agreement = (usize, usize, usize, usize);
+    let mut where_extrap_right: Vec<(&str, Agreement)> = Vec::new();
     for (ci, class) in classes(&regions).iter().enumerate() {
         let config = SynthConfig {
             parameters: class.parameters.clone(),
