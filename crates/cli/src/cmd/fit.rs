@@ -1,6 +1,7 @@
 //! `perfcompose fit FILE...`: fit performance models to measurements (Extra-P's job).
 //!
-//! Reads each file (Extra-P text, JSON Lines, Extra-P JSON, CSV), fits every
+//! Reads each file (Extra-P text, JSON Lines, Extra-P JSON, CSV, Extra-P experiments;
+//! see `docs/formats.md`), fits every
 //! callpath/metric series with the chosen modeler (or with user-given basis functions),
 //! and prints one line per series — the model in Extra-P's syntax and its SMAPE — or,
 //! with `--json`, the documented schema of `docs/fitting.md`.
@@ -12,7 +13,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use perfcompose_core::fit::{self, Fit, FitOptions, Measure, DEFAULT_MODELER};
-use perfcompose_core::measure::{Experiment, SeriesKey};
+use perfcompose_core::measure::csv::CsvOptions;
+use perfcompose_core::measure::{Format, ReadOptions, SeriesKey};
 use perfcompose_core::model::{format_q, Q};
 use perfcompose_core::Diagnostic;
 
@@ -22,7 +24,7 @@ const PROGRESS_MIN_SERIES: usize = 50;
 /// Flags of `perfcompose fit`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Measurement files: Extra-P text, JSON Lines, Extra-P JSON or CSV.
+    /// Measurement files: Extra-P text, JSON Lines, Extra-P JSON, CSV, ... (docs/formats.md).
     #[arg(required_unless_present = "list_modelers")]
     pub files: Vec<PathBuf>,
     /// How the repetitions at a point are reduced: mean, median, minimum or maximum.
@@ -45,6 +47,25 @@ pub struct Args {
     /// List the modelers and exit.
     #[arg(long)]
     pub list_modelers: bool,
+    /// Read this format instead of detecting it (text, jsonl, json, csv, talpas,
+    /// extra-p, extrap3, cube).
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Accept negative values (a metric that can be negative).
+    #[arg(long)]
+    pub allow_negative: bool,
+    /// CSV: the parameter columns, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub csv_parameters: Vec<String>,
+    /// CSV: the value column(s), comma-separated (repetitions).
+    #[arg(long, value_delimiter = ',')]
+    pub csv_values: Vec<String>,
+    /// CSV: the callpath column(s), comma-separated (joined with `->`).
+    #[arg(long, value_delimiter = ',')]
+    pub csv_callpath: Vec<String>,
+    /// CSV: the metric column.
+    #[arg(long)]
+    pub csv_metric: Option<String>,
 }
 
 fn parse_measure(s: &str) -> Result<Measure, String> {
@@ -86,11 +107,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect::<Result<Vec<_>, Diagnostic>>()?;
     let options = FitOptions {
         measure: args.measure,
+        allow_negative: args.allow_negative,
+    };
+    let read = ReadOptions {
+        format: args
+            .format
+            .as_deref()
+            .map(str::parse::<Format>)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--format: {e}"))?,
+        allow_negative: args.allow_negative,
+        csv: CsvOptions {
+            parameters: args.csv_parameters.clone(),
+            values: args.csv_values.clone(),
+            callpath: args.csv_callpath.clone(),
+            metric: args.csv_metric.clone(),
+            ..CsvOptions::default()
+        },
+        ..ReadOptions::default()
     };
     let mut rows = Vec::new();
     for path in &args.files {
         let origin = path.display().to_string();
-        let exp = load(path)?;
+        let exp = perfcompose_core::measure::read_path_with(path, &read)?;
         let total = exp.series.len() * bases.len().max(1);
         let bar = if total >= PROGRESS_MIN_SERIES {
             let bar = ProgressBar::new(total as u64);
@@ -289,90 +328,5 @@ fn finite(v: f64) -> Value {
         json!(v)
     } else {
         Value::Null
-    }
-}
-
-/// Read a measurements file.
-fn load(path: &std::path::Path) -> anyhow::Result<Experiment> {
-    interim::read(path)
-}
-
-/// A minimal reader for Extra-P's text format, standing in until the measurement
-/// readers (`perfcompose_core::measure`, all formats) land; then `load` calls them.
-mod interim {
-    use super::*;
-
-    pub fn read(path: &std::path::Path) -> anyhow::Result<Experiment> {
-        let origin = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read {origin}"))?;
-        let err = |line: usize, msg: String| -> anyhow::Error {
-            let offset = perfcompose_core::diag::line_offset(&text, line);
-            let len = text[offset..].lines().next().map_or(0, str::len);
-            Diagnostic::new(
-                origin.clone(),
-                text.clone(),
-                perfcompose_core::Span::new(offset, offset + len.max(1).min(text.len() - offset)),
-                msg,
-            )
-            .into()
-        };
-        let mut exp = Experiment::new(Vec::new());
-        let mut coords: Vec<Vec<f64>> = Vec::new();
-        let (mut region, mut metric) = (String::new(), String::new());
-        let mut next = 0usize;
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (kw, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-            let rest = rest.trim();
-            match kw {
-                "PARAMETER" => exp.parameters.push(rest.to_string()),
-                "POINTS" => {
-                    for group in rest.split(')') {
-                        let g = group.trim().trim_start_matches('(').trim();
-                        if g.is_empty() {
-                            continue;
-                        }
-                        let c: Result<Vec<f64>, _> =
-                            g.split_whitespace().map(str::parse::<f64>).collect();
-                        let c = c.map_err(|e| err(i + 1, format!("bad coordinate: {e}")))?;
-                        coords.push(c);
-                    }
-                }
-                "REGION" => {
-                    region = rest.to_string();
-                    next = 0;
-                }
-                "METRIC" => {
-                    metric = rest.to_string();
-                    next = 0;
-                }
-                "DATA" => {
-                    let c = coords.get(next).cloned().ok_or_else(|| {
-                        err(
-                            i + 1,
-                            format!("more DATA lines than the {} POINTS", coords.len()),
-                        )
-                    })?;
-                    let v: Result<Vec<f64>, _> =
-                        rest.split_whitespace().map(str::parse::<f64>).collect();
-                    let v = v.map_err(|e| err(i + 1, format!("bad value: {e}")))?;
-                    exp.push(
-                        SeriesKey {
-                            callpath: region.clone(),
-                            metric: metric.clone(),
-                        },
-                        c,
-                        v,
-                    );
-                    next += 1;
-                }
-                other => return Err(err(i + 1, format!("unknown keyword `{other}`"))),
-            }
-        }
-        Ok(exp)
     }
 }

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{FitError, Measure};
-use crate::measure::Point;
+use super::{FitError, FitOptions};
+use crate::measure::{Point, Summary};
 
 /// Smallest relative standard deviation of a mean we trust. Exact (noise-free) data would
 /// otherwise make every numerical rounding look significant.
@@ -68,19 +68,61 @@ fn describe(coordinate: &[f64]) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// Check the points and reduce them. Errors name the offending coordinate.
+/// Statistics of several points listed at the same coordinate: exact from the pooled
+/// repetitions when all have them, else combined from their summaries (weighted mean,
+/// extreme minimum and maximum, pooled spread; the median is approximated by the
+/// weighted mean of the medians).
+fn combine(parts: &[&Point]) -> Option<Summary> {
+    if parts.iter().all(|p| !p.values.is_empty()) {
+        let all: Vec<f64> = parts
+            .iter()
+            .flat_map(|p| p.values.iter().copied())
+            .collect();
+        return Summary::of(&all);
+    }
+    let sums: Vec<Summary> = parts.iter().filter_map(|p| p.summary()).collect();
+    if sums.len() == 1 {
+        return Some(sums[0]);
+    }
+    let n: f64 = sums.iter().map(|s| s.repetitions.max(1) as f64).sum();
+    if sums.is_empty() || n == 0.0 {
+        return None;
+    }
+    let w = |s: &Summary| s.repetitions.max(1) as f64 / n;
+    let mean: f64 = sums.iter().map(|s| w(s) * s.mean).sum();
+    let var: f64 = sums
+        .iter()
+        .map(|s| w(s) * (s.std * s.std + (s.mean - mean) * (s.mean - mean)))
+        .sum();
+    Some(Summary {
+        mean,
+        median: sums.iter().map(|s| w(s) * s.median).sum(),
+        minimum: sums.iter().map(|s| s.minimum).fold(f64::INFINITY, f64::min),
+        maximum: sums
+            .iter()
+            .map(|s| s.maximum)
+            .fold(f64::NEG_INFINITY, f64::max),
+        std: var.sqrt(),
+        repetitions: sums.iter().map(|s| s.repetitions).sum(),
+    })
+}
+
+/// Check the points and reduce them. Errors name the offending coordinate. Points that
+/// carry only statistics (Extra-P's saved experiments) work as well as points with
+/// their repetitions.
 pub fn prepare(
     parameters: &[String],
     points: &[Point],
-    measure: Measure,
+    options: &FitOptions,
 ) -> Result<Prepared, FitError> {
+    let measure = options.measure;
     if points.is_empty() {
         return Err(FitError::NoPoints);
     }
     // Merge repeated coordinates (a file may list a point twice); keep first-seen order,
     // which Extra-P's line selection depends on.
-    let mut order: Vec<Vec<f64>> = Vec::new();
-    let mut merged: BTreeMap<Vec<u64>, Vec<f64>> = BTreeMap::new();
+    let mut order: Vec<Vec<u64>> = Vec::new();
+    let mut merged: BTreeMap<Vec<u64>, Vec<&Point>> = BTreeMap::new();
     for p in points {
         if p.coordinate.len() != parameters.len() {
             return Err(FitError::Dimension {
@@ -97,14 +139,22 @@ pub fn prepare(
                 });
             }
         }
-        for &v in &p.values {
+        let stats = p.summary();
+        let checked = p.values.iter().copied().chain(
+            stats
+                .filter(|_| p.values.is_empty())
+                .map(|s| [s.mean, s.median, s.minimum, s.maximum])
+                .into_iter()
+                .flatten(),
+        );
+        for v in checked {
             if !v.is_finite() {
                 return Err(FitError::NonFinite {
                     coordinate: describe(&p.coordinate),
                     value: v,
                 });
             }
-            if v < 0.0 {
+            if v < 0.0 && !options.allow_negative {
                 return Err(FitError::Negative {
                     coordinate: describe(&p.coordinate),
                     value: v,
@@ -112,11 +162,13 @@ pub fn prepare(
             }
         }
         let key: Vec<u64> = p.coordinate.iter().map(|v| (v + 0.0).to_bits()).collect();
-        let entry = merged.entry(key).or_insert_with(|| {
-            order.push(p.coordinate.clone());
-            Vec::new()
-        });
-        entry.extend_from_slice(&p.values);
+        merged
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(p);
     }
     let mut coords = Vec::with_capacity(order.len());
     let mut y = Vec::with_capacity(order.len());
@@ -124,29 +176,23 @@ pub fn prepare(
     let mut cv = Vec::with_capacity(order.len());
     // (repetitions, mean, sample variance) per point with at least two repetitions.
     let mut spread: Vec<(f64, f64, f64)> = Vec::new();
-    for c in order {
-        let key: Vec<u64> = c.iter().map(|v| (v + 0.0).to_bits()).collect();
-        let values = &merged[&key];
-        if values.is_empty() {
+    for key in order {
+        let parts = &merged[&key];
+        let coordinate = parts[0].coordinate.clone();
+        let Some(stats) = combine(parts) else {
             return Err(FitError::EmptyPoint {
-                coordinate: describe(&c),
+                coordinate: describe(&coordinate),
             });
-        }
-        let r = values.len() as f64;
-        let m = values.iter().sum::<f64>() / r;
-        let var = if values.len() > 1 {
-            values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (r - 1.0)
-        } else {
-            0.0
         };
-        let point_cv = (values.len() > 1 && m > 0.0).then(|| var.sqrt() / m);
-        if values.len() > 1 && m > 0.0 {
-            spread.push((r, m, var));
+        if let Some(sd) = stats.sample_std() {
+            if stats.mean != 0.0 {
+                spread.push((stats.repetitions as f64, stats.mean.abs(), sd * sd));
+            }
         }
-        y.push(measure.of(values));
-        mean.push(m);
-        cv.push(point_cv);
-        coords.push(c);
+        y.push(stats.get(measure));
+        mean.push(stats.mean);
+        cv.push(stats.cv());
+        coords.push(coordinate);
     }
     let noise_power = noise_power(&spread);
     let rel_var = (!spread.is_empty()).then(|| {
@@ -260,7 +306,7 @@ mod tests {
             Point::new(vec![2.0], vec![20.0]),
             Point::new(vec![1.0], vec![10.0]),
         ];
-        let d = prepare(&names(&["x"]), &pts, Measure::Mean).unwrap();
+        let d = prepare(&names(&["x"]), &pts, &FitOptions::default()).unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d.y, vec![10.0, 20.0]);
         let (v, dof) = d.rel_var.unwrap();
@@ -281,7 +327,9 @@ mod tests {
             (vec![Point::new(vec![1.0], vec![])], "no values"),
             (vec![], "no points"),
         ] {
-            let e = prepare(&p, &pts, Measure::Mean).unwrap_err().to_string();
+            let e = prepare(&p, &pts, &FitOptions::default())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
         }
     }
@@ -292,7 +340,7 @@ mod tests {
             .iter()
             .map(|&(x, y)| Point::new(vec![x, y], vec![1.0]))
             .collect();
-        let d = prepare(&names(&["x", "y"]), &pts, Measure::Mean).unwrap();
+        let d = prepare(&names(&["x", "y"]), &pts, &FitOptions::default()).unwrap();
         assert_eq!(lines_along(&d, 0), vec![vec![0, 1, 3], vec![2]]);
         assert_eq!(lines_along(&d, 1), vec![vec![0, 2], vec![1], vec![3]]);
     }
@@ -318,9 +366,9 @@ mod noise_tests {
     #[test]
     fn noise_power_tells_absolute_from_relative_noise() {
         let p = vec!["x".to_string()];
-        let relative = prepare(&p, &points(|m| 0.02 * m), Measure::Mean).unwrap();
+        let relative = prepare(&p, &points(|m| 0.02 * m), &FitOptions::default()).unwrap();
         assert_eq!(relative.noise_power, 1.0);
-        let absolute = prepare(&p, &points(|_| 0.5), Measure::Mean).unwrap();
+        let absolute = prepare(&p, &points(|_| 0.5), &FitOptions::default()).unwrap();
         assert!(absolute.noise_power < 0.1, "{}", absolute.noise_power);
         // The pooled variance is then in absolute units: about d² / 3 per point.
         let (v, _) = absolute.rel_var.unwrap();

@@ -401,7 +401,7 @@ impl Modeler for ExtraP {
         points: &[Point],
         options: &FitOptions,
     ) -> Result<Fit, FitError> {
-        let data = prepare(parameters, points, options.measure)?;
+        let data = prepare(parameters, points, options)?;
         if parameters.is_empty() {
             let m = Pmnf::constant(mean(&data.y));
             return Ok(finish_pmnf(parameters, &data, m, None, Vec::new()));

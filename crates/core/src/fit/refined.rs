@@ -765,7 +765,7 @@ impl Modeler for Refined {
         points: &[Point],
         options: &FitOptions,
     ) -> Result<Fit, FitError> {
-        let data = prepare(parameters, points, options.measure)?;
+        let data = prepare(parameters, points, options)?;
         let (model, w, warnings) = self.select(parameters, &data);
         Ok(finish_pmnf(parameters, &data, model, Some(&w), warnings))
     }

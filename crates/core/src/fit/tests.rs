@@ -234,13 +234,65 @@ fn statistics_are_consistent() {
 
 #[test]
 fn measures_select_the_right_value() {
-    let v = [3.0, 1.0, 2.0, 10.0];
-    assert_eq!(Measure::Mean.of(&v), 4.0);
-    assert_eq!(Measure::Median.of(&v), 2.5);
-    assert_eq!(Measure::Minimum.of(&v), 1.0);
-    assert_eq!(Measure::Maximum.of(&v), 10.0);
-    assert_eq!("median".parse::<Measure>().unwrap(), Measure::Median);
-    assert!("avg".parse::<Measure>().is_err());
+    // The same repetitions at every point: the model is the chosen measure of them.
+    let p = names(&["x"]);
+    let pts: Vec<Point> = [1.0, 2.0, 4.0, 8.0, 16.0]
+        .iter()
+        .map(|&x| Point::new(vec![x], vec![3.0, 1.0, 2.0, 10.0]))
+        .collect();
+    for (measure, want) in [
+        (Measure::Mean, 4.0),
+        (Measure::Median, 2.5),
+        (Measure::Minimum, 1.0),
+        (Measure::Maximum, 10.0),
+    ] {
+        for m in modelers() {
+            let fit = m
+                .fit(
+                    &p,
+                    &pts,
+                    &FitOptions {
+                        measure,
+                        ..FitOptions::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(
+                fit.model.as_constant(),
+                Some(want),
+                "{} {measure}",
+                m.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn points_with_only_statistics_fit_like_points_with_repetitions() {
+    use crate::measure::Summary;
+    let p = names(&["x"]);
+    let with_values: Vec<Point> = [2.0, 4.0, 8.0, 16.0, 32.0]
+        .iter()
+        .map(|&x: &f64| {
+            let f = 3.0 + x * x;
+            Point::new(vec![x], vec![f * 0.99, f, f * 1.01])
+        })
+        .collect();
+    let summaries: Vec<Point> = with_values
+        .iter()
+        .map(|q| Point::from_summary(q.coordinate.clone(), Summary::of(&q.values).unwrap()))
+        .collect();
+    for m in modelers() {
+        let a = m.fit(&p, &with_values, &FitOptions::default()).unwrap();
+        let b = m.fit(&p, &summaries, &FitOptions::default()).unwrap();
+        assert!(
+            a.model.approx_eq(&b.model, 1e-9),
+            "{}: {} vs {}",
+            m.name(),
+            a.model,
+            b.model
+        );
+    }
 }
 
 #[test]

@@ -265,6 +265,39 @@ fn close(got: f64, want: f64, scale: f64) -> bool {
     (got - want).abs() <= 1e-6 * got.abs().max(want.abs()).max(scale).max(1e-9)
 }
 
+/// The largest sum of absolute term values over the PMNF leaves of `e`: the magnitude
+/// at which cancellation happens, so rounding differences between equivalent operation
+/// orders are bounded relative to it (a result of 0 from `1e7 - 1e7` is only known to
+/// within ~1e-9 of 1e7).
+fn leaf_magnitude(e: &Expr, env: &dyn Env) -> f64 {
+    let mut worst: f64 = 0.0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Poly(p) => {
+                let s: f64 = p
+                    .terms()
+                    .filter_map(|(c, m)| Expr::Poly(Pmnf::term(c, m.clone())).eval(env).ok())
+                    .map(f64::abs)
+                    .sum();
+                worst = worst.max(s);
+            }
+            Expr::Add(v) | Expr::Mul(v) | Expr::Max(v) | Expr::Min(v) => stack.extend(v),
+            Expr::Div(a, b) | Expr::PowE(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            Expr::Pow(a, _) | Expr::Log2(a) | Expr::Ceil(a) | Expr::Floor(a) => stack.push(a),
+            Expr::Sum { from, to, body, .. } => {
+                stack.push(from);
+                stack.push(to);
+                stack.push(body);
+            }
+        }
+    }
+    worst
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -289,9 +322,10 @@ proptest! {
     fn simplification_preserves_values(a in arb_expr(), b in arb_expr(), x in 1.5f64..1e4, y in 1.5f64..1e4, n in 1.0f64..64.0) {
         let env = [("x", x), ("y", y), ("n", n)];
         if let (Ok(va), Ok(vb)) = (a.eval(&env), b.eval(&env)) {
-            let scale = va.abs().max(vb.abs());
+            let (ma, mb) = (leaf_magnitude(&a, &env).max(va.abs()), leaf_magnitude(&b, &env).max(vb.abs()));
+            let scale = ma.max(mb);
             if let Ok(s) = Expr::add(a.clone(), b.clone()).eval(&env) { prop_assert!(close(s, va + vb, scale), "{} vs {}", s, va + vb); }
-            if let Ok(p) = Expr::mul(a.clone(), b.clone()).eval(&env) { prop_assert!(close(p, va * vb, (1.0 + va.abs()) * (1.0 + vb.abs())), "{} vs {}", p, va * vb); }
+            if let Ok(p) = Expr::mul(a.clone(), b.clone()).eval(&env) { prop_assert!(close(p, va * vb, (1.0 + ma) * (1.0 + mb)), "{} vs {}", p, va * vb); }
             if let Ok(mx) = Expr::max(a.clone(), b.clone()).eval(&env) { prop_assert!(close(mx, va.max(vb), scale)); }
             if vb != 0.0 {
                 if let Ok(d) = Expr::div(a.clone(), b.clone()).eval(&env) { prop_assert!(close(d, va / vb, (va / vb).abs()), "{} vs {}", d, va / vb); }
