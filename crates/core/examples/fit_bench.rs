@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use perfcompose_core::fit::synth::{self, SynthConfig, SynthRegion};
 use perfcompose_core::fit::{modeler, FitOptions, Modeler};
+use perfcompose_core::measure::{text, Experiment, SeriesKey};
 use perfcompose_core::model::{parse_rational, Monomial, Pmnf};
 
 /// "Identifiable": every true term contributes at least this many noise amplitudes.
@@ -76,25 +77,20 @@ fn classes(regions: &[usize]) -> Vec<Class> {
     ]
 }
 
-/// Extra-P's text format, written by hand here (the readers module has the real writer).
+/// The regions as one Extra-P text file (the measurement writer's format).
 fn write_text(path: &Path, parameters: &[String], regions: &[SynthRegion]) {
-    let mut s = String::new();
-    for p in parameters {
-        let _ = writeln!(s, "PARAMETER {p}");
-    }
-    s.push('\n');
-    for p in &regions[0].points {
-        let c: Vec<String> = p.coordinate.iter().map(|v| format!("{v}")).collect();
-        let _ = writeln!(s, "POINTS ( {} )", c.join(" "));
-    }
+    let mut exp = Experiment::new(parameters.to_vec());
     for r in regions {
-        let _ = writeln!(s, "\nREGION {}\nMETRIC time", r.name);
         for p in &r.points {
-            let v: Vec<String> = p.values.iter().map(|v| format!("{v}")).collect();
-            let _ = writeln!(s, "DATA {}", v.join(" "));
+            exp.push(
+                SeriesKey::new(r.name.clone(), "time"),
+                p.coordinate.clone(),
+                p.values.clone(),
+            );
         }
     }
-    std::fs::write(path, s).expect("write bench file");
+    std::fs::write(path, text::write(&exp).expect("synthetic data is writable"))
+        .expect("write bench file");
 }
 
 /// Extra-P's models from the driver's JSON, as PMNF.
