@@ -71,10 +71,13 @@ impl Hasher for FxHasher {
 /// Values of `(parameter, power)` at the parameter's distinct values.
 type PowerCache = HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>;
 
+/// Active parameters up to which all forms and exponent combinations are searched.
+const MAX_SEARCHED_PARAMETERS: usize = 4;
+
 /// [`forms`] for 1..=4 active parameters, built once.
 fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
     static FORMS: OnceLock<Vec<Vec<Vec<Vec<usize>>>>> = OnceLock::new();
-    &FORMS.get_or_init(|| (0..=4).map(forms).collect())[k]
+    &FORMS.get_or_init(|| (0..=MAX_SEARCHED_PARAMETERS).map(forms).collect())[k]
 }
 
 /// A runner-up exponent is re-checked in the combined model when its pooled line RSS is
@@ -444,6 +447,15 @@ impl Refined {
             if parameters.len() == 1 {
                 if let Some(two) = self.second_term(&ctx) {
                     fitted.push(two);
+                }
+            }
+        } else if active.len() > MAX_SEARCHED_PARAMETERS {
+            // Beyond four active parameters the combinations explode; fall back to
+            // Extra-P's two forms (the product and the sum) with the best exponents.
+            let k = active.len();
+            for form in [vec![(0..k).collect()], (0..k).map(|i| vec![i]).collect::<Vec<_>>()] {
+                if let Some(c) = ctx.fit(build(&form, &choice)) {
+                    fitted.push(c);
                 }
             }
         } else {

@@ -495,3 +495,32 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn five_parameters_fall_back_to_products_and_sums() {
+    let p = names(&["a", "b", "c", "d", "e"]);
+    let vals = [2.0, 4.0, 8.0];
+    let mut coords = vec![vec![]];
+    for _ in 0..5 {
+        coords = coords
+            .into_iter()
+            .flat_map(|c: Vec<f64>| {
+                vals.iter().map(move |&v| {
+                    let mut c = c.clone();
+                    c.push(v);
+                    c
+                })
+            })
+            .collect();
+    }
+    let truth = Pmnf::from_terms(
+        std::iter::once((1.0, Monomial::one()))
+            .chain(p.iter().map(|n| (0.5, Monomial::param(n)))),
+    );
+    for m in modelers() {
+        let fit = m
+            .fit(&p, &points_of(&truth, &p, &coords), &FitOptions::default())
+            .unwrap();
+        assert!(same_exponents(fit.pmnf().unwrap(), &truth), "{}: {}", m.name(), fit.model);
+    }
+}
