@@ -32,6 +32,7 @@
 pub mod basis;
 pub mod data;
 pub mod extrap;
+pub mod file;
 pub mod lsq;
 pub mod refined;
 pub mod space;
@@ -43,6 +44,7 @@ use crate::model::{Expr, Monomial, Pmnf};
 
 pub use basis::{fit_basis, parse_basis, BasisFit};
 pub use data::Prepared;
+pub use file::fit_component;
 
 /// Options every modeler understands.
 #[derive(Clone, Debug, Default)]

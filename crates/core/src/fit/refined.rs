@@ -453,7 +453,10 @@ impl Refined {
             // Beyond four active parameters the combinations explode; fall back to
             // Extra-P's two forms (the product and the sum) with the best exponents.
             let k = active.len();
-            for form in [vec![(0..k).collect()], (0..k).map(|i| vec![i]).collect::<Vec<_>>()] {
+            for form in [
+                vec![(0..k).collect()],
+                (0..k).map(|i| vec![i]).collect::<Vec<_>>(),
+            ] {
                 if let Some(c) = ctx.fit(build(&form, &choice)) {
                     fitted.push(c);
                 }

@@ -514,13 +514,17 @@ fn five_parameters_fall_back_to_products_and_sums() {
             .collect();
     }
     let truth = Pmnf::from_terms(
-        std::iter::once((1.0, Monomial::one()))
-            .chain(p.iter().map(|n| (0.5, Monomial::param(n)))),
+        std::iter::once((1.0, Monomial::one())).chain(p.iter().map(|n| (0.5, Monomial::param(n)))),
     );
     for m in modelers() {
         let fit = m
             .fit(&p, &points_of(&truth, &p, &coords), &FitOptions::default())
             .unwrap();
-        assert!(same_exponents(fit.pmnf().unwrap(), &truth), "{}: {}", m.name(), fit.model);
+        assert!(
+            same_exponents(fit.pmnf().unwrap(), &truth),
+            "{}: {}",
+            m.name(),
+            fit.model
+        );
     }
 }
