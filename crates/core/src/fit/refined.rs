@@ -127,6 +127,19 @@ fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64], neg_cost: f64) -
     Some(through_origin.min(wrss + neg_cost))
 }
 
+/// The Student-t quantile with `dof` degrees of freedom at the normal quantile `z`
+/// (Cornish–Fisher expansion; exact enough for the tail used here, and `z` itself for
+/// many degrees of freedom).
+fn student_t(z: f64, dof: usize) -> f64 {
+    if dof == 0 {
+        return z;
+    }
+    let n = dof as f64;
+    let z3 = z * z * z;
+    let z5 = z3 * z * z;
+    z + (z3 + z) / (4.0 * n) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * n * n)
+}
+
 /// Wilson–Hilferty approximation of the χ² quantile with `k` degrees of freedom at `z`
 /// standard deviations above the mean.
 fn chi2_quantile(k: f64, z: f64) -> f64 {
@@ -365,7 +378,13 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
 impl Refined {
     fn select(&self, parameters: &[String], data: &Prepared) -> (Pmnf, Vec<f64>, Vec<String>) {
         let mut warnings = Vec::new();
-        let ctx = Ctx::new(data, self.z * self.z, parameters.len());
+        // With σ² estimated from few repetitions, a term must clear a higher bar: the
+        // normal quantile `z` becomes Student's t quantile for the pure-error degrees of
+        // freedom.
+        let z = data
+            .rel_var
+            .map_or(self.z, |(_, dof)| student_t(self.z, dof));
+        let ctx = Ctx::new(data, z * z, parameters.len());
         let n = data.len();
         let (c0, const_wrss) = constant(&data.y, &ctx.w);
         let constant_model = || Pmnf::constant(c0);
@@ -417,7 +436,7 @@ impl Refined {
             let Some(&(_, best)) = r.ranked.first() else {
                 continue;
             };
-            if (r.const_wrss - best) / sigma2 > chi2_quantile(r.lines as f64, self.z) {
+            if (r.const_wrss - best) / sigma2 > chi2_quantile(r.lines as f64, z) {
                 // Runners-up that the lines cannot tell from the best.
                 let alts = r
                     .ranked
