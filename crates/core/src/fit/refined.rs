@@ -462,11 +462,9 @@ impl Refined {
             if let Some(c) = ctx.fit(build(&[vec![0]], &choice)) {
                 fitted.push(c);
             }
-            // One parameter: a second term where the data supports it.
-            if parameters.len() == 1 {
-                if let Some(two) = self.second_term(&ctx) {
-                    fitted.push(two);
-                }
+            // One parameter that matters: a second term where the data supports it.
+            if let Some(two) = self.second_term(&ctx, active[0].0) {
+                fitted.push(two);
             }
         } else if active.len() > MAX_SEARCHED_PARAMETERS {
             // Beyond four active parameters the combinations explode; fall back to
@@ -565,14 +563,14 @@ impl Refined {
     /// (Frisch–Waugh–Lovell), `O(blocks²)` after an `O(blocks² · n)` Gram matrix. These
     /// squared-condition numbers only rank the pairs; the few best are refitted by QR,
     /// which also enforces the sign constraints.
-    fn second_term(&self, ctx: &Ctx) -> Option<Candidate> {
+    fn second_term(&self, ctx: &Ctx, l: usize) -> Option<Candidate> {
         let data = ctx.data;
         let n = data.len();
         if n < 5 {
             // Three coefficients need at least two residual degrees of freedom.
             return None;
         }
-        let blocks = usable_blocks(data.column(0));
+        let blocks = usable_blocks(data.column(l));
         let sw: Vec<f64> = ctx.w.iter().map(|w| w.sqrt()).collect();
         let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
         let norm = dot(&sw, &sw).sqrt();
@@ -587,8 +585,8 @@ impl Refined {
         let cols: Vec<Option<Vec<f64>>> = blocks
             .iter()
             .map(|b| {
-                let pv = ctx.power_values(0, *b);
-                let raw: Vec<f64> = (0..n).map(|k| sw[k] * pv[ctx.index[0][k]]).collect();
+                let pv = ctx.power_values(l, *b);
+                let raw: Vec<f64> = (0..n).map(|k| sw[k] * pv[ctx.index[l][k]]).collect();
                 let scale = dot(&raw, &raw).sqrt();
                 let c = off_constant(raw);
                 let len = dot(&c, &c).sqrt();
@@ -618,7 +616,7 @@ impl Refined {
         scored
             .into_iter()
             .take(4)
-            .filter_map(|(_, a, b)| ctx.fit(vec![vec![(0, blocks[a])], vec![(0, blocks[b])]]))
+            .filter_map(|(_, a, b)| ctx.fit(vec![vec![(l, blocks[a])], vec![(l, blocks[b])]]))
             .min_by(|x, y| x.wrss.total_cmp(&y.wrss))
     }
 }

@@ -528,3 +528,25 @@ fn five_parameters_fall_back_to_products_and_sums() {
         );
     }
 }
+
+#[test]
+fn two_terms_of_the_only_parameter_that_matters() {
+    // y is measured but has no effect; x has a log and a quadratic term.
+    let p = names(&["x", "y"]);
+    let coords: Vec<Vec<f64>> = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+        .iter()
+        .flat_map(|&x| [1.0, 2.0, 4.0].iter().map(move |&y| vec![x, y]))
+        .collect();
+    let truth = Pmnf::from_terms([
+        (5.0, Monomial::one()),
+        (
+            3.0,
+            Monomial::power("x", Q::from_integer(0), Q::from_integer(1)),
+        ),
+        (
+            0.01,
+            Monomial::power("x", Q::from_integer(2), Q::from_integer(0)),
+        ),
+    ]);
+    assert_recovers(modeler(DEFAULT_MODELER).unwrap(), &truth, &p, &coords);
+}
