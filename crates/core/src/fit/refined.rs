@@ -13,8 +13,8 @@
 //!   guards against over-fitting without holding points out, and it is what lets a
 //!   second term in where the data supports it. Without repetitions `σ²` is estimated
 //!   from the residuals of the richest candidate instead.
-//! * **Several terms.** One parameter may get `c0 + c1·t1 + c2·t2` (found by a forward
-//!   step and a swap pass over the space), accepted only under the rule above and with
+//! * **Several terms.** A parameter acting alone may get `c0 + c1·t1 + c2·t2` (every pair
+//!   of blocks, ranked from one Gram matrix), accepted only under the rule above and with
 //!   non-negative term coefficients (costs add up).
 //! * **All lines at once.** With several parameters, the exponent of each parameter is
 //!   chosen by pooling *every* line of points along it (each line with its own `c0`, `c1`,
@@ -788,7 +788,7 @@ impl Modeler for Refined {
     }
 
     fn description(&self) -> &'static str {
-        "relative-error weighted fits judged against the repetitions' noise; up to two terms per parameter; exponents from all lines at once (default)"
+        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once"
     }
 
     fn fit(
