@@ -5,11 +5,14 @@
 //! * **Relative error.** Times span orders of magnitude and their noise grows with them,
 //!   so every fit is weighted least squares with weights `1/y²` — it minimises relative,
 //!   not absolute, residuals (Extra-P's unweighted fit lets the largest point decide).
+//!   Where the repetitions clearly show noise growing more slowly than the value
+//!   (`s ∝ mean^β`, [`super::data::Prepared::noise_power`]), the weights are `1/y^(2β)`.
 //! * **The repetitions' spread.** The repetitions give an estimate `σ²` of the relative
 //!   variance of each point's value, independent of any model (pure error). A model's
 //!   weighted residual sum of squares divided by `σ²` is then on an absolute scale, so
 //!   models of different sizes compare by `χ² = WRSS/σ² + λ·k` (`k` coefficients,
-//!   `λ = z²`): a term is kept only if it explains `z²` times more than noise would. This
+//!   `λ = z²`, `z` raised to Student's t for the degrees of freedom of `σ²`): a term is
+//!   kept only if it explains `z²` times more than noise would. This
 //!   guards against over-fitting without holding points out, and it is what lets a
 //!   second term in where the data supports it. Without repetitions `σ²` is estimated
 //!   from the residuals of the richest candidate instead.
@@ -21,9 +24,12 @@
 //!   which all of Extra-P's combination forms imply), not one averaged line; a parameter
 //!   counts as active when the pooled improvement over constants beats the `χ²` quantile
 //!   for that many lines. The active terms are then combined into products and sums
-//!   (Extra-P's forms plus the full hierarchical ones) fitted on all points, chosen by the
-//!   same criterion, and each exponent is re-checked against its runners-up in the chosen
-//!   form.
+//!   (Extra-P's forms plus all covering combinations of up to three products), each with
+//!   every combination of the parameters' statistically indistinguishable runner-up
+//!   exponents; one Gram matrix per combination ranks the forms, the best few are refitted
+//!   by QR, and the same criterion picks the model.
+//! * **Negative constants** cost one coefficient's worth of evidence (forbidden without
+//!   repetitions): a cost rarely has one, but `log2(p/500)` has.
 
 // `!(a > b)` is deliberate: a NaN must fail the check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
