@@ -1,5 +1,5 @@
 //! Measurements checked and reduced to what the modelers fit: one value per coordinate
-//! (the chosen [`Measure`] of its repetitions), plus what the repetitions say about noise.
+//! (the chosen [`Measure`](crate::measure::Measure) of its repetitions), plus what the repetitions say about noise.
 
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! `modelers/multi_parameter/multi_parameter_modeler.py` and `entities/hypotheses.py`:
 //!
 //! * **One parameter.** Start from the constant model (the mean; if its RSS is exactly 0,
-//!   stop there). Every building block `x^i · log2(x)^j` of the [`space`] (without logs when
+//!   stop there). Every building block `x^i · log2(x)^j` of the [`space`](super::space) (without logs when
 //!   any `x < 1`) gives the hypothesis `c0 + c1 · x^i · log2(x)^j`, scored by leave-one-out
 //!   cross-validated SMAPE: for each point, fit on the others by unweighted least squares,
 //!   zero `c0` when `|c0 / min(y)| < 0.0005` (the "clean constant" step; `|c0| < 0.0005`
