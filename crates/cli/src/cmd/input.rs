@@ -17,7 +17,10 @@ pub const DIGITS: usize = 6;
 /// How components files are read: the place where the function library (communication
 /// models) and the fitter (`measurements = "file"`) get plugged in.
 pub fn load_options() -> LoadOptions<'static> {
-    LoadOptions::default()
+    LoadOptions {
+        fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
+        ..LoadOptions::default()
+    }
 }
 
 /// The components of `--components FILE`, or the seed's Table 1 without one.

@@ -9,7 +9,8 @@
 
 use std::path::Path;
 
-use super::{FitOptions, Modeler};
+use super::{FitOptions, Measure, Modeler};
+use crate::components::Fitter;
 use crate::diag::Diagnostic;
 use crate::measure::{read_path, Experiment, SeriesKey};
 use crate::model::Expr;
@@ -83,6 +84,29 @@ pub fn fit_component(
     Ok(fit.model)
 }
 
+/// The fitter components files use for `measurements = "file"`: a modeler and its
+/// options, plugged into [`crate::components::LoadOptions::fitter`].
+pub struct ComponentFitter {
+    pub modeler: &'static dyn Modeler,
+    pub options: FitOptions,
+}
+
+impl Fitter for ComponentFitter {
+    fn fit(&self, component: &str, path: &Path) -> Result<Expr, Diagnostic> {
+        fit_component(component, path, self.modeler, &self.options)
+    }
+}
+
+/// The default modeler on the mean of the repetitions: what `perfcompose predict` fits
+/// components with.
+pub static DEFAULT_FITTER: ComponentFitter = ComponentFitter {
+    modeler: &super::REFINED,
+    options: FitOptions {
+        measure: Measure::Mean,
+        allow_negative: false,
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +147,34 @@ mod tests {
             e.message
         );
         assert!(e.origin.ends_with("two.txt"));
+    }
+
+    #[test]
+    fn components_files_fit_their_measurements_on_load() {
+        use crate::components::{Components, LoadOptions};
+        let dir = write("two.txt", &two_regions())
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let toml =
+            "[components.scan]\nmeasurements = \"two.txt\"\n\n[components.inc]\nmodel = \"2\"\n";
+        let opts = LoadOptions {
+            fitter: Some(&DEFAULT_FITTER),
+            ..LoadOptions::default()
+        };
+        let c = Components::parse("design.toml", toml, &dir, opts).unwrap();
+        assert_eq!(
+            c.get("scan").unwrap().model.rounded(3),
+            "1 + 3 * x * log2(x)"
+        );
+        // A component whose series is missing is an error located in the measurements file.
+        let toml = "[components.merge]\nmeasurements = \"two.txt\"\n";
+        let e = Components::parse("design.toml", toml, &dir, opts).unwrap_err();
+        assert!(
+            e.message.contains("none is called `merge`"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@ use crate::model::{Expr, Monomial, Pmnf};
 
 pub use basis::{fit_basis, parse_basis, BasisFit};
 pub use data::Prepared;
-pub use file::fit_component;
+pub use file::{fit_component, ComponentFitter, DEFAULT_FITTER};
 
 /// Options every modeler understands.
 #[derive(Clone, Debug, Default)]
