@@ -9,7 +9,7 @@
 //! model = "(m*n - 1) / (m*n) * 12288 * x / 0.125"
 //!
 //! [components.scan]
-//! measurements = "scan.txt"           # fitted on load (once a fitter is plugged in)
+//! measurements = "scan.txt"           # fitted on load (`perfcompose predict` plugs in fit::DEFAULT_FITTER)
 //! ```
 //!
 //! Meaning of the names inside a component model: `x` is the component's own input size
@@ -222,7 +222,24 @@ impl Components {
                         )
                         .with_hint("give the component a model instead: model = \"...\""));
                     };
-                    (fitter.fit(&name, &path)?, ComponentSource::Fitted { path })
+                    // A missing file is the components file's mistake: say so there.
+                    let model = fitter.fit(&name, &path).map_err(|d| {
+                        if path.exists() {
+                            d
+                        } else {
+                            Diagnostic::new(
+                                origin,
+                                source,
+                                span,
+                                format!(
+                                    "component `{name}`: measurements file `{}` not found",
+                                    path.display()
+                                ),
+                            )
+                            .with_hint("the path is relative to the components file's directory")
+                        }
+                    })?;
+                    (model, ComponentSource::Fitted { path })
                 }
                 (Some(_), Some(file)) => {
                     return Err(Diagnostic::new(

@@ -20,6 +20,7 @@ pub const DIGITS: usize = 6;
 pub fn load_options() -> LoadOptions<'static> {
     LoadOptions {
         library: &StandardLibrary,
+        fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
         ..LoadOptions::default()
     }
 }
