@@ -29,10 +29,9 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
-use std::rc::Rc;
 
 use crate::coll::{self, Call, Op, Selection};
-use crate::lmm::{Problem, Solver};
+use crate::lmm::Solver;
 use crate::platform::{HostId, Platform, Sharing};
 use crate::trace::{
     write_action, Action, Located, ReaderOptions, TraceError, TraceReader, TraceSet,
@@ -50,6 +49,9 @@ const TIME_PRECISION: f64 = 1e-9;
 /// Recency stacks of pending requests are compacted when they reach a power of two at
 /// least this long.
 const RECENT_COMPACT: usize = 256;
+/// A re-solve touching at least 1/BATCH_SHARE of the queued flows rebuilds the flow queue
+/// once instead of moving each flow (n log n sifts against one O(n) build).
+const BATCH_SHARE: usize = 4;
 /// How often (in actions) the progress callback runs.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -250,8 +252,15 @@ pub fn simulate(
 
 const NO_CNST: u32 = u32::MAX;
 
-/// A route's links, latency and narrowest bandwidth.
-type CachedRoute = (Rc<[u32]>, f64, f64);
+/// A route between two hosts: its links are `Sim::route_links[start..start + len]`.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    start: u32,
+    len: u32,
+    latency: f64,
+    /// Narrowest bandwidth on the route.
+    min_bw: f64,
+}
 
 /// A small multiplicative hasher for the engine's integer-keyed maps (route cache, request
 /// storage): SipHash showed up at 10% of the replay time, and keys here are not
@@ -383,6 +392,67 @@ impl FlowQueue {
         Some(top)
     }
 
+    /// Like [`FlowQueue::set`] inside a batch: the entry is written in place (or appended)
+    /// and heap order is restored only by [`FlowQueue::end_batch`]. A re-solve that moves
+    /// most of the queue's flows is cheaper as one O(n) rebuild than as n sifts of
+    /// O(log n); the order entries pop in is the same, since (time, seq) keys are unique.
+    fn batch_set(&mut self, f: u32, t: f64, seq: u64) {
+        if self.pos.len() <= f as usize {
+            self.pos.resize(f as usize + 1, u32::MAX);
+        }
+        let p = self.pos[f as usize];
+        if p == u32::MAX {
+            self.pos[f as usize] = self.heap.len() as u32;
+            self.heap.push((t, seq, f));
+        } else {
+            self.heap[p as usize] = (t, seq, f);
+        }
+    }
+
+    /// Like [`FlowQueue::remove`] inside a batch.
+    fn batch_remove(&mut self, f: u32) {
+        let Some(&p) = self.pos.get(f as usize) else {
+            return;
+        };
+        if p == u32::MAX {
+            return;
+        }
+        self.heap.swap_remove(p as usize);
+        self.pos[f as usize] = u32::MAX;
+        if let Some(&(_, _, g)) = self.heap.get(p as usize) {
+            self.pos[g as usize] = p;
+        }
+    }
+
+    /// Restore heap order after `batch_set`/`batch_remove` (Floyd's bottom-up build), then
+    /// the positions in one pass.
+    fn end_batch(&mut self) {
+        let n = self.heap.len();
+        for i in (0..n / 2).rev() {
+            let mut i = i;
+            loop {
+                let l = 2 * i + 1;
+                if l >= n {
+                    break;
+                }
+                let r = l + 1;
+                let m = if r < n && Self::less(&self.heap[r], &self.heap[l]) {
+                    r
+                } else {
+                    l
+                };
+                if !Self::less(&self.heap[m], &self.heap[i]) {
+                    break;
+                }
+                self.heap.swap(i, m);
+                i = m;
+            }
+        }
+        for (i, &(_, _, f)) in self.heap.iter().enumerate() {
+            self.pos[f as usize] = i as u32;
+        }
+    }
+
     fn up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;
@@ -438,18 +508,41 @@ struct Req {
     serial: u64,
 }
 
+/// A message in transfer. Slots are recycled, so a replay allocates no flow per message.
+#[derive(Clone, Copy, Debug)]
 struct Flow {
-    send: u32,
-    recv: u32,
-    links: Rc<[u32]>,
+    /// Bytes left at `last`, transferred at `rate` since.
     remaining: f64,
     rate: f64,
     last: f64,
+    /// Max-min sharing penalty (CM02: the route's latency).
     penalty: f64,
-    bound: f64,
-    /// Narrowest bandwidth on the route.
+    /// The most the flow can get alone: the route's narrowest bandwidth, or less under a
+    /// TCP window bound. In a max-min problem this is the variable's bound and stands in
+    /// for every link that cannot bind (see [`Sim::slack`]).
+    cap: f64,
+    /// Narrowest bandwidth on the route (the flow's share of its links' demand).
     min_bw: f64,
-    version: u32,
+    /// The route's links: `Sim::route_links[links..links + nlinks]`.
+    links: u32,
+    nlinks: u32,
+    send: u32,
+    recv: u32,
+}
+
+/// A link as the max-min model sees it.
+#[derive(Clone, Copy, Debug)]
+struct LinkState {
+    bandwidth: f64,
+    /// Sum over the link's active flows of their route's narrowest bandwidth.
+    demand: f64,
+    /// Component stamp of the last search that reached the link.
+    mark: u64,
+    /// Its constraint in the problem being built, or `NO_CNST`.
+    cnst: u32,
+    fatpipe: bool,
+    /// Touched (a flow started or ended on it) since the last solve.
+    dirty: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -537,26 +630,23 @@ struct Sim<'a> {
     flows: Vec<Flow>,
     free_flows: Vec<u32>,
     mailboxes: Vec<Mailbox>,
-    routes: FxMap<(HostId, HostId), CachedRoute>,
+    routes: FxMap<(HostId, HostId), Route>,
+    /// The links of every route in `routes`, one after the other.
+    route_links: Vec<u32>,
     route_buf: Vec<u32>,
     // max-min state
+    link_state: Vec<LinkState>,
+    /// Active flows of each link, in the order they started (swap-removed when they end).
     link_flows: Vec<Vec<u32>>,
-    link_dirty: Vec<bool>,
     dirty: Vec<u32>,
-    link_mark: Vec<u64>,
-    /// Sum over a link's active flows of their route's narrowest bandwidth.
-    link_demand: Vec<f64>,
     seeds: Vec<u32>,
     component: u64,
     flow_mark: Vec<u64>,
     epoch: u64,
-    problem: Problem,
     solver: Solver,
     values: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
-    /// Constraint index of each link in the component being solved (NO_CNST elsewhere).
-    cnst_of_link: Vec<u32>,
     // counters
     actions: u64,
     messages: u64,
@@ -648,22 +738,30 @@ impl<'a> Sim<'a> {
                 })
                 .collect(),
             routes: FxMap::default(),
+            route_links: Vec::new(),
             route_buf: Vec::new(),
+            link_state: platform
+                .links()
+                .iter()
+                .map(|l| LinkState {
+                    bandwidth: l.bandwidth,
+                    demand: 0.0,
+                    mark: 0,
+                    cnst: NO_CNST,
+                    fatpipe: l.sharing == Sharing::Fatpipe,
+                    dirty: false,
+                })
+                .collect(),
             link_flows: vec![Vec::new(); nl],
-            link_dirty: vec![false; nl],
             dirty: Vec::new(),
-            link_mark: vec![0; nl],
-            link_demand: vec![0.0; nl],
             seeds: Vec::new(),
             component: 0,
             flow_mark: Vec::new(),
             epoch: 0,
-            problem: Problem::default(),
             solver: Solver::default(),
             values: Vec::new(),
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
-            cnst_of_link: vec![NO_CNST; nl],
             actions: 0,
             messages: 0,
             events: 0,
@@ -1313,19 +1411,25 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- network
 
-    fn route(&mut self, src: HostId, dst: HostId) -> Option<CachedRoute> {
+    fn route(&mut self, src: HostId, dst: HostId) -> Option<Route> {
         if let Some(r) = self.routes.get(&(src, dst)) {
-            return Some(r.clone());
+            return Some(*r);
         }
-        let lat = self.platform.route_into(src, dst, &mut self.route_buf)?;
+        let latency = self.platform.route_into(src, dst, &mut self.route_buf)?;
         let min_bw = self
             .route_buf
             .iter()
             .map(|&l| self.platform.link(l).bandwidth)
             .fold(f64::INFINITY, f64::min);
-        let entry: CachedRoute = (Rc::from(self.route_buf.as_slice()), lat, min_bw);
-        self.routes.insert((src, dst), entry.clone());
-        Some(entry)
+        let route = Route {
+            start: self.route_links.len() as u32,
+            len: self.route_buf.len() as u32,
+            latency,
+            min_bw,
+        };
+        self.route_links.extend_from_slice(&self.route_buf);
+        self.routes.insert((src, dst), route);
+        Some(route)
     }
 
     fn start_flow(&mut self, s: u32, v: u32) -> Result<(), SimError> {
@@ -1355,7 +1459,7 @@ impl<'a> Sim<'a> {
         }
         let hs = self.ranks[src_rank as usize].host;
         let hd = self.ranks[dst_rank as usize].host;
-        let Some((links, lat, min_bw)) = self.route(hs, hd) else {
+        let Some(route) = self.route(hs, hd) else {
             // Blame whichever side posted last (the one executing now).
             let r = if self.ranks[dst_rank as usize].cur.is_some() && self.ready_is(dst_rank) {
                 dst_rank
@@ -1372,6 +1476,7 @@ impl<'a> Sim<'a> {
                 Some("add a <route> between these hosts, or deploy the ranks on connected hosts".into()),
             ));
         };
+        let (lat, min_bw) = (route.latency, route.min_bw);
         self.messages += 1;
         let size = bytes + self.config.envelope_bytes;
         let latency = lat * self.config.latency_factor;
@@ -1387,23 +1492,23 @@ impl<'a> Sim<'a> {
             -1.0
         };
         let flow = Flow {
-            send: s,
-            recv: v,
-            links,
             remaining: size,
             rate: 0.0,
             last: now,
             penalty,
-            bound,
+            cap: if bound > 0.0 {
+                min_bw.min(bound)
+            } else {
+                min_bw
+            },
             min_bw,
-            version: 0,
+            links: route.start,
+            nlinks: route.len,
+            send: s,
+            recv: v,
         };
         let f = if let Some(f) = self.free_flows.pop() {
-            let old_version = self.flows[f as usize].version;
-            self.flows[f as usize] = Flow {
-                version: old_version + 1,
-                ..flow
-            };
+            self.flows[f as usize] = flow;
             f
         } else {
             self.flows.push(flow);
@@ -1451,20 +1556,21 @@ impl<'a> Sim<'a> {
         let fl = &mut self.flows[f as usize];
         fl.last = self.now;
         fl.rate = 0.0;
-        let links = fl.links.clone();
-        let demand = fl.min_bw;
-        for &l in links.iter() {
+        let (demand, links) = (fl.min_bw, Self::links_of(&self.route_links, fl));
+        for &l in links {
             self.link_flows[l as usize].push(f);
-            self.link_demand[l as usize] += demand;
-            self.mark_dirty(l);
+            let ls = &mut self.link_state[l as usize];
+            ls.demand += demand;
+            if !ls.dirty {
+                ls.dirty = true;
+                self.dirty.push(l);
+            }
         }
     }
 
-    fn mark_dirty(&mut self, l: u32) {
-        if !self.link_dirty[l as usize] {
-            self.link_dirty[l as usize] = true;
-            self.dirty.push(l);
-        }
+    /// A flow's links (a free function of the fields, so the caller can update others).
+    fn links_of<'r>(route_links: &'r [u32], fl: &Flow) -> &'r [u32] {
+        &route_links[fl.links as usize..(fl.links + fl.nlinks) as usize]
     }
 
     fn finish_flow(&mut self, f: u32) {
@@ -1478,24 +1584,24 @@ impl<'a> Sim<'a> {
                 self.reqs[fl.send as usize].tag
             );
         }
-        let (s, v, links, demand) = {
-            let fl = &mut self.flows[f as usize];
-            fl.version += 1;
-            fl.remaining = 0.0;
-            (fl.send, fl.recv, fl.links.clone(), fl.min_bw)
-        };
+        let fl = &mut self.flows[f as usize];
+        fl.remaining = 0.0;
+        let (s, v, demand) = (fl.send, fl.recv, fl.min_bw);
         if self.config.network == NetworkModel::MaxMin {
-            for &l in links.iter() {
+            for &l in Self::links_of(&self.route_links, fl) {
                 let lf = &mut self.link_flows[l as usize];
                 if let Some(p) = lf.iter().position(|&x| x == f) {
                     lf.swap_remove(p);
                 }
-                let d = &mut self.link_demand[l as usize];
-                *d -= demand;
+                let ls = &mut self.link_state[l as usize];
+                ls.demand -= demand;
                 if lf.is_empty() {
-                    *d = 0.0; // no drift once the link is idle
+                    ls.demand = 0.0; // no drift once the link is idle
                 }
-                self.mark_dirty(l);
+                if !ls.dirty {
+                    ls.dirty = true;
+                    self.dirty.push(l);
+                }
             }
         }
         self.free_flows.push(f);
@@ -1503,35 +1609,63 @@ impl<'a> Sim<'a> {
         self.complete_req(v);
     }
 
-    /// Whether a link can never limit its flows: a shared link at least as wide as the sum
-    /// of its flows' narrowest route bandwidths. Such a link does not join its flows into
-    /// one sharing problem (the solution is the same with or without it, since every flow
-    /// is bound elsewhere first), which keeps components small on well-provisioned
-    /// backbones.
-    fn slack(&self, l: u32) -> bool {
-        let link = self.platform.link(l);
-        link.sharing == Sharing::Shared && link.bandwidth >= self.link_demand[l as usize]
+    /// Whether a link can never limit its flows as a group: a shared link at least as wide
+    /// as the sum of its flows' narrowest route bandwidths. Its constraint (sum of rates ≤
+    /// bandwidth) is implied by the per-flow bounds `rate ≤ cap ≤ min_bw`, so it is left
+    /// out of the max-min problem and each flow's `cap` is its variable bound instead: the
+    /// feasible set — hence the max-min solution — is the same, exactly. Left out, it
+    /// neither joins its flows into one sharing problem (components stay small on
+    /// well-provisioned backbones) nor costs a constraint in each solve (a cluster's private
+    /// links, one or two flows each, would otherwise outnumber the binding backbone 70 to
+    /// 1 in the 64-rank ring).
+    fn slack(ls: &LinkState) -> bool {
+        !ls.fatpipe && ls.bandwidth >= ls.demand
     }
 
     /// Recompute the max-min shares of every component touched since the last solve.
+    ///
+    /// Only the flows that can have changed are visited (SimGrid's selective update): those
+    /// joined through binding links to a link where a flow started or ended, and all flows
+    /// of a link that became slack (their component may have split).
     fn reshare(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
-        for &l in &dirty {
-            self.link_dirty[l as usize] = false;
-        }
         self.epoch += 1;
         let epoch = self.epoch;
         let mut seeds = std::mem::take(&mut self.seeds);
         seeds.clear();
         for &l in &dirty {
-            if self.slack(l) {
+            let ls = &mut self.link_state[l as usize];
+            ls.dirty = false;
+            if Self::slack(ls) {
                 seeds.extend_from_slice(&self.link_flows[l as usize]);
             } else if let Some(&f) = self.link_flows[l as usize].first() {
                 seeds.push(f);
             }
         }
+        let bwf = self.config.bandwidth_factor;
         for &seed in &seeds {
             if self.flow_mark[seed as usize] == epoch {
+                continue;
+            }
+            self.flow_mark[seed as usize] = epoch;
+            let fl = &self.flows[seed as usize];
+            let links = Self::links_of(&self.route_links, fl);
+            if links
+                .iter()
+                .all(|&l| Self::slack(&self.link_state[l as usize]))
+            {
+                // Alone (every link slack): its rate is its cap. A flow of a slack link
+                // that was alone before too keeps its rate, and is done with here without
+                // a search (on a wide backbone every flow start or end seeds all its flows).
+                if fl.cap * bwf != fl.rate {
+                    self.comp_flows.clear();
+                    self.comp_flows.push(seed);
+                    self.solves += 1;
+                    self.solved_flows += 1;
+                    self.values.clear();
+                    self.values.push(fl.cap);
+                    self.apply_rates();
+                }
                 continue;
             }
             // Component of flows joined by links that can bind.
@@ -1539,24 +1673,21 @@ impl<'a> Sim<'a> {
             let comp = self.component;
             self.comp_links.clear();
             self.comp_flows.clear();
-            self.flow_mark[seed as usize] = epoch;
             self.comp_flows.push(seed);
             let mut i = 0;
             while i < self.comp_flows.len() {
                 let f = self.comp_flows[i];
                 i += 1;
-                let links = self.flows[f as usize].links.clone();
-                for &l in links.iter() {
-                    if self.link_mark[l as usize] != comp {
-                        self.link_mark[l as usize] = comp;
+                for &l in Self::links_of(&self.route_links, &self.flows[f as usize]) {
+                    let ls = &mut self.link_state[l as usize];
+                    if ls.mark != comp && !Self::slack(ls) {
+                        ls.mark = comp;
                         self.comp_links.push(l);
-                        if !self.slack(l) {
-                            for k in 0..self.link_flows[l as usize].len() {
-                                let g = self.link_flows[l as usize][k];
-                                if self.flow_mark[g as usize] != epoch {
-                                    self.flow_mark[g as usize] = epoch;
-                                    self.comp_flows.push(g);
-                                }
+                        for &g in &self.link_flows[l as usize] {
+                            let m = &mut self.flow_mark[g as usize];
+                            if *m != epoch {
+                                *m = epoch;
+                                self.comp_flows.push(g);
                             }
                         }
                     }
@@ -1578,13 +1709,8 @@ impl<'a> Sim<'a> {
         if self.comp_flows.len() == 1 {
             // One flow alone: max-min gives it its narrowest link (or its bound).
             let f = self.comp_flows[0];
-            let fl = &self.flows[f as usize];
-            let mut rate = fl.min_bw;
-            if fl.bound > 0.0 {
-                rate = rate.min(fl.bound);
-            }
             self.values.clear();
-            self.values.push(rate);
+            self.values.push(self.flows[f as usize].cap);
         } else {
             self.build_and_solve();
         }
@@ -1592,29 +1718,33 @@ impl<'a> Sim<'a> {
     }
 
     fn build_and_solve(&mut self) {
-        self.problem.clear();
+        self.solver.clear();
         for &l in &self.comp_links {
-            let link = self.platform.link(l);
-            let c = self
-                .problem
-                .add_constraint(link.bandwidth, link.sharing == Sharing::Fatpipe);
-            self.cnst_of_link[l as usize] = c;
+            let ls = &mut self.link_state[l as usize];
+            ls.cnst = self.solver.add_constraint(ls.bandwidth, ls.fatpipe);
         }
         for &f in &self.comp_flows {
             let fl = &self.flows[f as usize];
-            let cs = fl.links.iter().map(|&l| self.cnst_of_link[l as usize]);
-            self.problem.add_variable(fl.penalty, fl.bound, cs);
+            let cs = Self::links_of(&self.route_links, fl)
+                .iter()
+                .map(|&l| self.link_state[l as usize].cnst)
+                .filter(|&c| c != NO_CNST);
+            self.solver.add_variable(fl.penalty, fl.cap, cs);
         }
         for &l in &self.comp_links {
-            self.cnst_of_link[l as usize] = NO_CNST;
+            self.link_state[l as usize].cnst = NO_CNST;
         }
-        self.solver.solve(&self.problem, &mut self.values);
+        let rates = self.solver.run();
+        self.values.clear();
+        self.values.extend_from_slice(rates);
     }
 
     /// Apply `values` (one rate per flow of `comp_flows`) and move completion times.
     fn apply_rates(&mut self) {
         let now = self.now;
         let bwf = self.config.bandwidth_factor;
+        // Moving a large share of the queue: write the new times, then rebuild the heap once.
+        let batch = self.comp_flows.len() * BATCH_SHARE >= self.flow_queue.heap.len();
         for (i, &f) in self.comp_flows.iter().enumerate() {
             let rate = self.values[i] * bwf;
             let fl = &mut self.flows[f as usize];
@@ -1638,13 +1768,23 @@ impl<'a> Sim<'a> {
                     fl.remaining
                 );
             }
-            let remaining = self.flows[f as usize].remaining;
+            let remaining = fl.remaining;
             if rate > 0.0 {
                 self.seq += 1;
-                self.flow_queue.set(f, now + remaining / rate, self.seq);
+                if batch {
+                    self.flow_queue
+                        .batch_set(f, now + remaining / rate, self.seq);
+                } else {
+                    self.flow_queue.set(f, now + remaining / rate, self.seq);
+                }
+            } else if batch {
+                self.flow_queue.batch_remove(f);
             } else {
                 self.flow_queue.remove(f);
             }
+        }
+        if batch {
+            self.flow_queue.end_batch();
         }
     }
 

@@ -634,6 +634,26 @@ fn read_action(
         return Ok(None);
     }
     loop {
+        // Fast path: a whole line already in the reader's buffer, in the common shape,
+        // parsed in place (no copy, no UTF-8 pass). Anything else takes the general path.
+        let avail = src.reader.fill_buf().map_err(|e| {
+            TraceError::whole(&files[src.file as usize], format!("cannot read trace: {e}"))
+        })?;
+        if let Some(nl) = avail.iter().position(|&b| b == b'\n') {
+            if let Some((rank, action)) = parse_fast(&avail[..=nl], defaults, ranks) {
+                src.reader.consume(nl + 1);
+                *bytes_read += nl as u64 + 1;
+                src.line_no += 1;
+                return Ok(Some((
+                    rank,
+                    Located {
+                        action,
+                        file: src.file,
+                        line: src.line_no,
+                    },
+                )));
+            }
+        }
         src.buf.clear();
         let n = src.reader.read_line(&mut src.buf).map_err(|e| {
             TraceError::whole(&files[src.file as usize], format!("cannot read trace: {e}"))
@@ -671,6 +691,123 @@ fn read_action(
 }
 
 type ParseFail = (usize, String, Option<String>);
+
+/// Most tokens [`parse_fast`] handles (`R isend DST TAG COUNT DT`).
+const FAST_FIELDS: usize = 6;
+/// Longest all-digit token read as an integer (exact in an f64, fits an i32/u32 at 9).
+const FAST_DIGITS: usize = 15;
+
+/// The common lines of SimGrid's current form — `compute`, `send`/`isend`,
+/// `recv`/`irecv`, `wait`/`test`, `waitall`, `barrier`, `sleep`, `init`, `finalize` with
+/// plain decimal integers — parsed straight from bytes. `None` means "not sure": the
+/// caller then runs [`parse_line`], which has the last word on every line and gives the
+/// errors. Whenever this returns an action, it is the one `parse_line` returns (a property
+/// test checks it): trace reading was half of the replay time on traces whose network
+/// sharing is cheap.
+fn parse_fast(line: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(u32, Action)> {
+    if !line.first()?.is_ascii_digit() {
+        return None; // blank, comment, dPerf form, leading space: general path
+    }
+    let mut toks: [&[u8]; FAST_FIELDS] = [&[]; FAST_FIELDS];
+    let mut n = 0;
+    let mut i = 0;
+    let is_space = |c: u8| c == b' ' || c == b'\t' || c == b'\r' || c == b'\n';
+    while i < line.len() {
+        while i < line.len() && is_space(line[i]) {
+            i += 1;
+        }
+        let s = i;
+        while i < line.len() && !is_space(line[i]) {
+            if !line[i].is_ascii() {
+                return None;
+            }
+            i += 1;
+        }
+        if i > s {
+            if n == FAST_FIELDS {
+                return None;
+            }
+            toks[n] = &line[s..i];
+            n += 1;
+        }
+    }
+    let toks = &toks[..n];
+    let digits = |t: &[u8], max: usize| -> Option<u64> {
+        if t.is_empty() || t.len() > max || !t.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(t.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0')))
+    };
+    let rank_of = |t: &[u8]| -> Option<u32> {
+        let r = digits(t, 9)? as u32;
+        (r < ranks).then_some(r)
+    };
+    let tag_of = |t: &[u8]| -> Option<i32> { Some(digits(t, 9)? as i32) };
+    // A non-negative number: integers exactly (an integer below 2^53 is what `str::parse`
+    // gives too), anything else through `str::parse` as `parse_line` does.
+    let nonneg = |t: &[u8]| -> Option<f64> {
+        let v = match digits(t, FAST_DIGITS) {
+            Some(v) => v as f64,
+            None => std::str::from_utf8(t).ok()?.parse::<f64>().ok()?,
+        };
+        (v.is_finite() && v >= 0.0).then_some(v)
+    };
+    let rank = rank_of(toks.first()?)?;
+    let d = defaults[rank as usize];
+    let dt = |k: usize| -> Option<f64> {
+        match toks.get(k) {
+            None => Some(d),
+            Some(t) => datatype_size(std::str::from_utf8(t).ok()?),
+        }
+    };
+    let action = match (*toks.get(1)?, n) {
+        (b"compute", 3) => Action::Compute {
+            flops: nonneg(toks[2])?,
+        },
+        (b"sleep", 3) => Action::Sleep {
+            seconds: nonneg(toks[2])?,
+        },
+        (b"send" | b"isend", 5 | 6) => {
+            let dst = rank_of(toks[2])?;
+            let tag = tag_of(toks[3])?;
+            let bytes = nonneg(toks[4])?.trunc() * dt(5)?;
+            if toks[1] == b"send" {
+                Action::Send { dst, tag, bytes }
+            } else {
+                Action::Isend { dst, tag, bytes }
+            }
+        }
+        (b"recv" | b"irecv", 5 | 6) => {
+            let src = rank_of(toks[2])?;
+            let tag = tag_of(toks[3])?;
+            let bytes = nonneg(toks[4])?.trunc() * dt(5)?;
+            if toks[1] == b"recv" {
+                Action::Recv { src, tag, bytes }
+            } else {
+                Action::Irecv { src, tag, bytes }
+            }
+        }
+        (b"wait" | b"test", 5) => {
+            let src = rank_of(toks[2])?;
+            let dst = rank_of(toks[3])?;
+            let tag = tag_of(toks[4])?;
+            if toks[1] == b"wait" {
+                Action::Wait { src, dst, tag }
+            } else {
+                Action::Test { src, dst, tag }
+            }
+        }
+        (b"waitall", 2) => Action::WaitAll,
+        (b"barrier", 2) => Action::Barrier,
+        (b"finalize", 2) => Action::Finalize,
+        (b"init", 2) => {
+            defaults[rank as usize] = 1.0;
+            Action::Init
+        }
+        _ => return None,
+    };
+    Some((rank, action))
+}
 
 /// Most fields on one action line (the longest supported action has 8).
 const MAX_FIELDS: usize = 16;
@@ -1426,6 +1563,40 @@ mod tests {
         let e = r.next(1).unwrap_err();
         assert!(e.message.contains("buffered"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    proptest::proptest! {
+        // Many cases: a line must draw a valid shape to exercise the fast path at all.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(8192))]
+        /// Whenever the fast parser answers, it answers what `parse_line` does (same
+        /// action, same datatype default afterwards); lines drawn near the accepted shapes.
+        #[test]
+        fn fast_parse_agrees_with_parse_line(
+            rank in "[0-9]{1,2}|0[0-9]|p1| 1",
+            name in "compute|sleep|send|isend|recv|irecv|wait|test|waitall|barrier|finalize|init|bcast|Send",
+            args in proptest::collection::vec(proptest::prop_oneof![
+                6 => "[0-3]",
+                2 => "[0-9]{1,3}|2\\.5|1e6|3\\.75",
+                1 => "[0-9]{9,17}|-1|-0|\\+2|0x1|[a-z]{1,2}|[0-9]{1,2}\\.|0[0-9]|6[01]",
+            ], 0..7),
+            seps in proptest::collection::vec(" |  |\t", 8),
+            end in "|\n|\r\n| \n",
+            before in 1.0f64..9.0,
+        ) {
+            let mut line = format!("{rank}{}{name}", seps[0]);
+            for (i, a) in args.iter().enumerate() {
+                line.push_str(&seps[i + 1]);
+                line.push_str(a);
+            }
+            line.push_str(&end);
+            let mut d_fast = vec![before; 4];
+            let mut d_slow = vec![before; 4];
+            if let Some(fast) = parse_fast(line.as_bytes(), &mut d_fast, 4) {
+                let slow = parse_line(&line, ReaderOptions::default(), &mut d_slow, 4);
+                proptest::prop_assert_eq!(Ok(fast), slow.map_err(|e| e.1), "line {:?}", line);
+                proptest::prop_assert_eq!(d_fast, d_slow);
+            }
+        }
     }
 
     proptest::proptest! {
