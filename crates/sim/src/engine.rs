@@ -31,7 +31,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
 
 use crate::coll::{self, Call, Op, Selection};
-use crate::lmm::Solver;
+use crate::lmm::{single_constraint_level, Solver};
 use crate::platform::{HostId, Platform, Sharing};
 use crate::trace::{
     write_action, Action, Located, ReaderOptions, TraceError, TraceReader, TraceSet,
@@ -517,6 +517,8 @@ struct Flow {
     last: f64,
     /// Max-min sharing penalty (CM02: the route's latency).
     penalty: f64,
+    /// `1 / penalty`, its weight in a link's usage (the same bits the solver computes).
+    inv_pen: f64,
     /// The most the flow can get alone: the route's narrowest bandwidth, or less under a
     /// TCP window bound. In a max-min problem this is the variable's bound and stands in
     /// for every link that cannot bind (see [`Sim::slack`]).
@@ -1496,6 +1498,7 @@ impl<'a> Sim<'a> {
             rate: 0.0,
             last: now,
             penalty,
+            inv_pen: 1.0 / penalty,
             cap: if bound > 0.0 {
                 min_bw.min(bound)
             } else {
@@ -1711,10 +1714,33 @@ impl<'a> Sim<'a> {
             let f = self.comp_flows[0];
             self.values.clear();
             self.values.push(self.flows[f as usize].cap);
-        } else {
+        } else if !(self.comp_links.len() == 1 && self.solve_one_link(self.comp_links[0])) {
             self.build_and_solve();
         }
         self.apply_rates();
+    }
+
+    /// The component's flows share one binding link (a saturated backbone or NIC, the
+    /// common case): see [`single_constraint_level`]. False (`values` untouched) when the
+    /// general solver must run.
+    fn solve_one_link(&mut self, l: u32) -> bool {
+        let ls = &self.link_state[l as usize];
+        if ls.fatpipe {
+            return false;
+        }
+        let flows = &self.flows;
+        let vars = self.comp_flows.iter().map(|&f| {
+            let fl = &flows[f as usize];
+            (fl.penalty, fl.inv_pen, fl.cap)
+        });
+        let Some(level) = single_constraint_level(ls.bandwidth, vars) else {
+            return false;
+        };
+        self.values.clear();
+        for &f in &self.comp_flows {
+            self.values.push(level / self.flows[f as usize].penalty);
+        }
+        true
     }
 
     fn build_and_solve(&mut self) {

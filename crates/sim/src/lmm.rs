@@ -73,6 +73,34 @@ impl Problem {
     }
 }
 
+/// Progressive filling on a problem with one shared constraint of bound `bound`, when no
+/// variable bound binds: one round, every variable fixed at `level / penalty` with
+/// `level = bound / Σ 1/penalty`. `vars` gives (penalty, 1/penalty, bound <= 0 for none) in
+/// variable order. The level is computed with [`Solver`]'s operations in its order, so the
+/// rates are bit for bit the solver's; `None` when the solver would go further (a variable
+/// bound binds first, or the constraint has no capacity) and must run instead.
+///
+/// This is the replay's common case — flows sharing one saturated backbone or NIC, their
+/// own links wide enough — and it needs no problem to be built.
+pub fn single_constraint_level(
+    bound: f64,
+    vars: impl Iterator<Item = (f64, f64, f64)> + Clone,
+) -> Option<f64> {
+    if !(bound > bound * MAXMIN_PRECISION) {
+        return None;
+    }
+    let usage = vars.clone().fold(0.0f64, |u, (_, inv_pen, _)| u + inv_pen);
+    if !(usage > 0.0) {
+        return None;
+    }
+    let level = bound / usage;
+    let binds = |(penalty, _, b): (f64, f64, f64)| b > 0.0 && b * penalty < level;
+    if vars.clone().any(binds) {
+        return None;
+    }
+    Some(level)
+}
+
 /// Per-constraint state of a solve, kept together so the hot loops touch one cache line
 /// per constraint instead of one per array.
 #[derive(Clone, Copy, Debug, Default)]
@@ -704,6 +732,38 @@ mod tests {
                 let a: Vec<u64> = a.iter().map(|x| x.to_bits()).collect();
                 let b: Vec<u64> = b.iter().map(|x| x.to_bits()).collect();
                 proptest::prop_assert_eq!(a, b);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// On one shared constraint, the closed form gives the solver's rates bit for bit
+        /// whenever it answers (and it answers when no variable bound is below the level).
+        #[test]
+        fn single_constraint_level_is_the_solver(
+            bound in proptest::prop_oneof![proptest::prelude::Just(1e9), 1.0f64..1e10],
+            vars in proptest::collection::vec((
+                proptest::prop_oneof![proptest::prelude::Just(5.5e-4), 1e-6f64..1e-2],
+                proptest::prop_oneof![proptest::prelude::Just(-1.0), proptest::prelude::Just(1.25e8), 1e3f64..1e10],
+            ), 1..40),
+        ) {
+            let mut solver = Solver::default();
+            solver.clear();
+            let c = solver.add_constraint(bound, false);
+            for &(pen, b) in &vars {
+                solver.add_variable(pen, b, [c]);
+            }
+            let rates = solver.run().to_vec();
+            let level = single_constraint_level(bound, vars.iter().map(|&(p, b)| (p, 1.0 / p, b)));
+            let any_binds = {
+                let usage: f64 = vars.iter().map(|&(p, _)| 1.0 / p).sum();
+                vars.iter().any(|&(p, b)| b > 0.0 && b * p < bound / usage)
+            };
+            proptest::prop_assert_eq!(level.is_some(), !any_binds);
+            if let Some(level) = level {
+                for (&(pen, _), rate) in vars.iter().zip(&rates) {
+                    proptest::prop_assert_eq!((level / pen).to_bits(), rate.to_bits());
+                }
             }
         }
     }

@@ -639,20 +639,18 @@ fn read_action(
         let avail = src.reader.fill_buf().map_err(|e| {
             TraceError::whole(&files[src.file as usize], format!("cannot read trace: {e}"))
         })?;
-        if let Some(nl) = avail.iter().position(|&b| b == b'\n') {
-            if let Some((rank, action)) = parse_fast(&avail[..=nl], defaults, ranks) {
-                src.reader.consume(nl + 1);
-                *bytes_read += nl as u64 + 1;
-                src.line_no += 1;
-                return Ok(Some((
-                    rank,
-                    Located {
-                        action,
-                        file: src.file,
-                        line: src.line_no,
-                    },
-                )));
-            }
+        if let Some((len, rank, action)) = parse_fast(avail, defaults, ranks) {
+            src.reader.consume(len);
+            *bytes_read += len as u64;
+            src.line_no += 1;
+            return Ok(Some((
+                rank,
+                Located {
+                    action,
+                    file: src.file,
+                    line: src.line_no,
+                },
+            )));
         }
         src.buf.clear();
         let n = src.reader.read_line(&mut src.buf).map_err(|e| {
@@ -698,45 +696,58 @@ const FAST_FIELDS: usize = 6;
 const FAST_DIGITS: usize = 15;
 
 /// The common lines of SimGrid's current form — `compute`, `send`/`isend`,
-/// `recv`/`irecv`, `wait`/`test`, `waitall`, `barrier`, `sleep`, `init`, `finalize` with
-/// plain decimal integers — parsed straight from bytes. `None` means "not sure": the
-/// caller then runs [`parse_line`], which has the last word on every line and gives the
-/// errors. Whenever this returns an action, it is the one `parse_line` returns (a property
-/// test checks it): trace reading was half of the replay time on traces whose network
-/// sharing is cheap.
-fn parse_fast(line: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(u32, Action)> {
-    if !line.first()?.is_ascii_digit() {
+/// `recv`/`irecv`, `wait`/`test`, `waitall`, `barrier`, `sleep`, `init`, `finalize` — parsed
+/// straight from the read buffer `buf`, in one pass: `(line length with its newline, rank,
+/// action)`. `None` means "not sure" (no whole line in `buf`, another action, a token that
+/// is not plain, a value out of range): the caller then reads the line and runs
+/// [`parse_line`], which has the last word on every line and gives the errors. Whenever
+/// this returns an action, it is the one `parse_line` returns (a property test checks it):
+/// reading was half of the replay time on traces whose network sharing is cheap.
+fn parse_fast(buf: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(usize, u32, Action)> {
+    if !buf.first()?.is_ascii_digit() {
         return None; // blank, comment, dPerf form, leading space: general path
     }
-    let mut toks: [&[u8]; FAST_FIELDS] = [&[]; FAST_FIELDS];
+    // Tokens as (start, end), split on the separators `parse_line` splits on; a control
+    // or non-ASCII byte anywhere sends the line to the general path.
+    let mut toks = [(0u32, 0u32); FAST_FIELDS];
     let mut n = 0;
     let mut i = 0;
-    let is_space = |c: u8| c == b' ' || c == b'\t' || c == b'\r' || c == b'\n';
-    while i < line.len() {
-        while i < line.len() && is_space(line[i]) {
+    let len = loop {
+        while i < buf.len() && matches!(buf[i], b' ' | b'\t' | b'\r') {
             i += 1;
         }
-        let s = i;
-        while i < line.len() && !is_space(line[i]) {
-            if !line[i].is_ascii() {
-                return None;
-            }
+        match buf.get(i) {
+            None => return None, // the line goes on past the buffer
+            Some(b'\n') => break i + 1,
+            Some(_) => {}
+        }
+        let start = i;
+        while i < buf.len() && buf[i] > b' ' && buf[i] < 0x7f {
             i += 1;
         }
-        if i > s {
-            if n == FAST_FIELDS {
-                return None;
-            }
-            toks[n] = &line[s..i];
-            n += 1;
-        }
-    }
-    let toks = &toks[..n];
-    let digits = |t: &[u8], max: usize| -> Option<u64> {
-        if t.is_empty() || t.len() > max || !t.iter().all(u8::is_ascii_digit) {
+        if i < buf.len() && !matches!(buf[i], b' ' | b'\t' | b'\r' | b'\n') {
             return None;
         }
-        Some(t.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0')))
+        if n == FAST_FIELDS {
+            return None;
+        }
+        toks[n] = (start as u32, i as u32);
+        n += 1;
+    };
+    let tok = |k: usize| -> &[u8] { &buf[toks[k].0 as usize..toks[k].1 as usize] };
+    let digits = |t: &[u8], max: usize| -> Option<u64> {
+        if t.len() > max {
+            return None;
+        }
+        let mut v = 0u64;
+        for &b in t {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        Some(v)
     };
     let rank_of = |t: &[u8]| -> Option<u32> {
         let r = digits(t, 9)? as u32;
@@ -752,52 +763,57 @@ fn parse_fast(line: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(u32, Act
         };
         (v.is_finite() && v >= 0.0).then_some(v)
     };
-    let rank = rank_of(toks.first()?)?;
+    if n < 2 {
+        return None;
+    }
+    let rank = rank_of(tok(0))?;
     let d = defaults[rank as usize];
     let dt = |k: usize| -> Option<f64> {
-        match toks.get(k) {
-            None => Some(d),
-            Some(t) => datatype_size(std::str::from_utf8(t).ok()?),
+        if k < n {
+            datatype_size(std::str::from_utf8(tok(k)).ok()?)
+        } else {
+            Some(d)
         }
     };
-    let action = match (*toks.get(1)?, n) {
+    let name = tok(1);
+    let action = match (name, n) {
         (b"compute", 3) => Action::Compute {
-            flops: nonneg(toks[2])?,
+            flops: nonneg(tok(2))?,
         },
-        (b"sleep", 3) => Action::Sleep {
-            seconds: nonneg(toks[2])?,
-        },
-        (b"send" | b"isend", 5 | 6) => {
-            let dst = rank_of(toks[2])?;
-            let tag = tag_of(toks[3])?;
-            let bytes = nonneg(toks[4])?.trunc() * dt(5)?;
-            if toks[1] == b"send" {
+        (b"isend" | b"send", 5 | 6) => {
+            let dst = rank_of(tok(2))?;
+            let tag = tag_of(tok(3))?;
+            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            if name == b"send" {
                 Action::Send { dst, tag, bytes }
             } else {
                 Action::Isend { dst, tag, bytes }
             }
         }
-        (b"recv" | b"irecv", 5 | 6) => {
-            let src = rank_of(toks[2])?;
-            let tag = tag_of(toks[3])?;
-            let bytes = nonneg(toks[4])?.trunc() * dt(5)?;
-            if toks[1] == b"recv" {
+        (b"irecv" | b"recv", 5 | 6) => {
+            let src = rank_of(tok(2))?;
+            let tag = tag_of(tok(3))?;
+            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            if name == b"recv" {
                 Action::Recv { src, tag, bytes }
             } else {
                 Action::Irecv { src, tag, bytes }
             }
         }
+        (b"waitall", 2) => Action::WaitAll,
         (b"wait" | b"test", 5) => {
-            let src = rank_of(toks[2])?;
-            let dst = rank_of(toks[3])?;
-            let tag = tag_of(toks[4])?;
-            if toks[1] == b"wait" {
+            let src = rank_of(tok(2))?;
+            let dst = rank_of(tok(3))?;
+            let tag = tag_of(tok(4))?;
+            if name == b"wait" {
                 Action::Wait { src, dst, tag }
             } else {
                 Action::Test { src, dst, tag }
             }
         }
-        (b"waitall", 2) => Action::WaitAll,
+        (b"sleep", 3) => Action::Sleep {
+            seconds: nonneg(tok(2))?,
+        },
         (b"barrier", 2) => Action::Barrier,
         (b"finalize", 2) => Action::Finalize,
         (b"init", 2) => {
@@ -806,7 +822,7 @@ fn parse_fast(line: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(u32, Act
         }
         _ => return None,
     };
-    Some((rank, action))
+    Some((len, rank, action))
 }
 
 /// Most fields on one action line (the longest supported action has 8).
@@ -1591,9 +1607,12 @@ mod tests {
             line.push_str(&end);
             let mut d_fast = vec![before; 4];
             let mut d_slow = vec![before; 4];
-            if let Some(fast) = parse_fast(line.as_bytes(), &mut d_fast, 4) {
+            // the read buffer holds this line and the start of the next one
+            let buf = format!("{line}0 compute 1");
+            if let Some((len, rank, action)) = parse_fast(buf.as_bytes(), &mut d_fast, 4) {
+                proptest::prop_assert_eq!(len, line.len(), "line {:?}", line);
                 let slow = parse_line(&line, ReaderOptions::default(), &mut d_slow, 4);
-                proptest::prop_assert_eq!(Ok(fast), slow.map_err(|e| e.1), "line {:?}", line);
+                proptest::prop_assert_eq!(Ok((rank, action)), slow.map_err(|e| e.1), "line {:?}", line);
                 proptest::prop_assert_eq!(d_fast, d_slow);
             }
         }
