@@ -528,6 +528,9 @@ struct Flow {
     /// The route's links: `Sim::route_links[links..links + nlinks]`.
     links: u32,
     nlinks: u32,
+    /// How many of them bind (are not [`Sim::slack`]) while the flow is active: 0 means
+    /// it is alone, 1 that a single link joins it to others.
+    nbind: u32,
     send: u32,
     recv: u32,
 }
@@ -543,6 +546,9 @@ struct LinkState {
     /// Its constraint in the problem being built, or `NO_CNST`.
     cnst: u32,
     fatpipe: bool,
+    /// Not [`Sim::slack`]: the link joins its flows into one sharing problem. Kept up to
+    /// date as flows start and end, with each flow's `nbind`.
+    binding: bool,
     /// Touched (a flow started or ended on it) since the last solve.
     dirty: bool,
 }
@@ -745,13 +751,18 @@ impl<'a> Sim<'a> {
             link_state: platform
                 .links()
                 .iter()
-                .map(|l| LinkState {
-                    bandwidth: l.bandwidth,
-                    demand: 0.0,
-                    mark: 0,
-                    cnst: NO_CNST,
-                    fatpipe: l.sharing == Sharing::Fatpipe,
-                    dirty: false,
+                .map(|l| {
+                    let mut ls = LinkState {
+                        bandwidth: l.bandwidth,
+                        demand: 0.0,
+                        mark: 0,
+                        cnst: NO_CNST,
+                        fatpipe: l.sharing == Sharing::Fatpipe,
+                        binding: false,
+                        dirty: false,
+                    };
+                    ls.binding = !Self::slack(&ls);
+                    ls
                 })
                 .collect(),
             link_flows: vec![Vec::new(); nl],
@@ -1507,6 +1518,7 @@ impl<'a> Sim<'a> {
             min_bw,
             links: route.start,
             nlinks: route.len,
+            nbind: 0,
             send: s,
             recv: v,
         };
@@ -1559,14 +1571,32 @@ impl<'a> Sim<'a> {
         let fl = &mut self.flows[f as usize];
         fl.last = self.now;
         fl.rate = 0.0;
+        fl.nbind = 0;
         let (demand, links) = (fl.min_bw, Self::links_of(&self.route_links, fl));
         for &l in links {
-            self.link_flows[l as usize].push(f);
             let ls = &mut self.link_state[l as usize];
             ls.demand += demand;
+            Self::update_binding(ls, &self.link_flows[l as usize], &mut self.flows);
+            if ls.binding {
+                self.flows[f as usize].nbind += 1;
+            }
+            self.link_flows[l as usize].push(f);
             if !ls.dirty {
                 ls.dirty = true;
                 self.dirty.push(l);
+            }
+        }
+    }
+
+    /// After a change of the link's demand: whether it binds, and, when that changed, the
+    /// count of binding links of each of its `flows`.
+    fn update_binding(ls: &mut LinkState, flows_of_link: &[u32], flows: &mut [Flow]) {
+        let binding = !Self::slack(ls);
+        if binding != ls.binding {
+            ls.binding = binding;
+            for &g in flows_of_link {
+                let n = &mut flows[g as usize].nbind;
+                *n = if binding { *n + 1 } else { *n - 1 };
             }
         }
     }
@@ -1601,6 +1631,7 @@ impl<'a> Sim<'a> {
                 if lf.is_empty() {
                     ls.demand = 0.0; // no drift once the link is idle
                 }
+                Self::update_binding(ls, lf, &mut self.flows);
                 if !ls.dirty {
                     ls.dirty = true;
                     self.dirty.push(l);
@@ -1639,7 +1670,8 @@ impl<'a> Sim<'a> {
         for &l in &dirty {
             let ls = &mut self.link_state[l as usize];
             ls.dirty = false;
-            if Self::slack(ls) {
+            debug_assert_eq!(ls.binding, !Self::slack(ls));
+            if !ls.binding {
                 seeds.extend_from_slice(&self.link_flows[l as usize]);
             } else if let Some(&f) = self.link_flows[l as usize].first() {
                 seeds.push(f);
@@ -1652,11 +1684,14 @@ impl<'a> Sim<'a> {
             }
             self.flow_mark[seed as usize] = epoch;
             let fl = &self.flows[seed as usize];
-            let links = Self::links_of(&self.route_links, fl);
-            if links
-                .iter()
-                .all(|&l| Self::slack(&self.link_state[l as usize]))
-            {
+            debug_assert_eq!(
+                fl.nbind as usize,
+                Self::links_of(&self.route_links, fl)
+                    .iter()
+                    .filter(|&&l| self.link_state[l as usize].binding)
+                    .count()
+            );
+            if fl.nbind == 0 {
                 // Alone (every link slack): its rate is its cap. A flow of a slack link
                 // that was alone before too keeps its rate, and is done with here without
                 // a search (on a wide backbone every flow start or end seeds all its flows).
@@ -1671,19 +1706,23 @@ impl<'a> Sim<'a> {
                 }
                 continue;
             }
-            // Component of flows joined by links that can bind.
-            self.component += 1;
-            let comp = self.component;
             self.comp_links.clear();
             self.comp_flows.clear();
             self.comp_flows.push(seed);
+            if fl.nbind == 1 && self.single_link_component(seed, epoch) {
+                self.solve_component();
+                continue;
+            }
+            // Component of flows joined by links that can bind.
+            self.component += 1;
+            let comp = self.component;
             let mut i = 0;
             while i < self.comp_flows.len() {
                 let f = self.comp_flows[i];
                 i += 1;
                 for &l in Self::links_of(&self.route_links, &self.flows[f as usize]) {
                     let ls = &mut self.link_state[l as usize];
-                    if ls.mark != comp && !Self::slack(ls) {
+                    if ls.mark != comp && ls.binding {
                         ls.mark = comp;
                         self.comp_links.push(l);
                         for &g in &self.link_flows[l as usize] {
@@ -1704,6 +1743,33 @@ impl<'a> Sim<'a> {
         if self.dirty.is_empty() {
             self.dirty = d;
         }
+    }
+
+    /// The component of `seed` (bound by one link) when that link binds nothing else: the
+    /// seed then its link's other flows, in the order the search would find them. False
+    /// (nothing marked, the component lists as given) when some flow of the link is bound
+    /// elsewhere too, and the search must run.
+    fn single_link_component(&mut self, seed: u32, epoch: u64) -> bool {
+        let fl = &self.flows[seed as usize];
+        let Some(&l) = Self::links_of(&self.route_links, fl)
+            .iter()
+            .find(|&&l| self.link_state[l as usize].binding)
+        else {
+            return false;
+        };
+        let on_link = &self.link_flows[l as usize];
+        if on_link.iter().any(|&g| self.flows[g as usize].nbind != 1) {
+            return false;
+        }
+        self.comp_links.push(l);
+        for &g in on_link {
+            let m = &mut self.flow_mark[g as usize];
+            if *m != epoch {
+                *m = epoch;
+                self.comp_flows.push(g);
+            }
+        }
+        true
     }
 
     fn solve_component(&mut self) {
