@@ -299,18 +299,38 @@ impl std::hash::Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
-#[derive(Clone, Copy, PartialEq, Debug)]
-struct Time(f64);
+/// An event's place in time order as one integer: the time's bits made monotone in
+/// `f64::total_cmp`'s order, then the sequence number that breaks ties (unique, so the
+/// order is total and runs are deterministic). Comparing one integer is cheaper than a
+/// float then an integer, and the queues compare a lot.
+fn order_key(t: f64, seq: u64) -> u128 {
+    let b = t.to_bits();
+    let monotone = if b >> 63 == 0 { b | 1 << 63 } else { !b };
+    (u128::from(monotone) << 64) | u128::from(seq)
+}
 
-impl Eq for Time {}
-impl PartialOrd for Time {
+/// A scheduled event, ordered by its key alone.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    key: u128,
+    time: f64,
+    ev: Ev,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Time {
+impl Ord for Scheduled {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
+        self.key.cmp(&other.key)
     }
 }
 
@@ -338,7 +358,7 @@ struct FlowQueue {
 
 impl FlowQueue {
     fn less(a: &(f64, u64, u32), b: &(f64, u64, u32)) -> bool {
-        (Time(a.0), a.1) < (Time(b.0), b.1)
+        order_key(a.0, a.1) < order_key(b.0, b.1)
     }
 
     fn peek(&self) -> Option<(f64, u64, u32)> {
@@ -626,7 +646,7 @@ struct Sim<'a> {
     n: u32,
     now: f64,
     seq: u64,
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    heap: BinaryHeap<Reverse<Scheduled>>,
     /// Completion times of flows, updated in place when rates change.
     flow_queue: FlowQueue,
     ranks: Vec<Rank>,
@@ -788,7 +808,11 @@ impl<'a> Sim<'a> {
 
     fn push(&mut self, t: f64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((Time(t), self.seq, ev)));
+        self.heap.push(Reverse(Scheduled {
+            key: order_key(t, self.seq),
+            time: t,
+            ev,
+        }));
     }
 
     fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
@@ -839,7 +863,7 @@ impl<'a> Sim<'a> {
     }
 
     fn next_time(&self) -> Option<f64> {
-        let a = self.heap.peek().map(|Reverse((Time(t), _, _))| *t);
+        let a = self.heap.peek().map(|Reverse(e)| e.time);
         let b = self.flow_queue.peek().map(|(t, _, _)| t);
         match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -849,20 +873,20 @@ impl<'a> Sim<'a> {
 
     /// The earliest event of the heap and the flow queue, ties broken by sequence number.
     fn pop_event(&mut self) -> Option<(f64, Ev)> {
-        let a = self.heap.peek().map(|Reverse((Time(t), s, _))| (*t, *s));
-        let b = self.flow_queue.peek().map(|(t, s, _)| (t, s));
+        let a = self.heap.peek().map(|Reverse(e)| e.key);
+        let b = self.flow_queue.peek().map(|(t, s, _)| order_key(t, s));
         let take_flow = match (a, b) {
             (None, None) => return None,
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (Some((ta, sa)), Some((tb, sb))) => (Time(tb), sb) < (Time(ta), sa),
+            (Some(ka), Some(kb)) => kb < ka,
         };
         if take_flow {
             let (t, _, f) = self.flow_queue.pop().expect("peeked");
             Some((t, Ev::FlowDone(f)))
         } else {
-            let Reverse((Time(t), _, ev)) = self.heap.pop().expect("peeked");
-            Some((t, ev))
+            let Reverse(e) = self.heap.pop().expect("peeked");
+            Some((e.time, e.ev))
         }
     }
 
@@ -2014,6 +2038,98 @@ impl<'a> Sim<'a> {
             events: self.events,
             network: self.config.network,
             notes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_time() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::MIN_POSITIVE),
+            0.0f64..1e3,
+            any::<f64>(),
+        ]
+    }
+
+    proptest! {
+        /// The integer key orders as (time by `total_cmp`, then sequence number).
+        #[test]
+        fn order_key_is_total_cmp_then_seq(a in any_time(), b in any_time(), sa in 0u64..4, sb in 0u64..4) {
+            let expected = a.total_cmp(&b).then(sa.cmp(&sb));
+            prop_assert_eq!(order_key(a, sa).cmp(&order_key(b, sb)), expected);
+        }
+
+        /// The flow queue pops what a sorted set of its entries would, whatever mix of
+        /// single updates, removals and batches (heap rebuilt once) reached it.
+        #[test]
+        fn flow_queue_pops_in_key_order(
+            ops in proptest::collection::vec((0u8..5, 0u32..40, 0.0f64..10.0, any::<bool>()), 1..300),
+        ) {
+            let mut q = FlowQueue::default();
+            let mut reference: std::collections::BTreeMap<u32, (u128, f64, u64)> = Default::default();
+            let mut seq = 0u64;
+            let mut batch = false;
+            for (op, f, t, flag) in ops {
+                seq += 1;
+                match op {
+                    0 | 1 => {
+                        if batch {
+                            q.batch_set(f, t, seq);
+                        } else {
+                            q.set(f, t, seq);
+                        }
+                        reference.insert(f, (order_key(t, seq), t, seq));
+                    }
+                    2 => {
+                        if batch {
+                            q.batch_remove(f);
+                        } else {
+                            q.remove(f);
+                        }
+                        reference.remove(&f);
+                    }
+                    3 => {
+                        if batch {
+                            q.end_batch();
+                        }
+                        batch = flag;
+                    }
+                    _ => {
+                        if batch {
+                            q.end_batch();
+                            batch = false;
+                        }
+                        let want = reference
+                            .iter()
+                            .min_by_key(|(_, (k, _, _))| *k)
+                            .map(|(&f, &(_, t, s))| (t, s, f));
+                        prop_assert_eq!(q.pop(), want);
+                        if let Some((_, _, f)) = want {
+                            reference.remove(&f);
+                        }
+                    }
+                }
+            }
+            if batch {
+                q.end_batch();
+            }
+            while let Some((_, _, f)) = reference
+                .iter()
+                .min_by_key(|(_, (k, _, _))| *k)
+                .map(|(&f, &(_, t, s))| (t, s, f))
+            {
+                let (t, s) = (reference[&f].1, reference[&f].2);
+                prop_assert_eq!(q.pop(), Some((t, s, f)));
+                reference.remove(&f);
+            }
+            prop_assert_eq!(q.pop(), None);
         }
     }
 }
