@@ -252,6 +252,15 @@ pub fn simulate(
 
 const NO_CNST: u32 = u32::MAX;
 
+/// Where [`Sim::apply_rates`] finds the solved rates (before the bandwidth factor).
+#[derive(Clone, Copy, Debug)]
+enum Rates {
+    /// `Sim::values[i]` for the i-th flow of the component.
+    Values,
+    /// `level / penalty` (one binding link).
+    Level(f64),
+}
+
 /// A route between two hosts: its links are `Sim::route_links[start..start + len]`.
 #[derive(Clone, Copy, Debug)]
 struct Route {
@@ -1726,7 +1735,7 @@ impl<'a> Sim<'a> {
                     self.solved_flows += 1;
                     self.values.clear();
                     self.values.push(fl.cap);
-                    self.apply_rates();
+                    self.apply_rates(Rates::Values);
                 }
                 continue;
             }
@@ -1804,33 +1813,31 @@ impl<'a> Sim<'a> {
             let f = self.comp_flows[0];
             self.values.clear();
             self.values.push(self.flows[f as usize].cap);
-        } else if !(self.comp_links.len() == 1 && self.solve_one_link(self.comp_links[0])) {
+        } else if self.comp_links.len() == 1 {
+            if let Some(level) = self.one_link_level(self.comp_links[0]) {
+                self.apply_rates(Rates::Level(level));
+                return;
+            }
+            self.build_and_solve();
+        } else {
             self.build_and_solve();
         }
-        self.apply_rates();
+        self.apply_rates(Rates::Values);
     }
 
     /// The component's flows share one binding link (a saturated backbone or NIC, the
-    /// common case): see [`single_constraint_level`]. False (`values` untouched) when the
-    /// general solver must run.
-    fn solve_one_link(&mut self, l: u32) -> bool {
+    /// common case): the level of [`single_constraint_level`] (each flow's rate is
+    /// `level / penalty`), or None when the general solver must run.
+    fn one_link_level(&self, l: u32) -> Option<f64> {
         let ls = &self.link_state[l as usize];
         if ls.fatpipe {
-            return false;
+            return None;
         }
-        let flows = &self.flows;
         let vars = self.comp_flows.iter().map(|&f| {
-            let fl = &flows[f as usize];
+            let fl = &self.flows[f as usize];
             (fl.penalty, fl.inv_pen, fl.cap)
         });
-        let Some(level) = single_constraint_level(ls.bandwidth, vars) else {
-            return false;
-        };
-        self.values.clear();
-        for &f in &self.comp_flows {
-            self.values.push(level / self.flows[f as usize].penalty);
-        }
-        true
+        single_constraint_level(ls.bandwidth, vars)
     }
 
     fn build_and_solve(&mut self) {
@@ -1855,15 +1862,18 @@ impl<'a> Sim<'a> {
         self.values.extend_from_slice(rates);
     }
 
-    /// Apply `values` (one rate per flow of `comp_flows`) and move completion times.
-    fn apply_rates(&mut self) {
+    /// Give the flows of `comp_flows` their new rates and move their completion times.
+    fn apply_rates(&mut self, rates: Rates) {
         let now = self.now;
         let bwf = self.config.bandwidth_factor;
         // Moving a large share of the queue: write the new times, then rebuild the heap once.
         let batch = self.comp_flows.len() * BATCH_SHARE >= self.flow_queue.heap.len();
         for (i, &f) in self.comp_flows.iter().enumerate() {
-            let rate = self.values[i] * bwf;
             let fl = &mut self.flows[f as usize];
+            let rate = match rates {
+                Rates::Values => self.values[i],
+                Rates::Level(level) => level / fl.penalty,
+            } * bwf;
             if rate == fl.rate {
                 continue;
             }
