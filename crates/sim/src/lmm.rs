@@ -86,11 +86,10 @@ pub fn single_constraint_level(
     bound: f64,
     vars: impl Iterator<Item = (f64, f64, f64)> + Clone,
 ) -> Option<f64> {
-    if !(bound > bound * MAXMIN_PRECISION) {
-        return None;
-    }
     let usage = vars.clone().fold(0.0f64, |u, (_, inv_pen, _)| u + inv_pen);
-    if !(usage > 0.0) {
+    // The solver's test for a constraint to share: capacity left, and flows to share it.
+    let light = bound > bound * MAXMIN_PRECISION && usage > 0.0;
+    if !light {
         return None;
     }
     let level = bound / usage;
