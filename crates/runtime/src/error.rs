@@ -80,9 +80,10 @@ impl fmt::Display for Fault {
 /// A run that stopped because one or more elements failed.
 ///
 /// Accounting (tested): `delivered.len() + faults.len() == fed`, every index below `fed`
-/// appears exactly once in `delivered` or `faults`, and the input iterator was not read
-/// beyond `fed` elements. Elements already in flight when the first fault happened are
-/// finished and delivered; no new element is fed after it.
+/// appears exactly once in `delivered` or `faults`. The input iterator is read at most one
+/// element beyond `fed` (the driver's look-ahead; that element never reaches a block).
+/// Elements already in flight when the first fault happened are finished and delivered;
+/// no new element is fed after the driver sees the fault.
 #[derive(Debug)]
 pub struct RunError<O> {
     pub faults: Vec<Fault>,

@@ -115,7 +115,9 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
                         break;
                     }
                     fed += 1;
-                    pending = inputs.next();
+                    // Look ahead only while the run goes on, so a stopped run reads
+                    // (at most) one element it does not feed.
+                    pending = if ctx.stopped() { None } else { inputs.next() };
                 } else {
                     debug_assert_eq!(op.index(), recv_op);
                     pending = Some(item);
