@@ -38,4 +38,4 @@ pub use mapreduce::{mapreduce, Reduce};
 pub use pattern::{block, pipe, seq, tpool, Pattern};
 pub use plan::Plan;
 pub use program::{Measured, Program};
-pub use unwind::{on_worker_thread, panic_message, WORKER_THREAD_NAME};
+pub use unwind::{in_user_code, on_worker_thread, panic_message, WORKER_THREAD_NAME};

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, Select};
+use crossbeam_channel::{bounded, Select, TrySendError};
 
 use crate::ctx::{Config, Ctx};
 use crate::error::{BuildError, RunError};
@@ -90,39 +90,60 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
                 delivered[i] = Some(env.item);
             };
             // Feed and drain at once until the input is exhausted (or a fault stops it).
+            // Fast path: non-blocking send and receive; only when neither can proceed does
+            // the driver sleep in a select on both queues (never spins).
             while let Some(tx) = &in_tx {
                 let Some(item) = pending.take() else {
                     in_tx = None;
                     break;
                 };
                 if ctx.stopped() {
-                    // Not fed: the element goes back untouched (dropped here, never seen
-                    // by a block), and the input is not read further.
+                    // Not fed: the element is dropped here, never seen by a block, and the
+                    // input is not read further.
                     drop(item);
                     in_tx = None;
                     break;
+                }
+                let env = match tx.try_send(Envelope { seq: fed, item }) {
+                    Ok(()) => {
+                        fed += 1;
+                        // Look ahead only while the run goes on, so a stopped run reads
+                        // (at most) one element it does not feed.
+                        pending = if ctx.stopped() { None } else { inputs.next() };
+                        continue;
+                    }
+                    Err(TrySendError::Full(env)) => env,
+                    // Every worker of the first stage is gone (only after a fault).
+                    Err(TrySendError::Disconnected(_)) => {
+                        in_tx = None;
+                        break;
+                    }
+                };
+                let mut drained = false;
+                while let Ok(out) = out_rx.try_recv() {
+                    store(out);
+                    drained = true;
+                }
+                if drained {
+                    pending = Some(env.item);
+                    continue;
                 }
                 let mut sel = Select::new();
                 let send_op = sel.send(tx);
                 let recv_op = sel.recv(&out_rx);
                 let op = sel.select();
                 if op.index() == send_op {
-                    let env = Envelope { seq: fed, item };
                     if op.send(tx, env).is_err() {
-                        // Every worker of the first stage is gone; only possible after a
-                        // fault tore the network down. Stop feeding.
                         in_tx = None;
                         break;
                     }
                     fed += 1;
-                    // Look ahead only while the run goes on, so a stopped run reads
-                    // (at most) one element it does not feed.
                     pending = if ctx.stopped() { None } else { inputs.next() };
                 } else {
                     debug_assert_eq!(op.index(), recv_op);
-                    pending = Some(item);
+                    pending = Some(env.item);
                     match op.recv(&out_rx) {
-                        Ok(env) => store(env),
+                        Ok(out) => store(out),
                         Err(_) => {
                             in_tx = None;
                             break;

@@ -5,7 +5,12 @@
 //! tear down the whole process. Every call into user code goes through [`catch`].
 
 use std::any::Any;
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+thread_local! {
+    static IN_USER_CODE: Cell<bool> = const { Cell::new(false) };
+}
 
 /// Name given to every thread the runtime spawns; a panic hook can recognise them (the
 /// CLI silences the default hook for these threads because the runtime reports the panic
@@ -13,11 +18,20 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub const WORKER_THREAD_NAME: &str = "perfcompose-worker";
 
 /// Run `f`, turning a panic into its message.
-pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     // AssertUnwindSafe: after a panic we never look at the block's state again for this
     // element; blocks are `Fn` (shared, stateless by contract), so a later element sees
     // whatever state a correct block would leave.
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()))
+    let outer = IN_USER_CODE.with(|c| c.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()));
+    IN_USER_CODE.with(|c| c.set(outer));
+    r
+}
+
+/// Whether the current thread is inside a call to user code that the runtime guards (a
+/// panic here is caught and reported as an error, so a panic hook may stay quiet).
+pub fn in_user_code() -> bool {
+    IN_USER_CODE.with(Cell::get)
 }
 
 /// The message of a panic payload (`&str` or `String`; anything else is described).

@@ -170,6 +170,13 @@ impl Kernel for Map {
     fn size_meaning(&self) -> &str {
         "number of images mapped one after the other"
     }
+    fn default_sizes(&self, full: bool) -> Vec<usize> {
+        if full {
+            (1..=16).collect()
+        } else {
+            vec![1, 2, 4, 8]
+        }
+    }
     fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
         let img = inputs.image.image();
         let mut batch = Vec::new();
@@ -214,6 +221,13 @@ impl Kernel for ReducePairwise {
     fn size_meaning(&self) -> &str {
         "keys per collection"
     }
+    fn default_sizes(&self, full: bool) -> Vec<usize> {
+        if full {
+            (1..=32).map(|i| i * 256).collect()
+        } else {
+            vec![256, 512, 768, 1024, 2048, 4096, 8192]
+        }
+    }
     fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
         Ok(Data::Batch(vec![
             Data::Counts(counts_input(x, INPUT_SEED)?),
@@ -240,6 +254,14 @@ impl Kernel for ReducePerKey {
     }
     fn size_meaning(&self) -> &str {
         "values of the key"
+    }
+    fn default_sizes(&self, full: bool) -> Vec<usize> {
+        // The seed: 128 to 8,192 values.
+        if full {
+            (1..=64).map(|i| i * 128).collect()
+        } else {
+            (7..=13).map(|e| 1usize << e).collect()
+        }
     }
     fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
         counts_input(x, INPUT_SEED).map(Data::Counts)

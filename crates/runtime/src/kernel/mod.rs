@@ -75,6 +75,14 @@ pub trait Kernel: Send + Sync {
     fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError>;
     /// Bytes one input of size `x` occupies, checked before anything is allocated.
     fn input_bytes(&self, x: usize, inputs: &Inputs) -> u128;
+    /// The sweep of sizes `perfcompose bench` uses by default (`full`: the seed's grid).
+    fn default_sizes(&self, full: bool) -> Vec<usize> {
+        if full {
+            crate::bench::full_sizes()
+        } else {
+            crate::bench::quick_sizes()
+        }
+    }
 }
 
 /// Kernels by name. Open: users register their own next to the built-in ones.
