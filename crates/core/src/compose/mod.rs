@@ -1,1 +1,415 @@
-//! Composition operators: turn a term and component models into a whole-program model.
+//! Composition: turn a term and the models of its components into a model of the whole
+//! program, keeping the provenance a designer needs to act on it.
+//!
+//! The metric is seed 000's: the average time a data element spends in the program
+//! (1/throughput), as a function of the input size `x` of an element.
+//!
+//! | term | model |
+//! |---|---|
+//! | `seq(a, b)` | `M[a] + M[b]` |
+//! | `tpool(n, t)` | `M[t] / n`, or `M[t] / min(n, C)` with `cores = C` (and a note when it caps) |
+//! | `pipe(a, b)` | `max(M[a], M[b])`, the pointwise maximum; stages and crossovers are kept |
+//! | `mapreduce(map, reduce, nodes=m, threads=n, keys=k, per_key=d, shuffle=S)` | `x·M[map](1)/(m·n) + M[S](d) + k·M[reduce](d)/(m·n)` (seed 000 eq. 5) |
+//! | `dc(div, comb, leaf, procs=P, exchange=E, size=K)` | `Σ_{j=0}^{log2 P − 1} [M[div](x/2^j) + M[comb](x/2^j) + M[E](K_j)] + M[leaf](x/P)` (seed 004) |
+//!
+//! Names inside models: `x` is the input size of whatever the model describes. In
+//! `mapreduce`, the component models see `m` (nodes), `n` (threads per node) and `k`
+//! (the keys `k(x)`) bound to the pattern's arguments, and the reduce and shuffle see
+//! `x := d(x)`; `keys=` and `per_key=` are expressions in the pattern's input size `x`
+//! and may use `m` and `n` too. In `dc`, `x` is the size `S` of the whole problem, level
+//! `j` (`0 ≤ j < log2 P`) works on subproblems of size `S/2^j`, and the exchange
+//! component's `x` is the message size `K_j` exchanged at that level: `size=EXPR` gives
+//! it, with `x` meaning the level's subproblem size and `j` the level (default
+//! `size=x`: partners exchange their whole subproblem). The `dc` metric is the time of
+//! one problem of size `x`, as in seed 004. Every other name stays free.
+//!
+//! [`compose`] returns a [`Composition`]: the model, every pipeline with its stages
+//! (for dominance and crossovers, see [`crossover`]), and notes (cores capping,
+//! missing shuffle, oversubscription). [`predict`](predict::predict) evaluates it on a
+//! grid and adds the analyses; [`laws`] checks seed 000's relational theory.
+
+pub mod crossover;
+pub mod grid;
+pub mod laws;
+pub mod predict;
+#[cfg(test)]
+mod tests;
+
+use crate::components::Components;
+use crate::diag::{Diagnostic, Span};
+use crate::model::Expr;
+use crate::term::{closest, Count, CountValue, Node, NodeKind, Term};
+
+/// How to compose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ComposeOptions {
+    /// Hardware threads available per node: thread counts above it do not divide further.
+    /// `None`: unlimited, as the seed assumes.
+    pub cores: Option<u64>,
+}
+
+/// The result of composing a term.
+#[derive(Clone, Debug)]
+pub struct Composition {
+    pub model: Expr,
+    /// Every pipeline of the term, outermost first (directly nested pipes are one
+    /// pipeline: `pipe(a, pipe(b, c))` has the stages a, b, c, by associativity).
+    pub pipelines: Vec<Pipeline>,
+    /// Things the user should know about how the model was built.
+    pub notes: Vec<Note>,
+    /// Threads the design keeps busy at once on one node, when all counts are numbers.
+    pub threads: Option<u64>,
+}
+
+/// A pipeline and the models of its stages.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    pub span: Span,
+    /// Canonical text of the pipeline.
+    pub term: String,
+    pub stages: Vec<Stage>,
+}
+
+/// One stage of a pipeline.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    pub term: String,
+    pub span: Span,
+    pub model: Expr,
+}
+
+/// A remark attached to part of the term.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub span: Span,
+    pub kind: NoteKind,
+    pub text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A thread count was capped at the available cores.
+    CoresCapped,
+    /// The design runs more threads at once than there are cores.
+    Oversubscribed,
+    /// A `mapreduce` on several nodes without a shuffle component.
+    NoShuffle,
+    /// A shuffle phase inside a task pool (the seed's grammar excludes it).
+    ShuffleInTaskPool,
+}
+
+/// Compose the model of `term` from `components`.
+///
+/// ```
+/// use perfcompose_core::{components::seed_table1, compose::{compose, ComposeOptions}, term::parse_term};
+/// let t = parse_term("<term>", "pipe(tpool(4, qsort), seq(inc, nop))").unwrap();
+/// let c = compose(&t, &seed_table1(), ComposeOptions::default()).unwrap();
+/// assert_eq!(c.model.to_string(), "max(258.5425 * x * log2(x), 5422.97 + 536.185 * x)");
+/// assert_eq!(c.pipelines[0].stages.len(), 2);
+/// ```
+pub fn compose(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+) -> Result<Composition, Diagnostic> {
+    let mut c = Composer {
+        term,
+        components,
+        opts,
+        pipelines: Vec::new(),
+        notes: Vec::new(),
+        tpool_depth: 0,
+    };
+    let model = c.node(&term.root)?;
+    let threads = threads_of(&term.root);
+    let mut notes = c.notes;
+    if let (Some(cores), Some(t)) = (opts.cores, threads) {
+        if t > cores {
+            notes.push(Note {
+                span: term.root.span,
+                kind: NoteKind::Oversubscribed,
+                text: format!(
+                    "the design keeps {t} threads busy on {cores} cores; the model assumes every stage and worker has a core of its own (seed 000 §3.1), so expect it to be optimistic"
+                ),
+            });
+        }
+    }
+    Ok(Composition {
+        model,
+        pipelines: c.pipelines,
+        notes,
+        threads,
+    })
+}
+
+/// Compose a sub-term on its own (used to locate evaluation errors).
+pub(crate) fn compose_node(
+    term: &Term,
+    node: &Node,
+    components: &Components,
+    opts: ComposeOptions,
+) -> Result<Expr, Diagnostic> {
+    let mut c = Composer {
+        term,
+        components,
+        opts,
+        pipelines: Vec::new(),
+        notes: Vec::new(),
+        tpool_depth: 0,
+    };
+    c.node(node)
+}
+
+struct Composer<'a> {
+    term: &'a Term,
+    components: &'a Components,
+    opts: ComposeOptions,
+    pipelines: Vec<Pipeline>,
+    notes: Vec<Note>,
+    tpool_depth: usize,
+}
+
+impl Composer<'_> {
+    fn error(&self, span: Span, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(&self.term.origin, &self.term.source, span, msg)
+    }
+
+    fn component(&self, name: &str, span: Span) -> Result<Expr, Diagnostic> {
+        match self.components.get(name) {
+            Some(c) => Ok(c.model.clone()),
+            None => {
+                let known: Vec<&str> = self.components.names().collect();
+                let list = if known.len() > 20 {
+                    format!("{}, ... ({} in all)", known[..20].join(", "), known.len())
+                } else {
+                    known.join(", ")
+                };
+                let hint = match closest(name, known.iter().copied()) {
+                    Some(c) => format!("did you mean `{c}`? known components: {list}"),
+                    None => format!("known components ({}): {list}", self.components.origin),
+                };
+                Err(self
+                    .error(span, format!("unknown component `{name}`"))
+                    .with_hint(hint))
+            }
+        }
+    }
+
+    fn node(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+        match &n.kind {
+            NodeKind::Component(name) => self.component(name, n.span),
+            NodeKind::Seq(parts) => {
+                let models = parts
+                    .iter()
+                    .map(|p| self.node(p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Expr::sum_of(models))
+            }
+            NodeKind::Pipe(_) => self.pipe(n),
+            NodeKind::Tpool { threads, body } => {
+                self.tpool_depth += 1;
+                let inner = self.node(body);
+                self.tpool_depth -= 1;
+                let divisor = self.capped(threads, n.span, "tpool", "threads");
+                Ok(Expr::div(inner?, divisor))
+            }
+            NodeKind::MapReduce(mr) => self.mapreduce(n, mr),
+            NodeKind::Dc(dc) => self.dc(dc),
+        }
+    }
+
+    /// A thread count divided by, capped at the cores when they are given.
+    fn capped(&mut self, count: &Count, at: Span, pattern: &str, what: &str) -> Expr {
+        let Some(cores) = self.opts.cores else {
+            return count.to_expr();
+        };
+        match &count.value {
+            CountValue::Int(k) if *k > cores => {
+                self.notes.push(Note {
+                    span: at,
+                    kind: NoteKind::CoresCapped,
+                    text: format!(
+                        "{pattern}: {k} {what} capped at {cores} cores (divides by {cores}, not {k})"
+                    ),
+                });
+                Expr::constant(cores as f64)
+            }
+            CountValue::Int(k) => Expr::constant(*k as f64),
+            CountValue::Param(p) => {
+                self.notes.push(Note {
+                    span: at,
+                    kind: NoteKind::CoresCapped,
+                    text: format!("{pattern}: divides by min({p}, {cores}) ({what} capped at {cores} cores)"),
+                });
+                Expr::min(Expr::param(p), Expr::constant(cores as f64))
+            }
+        }
+    }
+
+    fn pipe(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+        // Flatten directly nested pipes: by associativity they are one pipeline.
+        let mut stage_nodes = Vec::new();
+        let mut stack = vec![n];
+        while let Some(p) = stack.pop() {
+            match &p.kind {
+                NodeKind::Pipe(v) => stack.extend(v.iter().rev()),
+                _ => stage_nodes.push(p),
+            }
+        }
+        let index = self.pipelines.len();
+        self.pipelines.push(Pipeline {
+            span: n.span,
+            term: n.to_string(),
+            stages: Vec::new(),
+        });
+        let mut stages = Vec::with_capacity(stage_nodes.len());
+        for s in stage_nodes {
+            let model = self.node(s)?;
+            stages.push(Stage {
+                term: s.to_string(),
+                span: s.span,
+                model,
+            });
+        }
+        let model = Expr::max_of(stages.iter().map(|s| s.model.clone()).collect());
+        self.pipelines[index].stages = stages;
+        Ok(model)
+    }
+
+    fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
+        let m = mr.nodes.to_expr();
+        let threads = self.capped(&mr.threads, mr.threads.span, "mapreduce", "threads per node");
+        let workers = Expr::mul(m.clone(), threads.clone());
+        // The pattern's own names in keys= and per_key=.
+        let outer = [("m", m.clone()), ("n", threads.clone())];
+        let keys = subst_simultaneous(&mr.keys.expr, &outer);
+        let per_key = subst_simultaneous(&mr.per_key.expr, &outer);
+        let bound = |x: Expr| {
+            [
+                ("x", x),
+                ("m", m.clone()),
+                ("n", threads.clone()),
+                ("k", keys.clone()),
+            ]
+        };
+        let x = Expr::param("x");
+
+        let map = self.node(&mr.map)?;
+        let map_one = subst_simultaneous(&map, &bound(Expr::one()));
+        let map_phase = Expr::div(Expr::mul(x, map_one), workers.clone());
+
+        let shuffle_phase = match &mr.shuffle {
+            Some(s) => {
+                let model = self.component(&s.name, s.span)?;
+                if self.tpool_depth > 0 {
+                    self.notes.push(Note {
+                        span: n.span,
+                        kind: NoteKind::ShuffleInTaskPool,
+                        text: "a mapreduce with a shuffle runs inside a task pool; seed 000 treats the shuffle as a property of the cluster and excludes this nesting".to_string(),
+                    });
+                }
+                subst_simultaneous(&model, &bound(per_key.clone()))
+            }
+            None => {
+                if mr.nodes.as_int() != Some(1) {
+                    self.notes.push(Note {
+                        span: n.span,
+                        kind: NoteKind::NoShuffle,
+                        text: format!(
+                            "mapreduce on {} nodes without shuffle=: the shuffle phase is taken to cost nothing",
+                            mr.nodes
+                        ),
+                    });
+                }
+                Expr::zero()
+            }
+        };
+
+        let reduce = self.node(&mr.reduce)?;
+        let reduce_d = subst_simultaneous(&reduce, &bound(per_key.clone()));
+        let reduce_phase = Expr::div(Expr::mul(keys, reduce_d), workers);
+
+        Ok(Expr::sum_of(vec![map_phase, shuffle_phase, reduce_phase]))
+    }
+
+    fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
+        let divide = self.node(&dc.divide)?;
+        let combine = self.node(&dc.combine)?;
+        let leaf = self.node(&dc.leaf)?;
+        let exchange = self.component(&dc.exchange.name, dc.exchange.span)?;
+        let procs = dc.procs.to_expr();
+        let size = dc
+            .size
+            .as_ref()
+            .map_or_else(|| Expr::param("x"), |s| s.expr.clone());
+
+        // The level variable must not capture a parameter of the models it sums.
+        let j = fresh_var("j", &[&divide, &combine, &exchange, &size, &procs]);
+        let level = Expr::param(&j);
+        let sub = Expr::div(
+            Expr::param("x"),
+            Expr::pow_expr(Expr::constant(2.0), level.clone()),
+        );
+        let message = subst_simultaneous(&size, &[("x", sub.clone()), ("j", level)]);
+        let body = Expr::sum_of(vec![
+            divide.subst("x", &sub),
+            combine.subst("x", &sub),
+            exchange.subst("x", &message),
+        ]);
+        let levels = Expr::log2(procs.clone());
+        let recursion = Expr::sum_over(&j, Expr::zero(), Expr::sub(levels, Expr::one()), body);
+        let share = leaf.subst("x", &Expr::div(Expr::param("x"), procs));
+        Ok(Expr::add(recursion, share))
+    }
+}
+
+/// Replace several names at once (`x := d(x)` and `k := k(x)` must not see each
+/// other's results), by renaming to placeholders no user can write first.
+pub fn subst_simultaneous(e: &Expr, bindings: &[(&str, Expr)]) -> Expr {
+    let active: Vec<&(&str, Expr)> = bindings.iter().filter(|(n, _)| e.mentions(n)).collect();
+    if active.len() <= 1 {
+        return active
+            .first()
+            .map_or_else(|| e.clone(), |(n, by)| e.subst(n, by));
+    }
+    let mut out = e.clone();
+    for (i, (n, _)) in active.iter().enumerate() {
+        out = out.subst(n, &Expr::param(&format!("#{i}")));
+    }
+    for (i, (_, by)) in active.iter().enumerate() {
+        out = out.subst(&format!("#{i}"), by);
+    }
+    out
+}
+
+/// `base`, or `base_1`, `base_2`, ... — the first not mentioned by any of `models`.
+fn fresh_var(base: &str, models: &[&Expr]) -> String {
+    std::iter::once(base.to_string())
+        .chain((1..).map(|i| format!("{base}_{i}")))
+        .find(|v| models.iter().all(|m| !m.mentions(v)))
+        .unwrap_or_else(|| base.to_string())
+}
+
+/// Threads a node keeps busy at once (per node), when every count is a number: a
+/// pipeline runs its stages side by side, a task pool multiplies, everything else runs
+/// its parts one after the other.
+fn threads_of(n: &Node) -> Option<u64> {
+    match &n.kind {
+        NodeKind::Component(_) => Some(1),
+        NodeKind::Seq(v) => v.iter().map(threads_of).try_fold(1u64, |a, t| Some(a.max(t?))),
+        NodeKind::Pipe(v) => v
+            .iter()
+            .map(threads_of)
+            .try_fold(0u64, |a, t| a.checked_add(t?)),
+        NodeKind::Tpool { threads, body } => threads.as_int()?.checked_mul(threads_of(body)?),
+        NodeKind::MapReduce(mr) => {
+            let inner = threads_of(&mr.map)?.max(threads_of(&mr.reduce)?);
+            mr.threads.as_int()?.checked_mul(inner)
+        }
+        NodeKind::Dc(dc) => Some(
+            threads_of(&dc.divide)?
+                .max(threads_of(&dc.combine)?)
+                .max(threads_of(&dc.leaf)?),
+        ),
+    }
+}

@@ -1,1 +1,226 @@
-//! The pattern term language: AST with source spans and its parser (see DESIGN.md).
+//! The pattern term language: how a designer writes down a parallel program.
+//!
+//! ```text
+//! term := NAME                                   a component (sequential building block)
+//!       | seq(term, ...)                         one after the other
+//!       | pipe(term, ...)                        pipeline (n-ary = nested binary)
+//!       | tpool(COUNT, term)                     task pool with COUNT worker threads
+//!       | mapreduce(map, reduce, nodes=COUNT, threads=COUNT, keys=EXPR, per_key=EXPR [, shuffle=NAME])
+//!       | dc(divide, combine, leaf, procs=COUNT, exchange=NAME [, size=EXPR])
+//! COUNT := a positive integer | a parameter name (stays symbolic)
+//! EXPR  := a model expression (see [`crate::model`]), e.g. `768`, `x`, `x / 2`
+//! ```
+//!
+//! [`parse_term`] is a hand-written recursive-descent parser: every node of the resulting
+//! [`Term`] carries the byte [`Span`] it was read from, so that later stages (an unknown
+//! component, a model that cannot be evaluated) can put a caret under the right part of
+//! what the user typed. Keyword arguments may come in any order; the printer
+//! (`Display`) writes the canonical form, which parses back to the same term.
+//!
+//! The parser knows nothing about components: whether `qsort` exists is decided when
+//! the term is composed ([`crate::compose`]).
+
+mod parse;
+mod print;
+#[cfg(test)]
+mod tests;
+
+use crate::diag::Span;
+use crate::model::Expr;
+
+pub use parse::{parse_term, parse_term_with, MAX_TERM_DEPTH};
+
+/// The patterns, as written in terms (also the words a component may not be called).
+pub const PATTERNS: &[&str] = &["seq", "pipe", "tpool", "mapreduce", "dc"];
+
+/// A parsed term together with the text it came from (needed to locate later errors).
+#[derive(Clone, Debug)]
+pub struct Term {
+    /// Where the text came from: `<term>` for a command-line argument, or a file path.
+    pub origin: String,
+    /// The full text the spans point into.
+    pub source: String,
+    pub root: Node,
+}
+
+impl Term {
+    /// The source text under a span (the user's own spelling of a sub-term).
+    pub fn text(&self, span: Span) -> &str {
+        self.source.get(span.start..span.end).unwrap_or("")
+    }
+}
+
+/// One node of a term.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// The whole node, from its name to its closing parenthesis.
+    pub span: Span,
+}
+
+/// The closed grammar of terms.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// A sequential building block, looked up in the components.
+    Component(String),
+    /// `seq(a, b, ...)`: run one after the other.
+    Seq(Vec<Node>),
+    /// `pipe(a, b, ...)`: a pipeline with one stage per argument.
+    Pipe(Vec<Node>),
+    /// `tpool(n, t)`: a task pool of `n` workers, each running `t` on its own elements.
+    Tpool { threads: Count, body: Box<Node> },
+    MapReduce(Box<MapReduce>),
+    Dc(Box<Dc>),
+}
+
+/// `mapreduce(map, reduce, nodes=m, threads=n, keys=k(x), per_key=d(x)[, shuffle=S])`.
+#[derive(Clone, Debug)]
+pub struct MapReduce {
+    pub map: Node,
+    pub reduce: Node,
+    pub nodes: Count,
+    pub threads: Count,
+    /// `k(x)`: the number of keys for `x` input elements.
+    pub keys: ExprArg,
+    /// `d(x)`: the number of elements per key.
+    pub per_key: ExprArg,
+    /// The shuffle component; without one the shuffle phase costs nothing (a single
+    /// node, as in GrPPI).
+    pub shuffle: Option<Name>,
+}
+
+/// `dc(divide, combine, leaf, procs=P, exchange=E[, size=K])`: hypercube divide and
+/// conquer over `P` processes (seed 004).
+#[derive(Clone, Debug)]
+pub struct Dc {
+    pub divide: Node,
+    pub combine: Node,
+    /// The sequential solver each process runs on its `S/P` share.
+    pub leaf: Node,
+    pub procs: Count,
+    /// The component modelling one exchange between partners; its `x` is the message size.
+    pub exchange: Name,
+    /// The message size `K` exchanged at a level; inside it `x` is that level's
+    /// subproblem size and `j` the level. Default: `x`.
+    pub size: Option<ExprArg>,
+}
+
+/// A component name used as an argument (`shuffle=S`, `exchange=E`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A number of threads, nodes or processes: a positive integer or a parameter name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub value: CountValue,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CountValue {
+    Int(u64),
+    Param(String),
+}
+
+impl Count {
+    /// The count as a model (a constant or a parameter).
+    pub fn to_expr(&self) -> Expr {
+        match &self.value {
+            CountValue::Int(n) => Expr::constant(*n as f64),
+            CountValue::Param(p) => Expr::param(p),
+        }
+    }
+
+    /// The integer, when the count is one.
+    pub fn as_int(&self) -> Option<u64> {
+        match self.value {
+            CountValue::Int(n) => Some(n),
+            CountValue::Param(_) => None,
+        }
+    }
+}
+
+/// A model expression given as an argument (`keys=768`), with the span of its text.
+#[derive(Clone, Debug)]
+pub struct ExprArg {
+    pub expr: Expr,
+    pub span: Span,
+}
+
+impl Node {
+    /// The pattern's name (`pipe`, ...) or the component's name.
+    pub fn head(&self) -> &str {
+        match &self.kind {
+            NodeKind::Component(n) => n,
+            NodeKind::Seq(_) => "seq",
+            NodeKind::Pipe(_) => "pipe",
+            NodeKind::Tpool { .. } => "tpool",
+            NodeKind::MapReduce(_) => "mapreduce",
+            NodeKind::Dc(_) => "dc",
+        }
+    }
+
+    /// The sub-terms, in order.
+    pub fn children(&self) -> Vec<&Node> {
+        match &self.kind {
+            NodeKind::Component(_) => Vec::new(),
+            NodeKind::Seq(v) | NodeKind::Pipe(v) => v.iter().collect(),
+            NodeKind::Tpool { body, .. } => vec![body],
+            NodeKind::MapReduce(mr) => vec![&mr.map, &mr.reduce],
+            NodeKind::Dc(dc) => vec![&dc.divide, &dc.combine, &dc.leaf],
+        }
+    }
+
+    /// Every component name the node refers to (including `shuffle=` and `exchange=`),
+    /// with its span, in source order.
+    pub fn component_refs(&self) -> Vec<Name> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            match &n.kind {
+                NodeKind::Component(c) => out.push(Name {
+                    name: c.clone(),
+                    span: n.span,
+                }),
+                NodeKind::MapReduce(mr) => {
+                    if let Some(s) = &mr.shuffle {
+                        out.push(s.clone());
+                    }
+                }
+                NodeKind::Dc(dc) => out.push(dc.exchange.clone()),
+                _ => {}
+            }
+            stack.extend(n.children().into_iter().rev());
+        }
+        out.sort_by_key(|n| n.span.start);
+        out
+    }
+
+    /// Number of pattern nodes (everything but components).
+    pub fn pattern_count(&self) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            if !matches!(n.kind, NodeKind::Component(_)) {
+                count += 1;
+            }
+            stack.extend(n.children());
+        }
+        count
+    }
+}
+
+/// The candidate closest to `name` by edit distance, if it is close enough to be a
+/// plausible typo.
+pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3) && *d < c.len().max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}

@@ -1,0 +1,513 @@
+//! `predict`: compose a term, evaluate it on a grid, and explain the result — the
+//! dominant term, each pipeline's bottleneck stage and its crossovers, capping notes,
+//! and suggestions from the relational theory.
+//!
+//! [`Prediction`] is also the stable JSON schema of `perfcompose predict --json` (see the
+//! README): field names and meanings only ever gain members.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::crossover::{self, Crossover};
+use super::grid::{format_point, Grid, Point};
+use super::{compose, compose_node, ComposeOptions, Composition, Pipeline};
+use crate::components::Components;
+use crate::diag::{Diagnostic, Span};
+use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
+use crate::term::{CountValue, Node, NodeKind, Term};
+
+/// The size parameter crossovers are searched along.
+pub const AXIS: &str = "x";
+/// Smallest speedup worth a suggestion.
+pub const SUGGEST_MIN_SPEEDUP: f64 = 1.05;
+/// A stage this many times slower than the next one is worth replicating.
+pub const REPLICATE_MIN_RATIO: f64 = 2.0;
+
+/// The result of `predict`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Prediction {
+    /// The term, printed canonically.
+    pub term: String,
+    /// The composed model, canonical (parses back to the same model).
+    pub model: String,
+    /// Its asymptotically dominant part, when it can be determined.
+    pub dominant: Option<String>,
+    /// Free parameters of the model.
+    pub parameters: Vec<String>,
+    /// `--cores`, when given.
+    pub cores: Option<u64>,
+    pub values: Vec<Value>,
+    pub pipelines: Vec<PipelineReport>,
+    /// Every crossover of every pipeline over `x >= 1`.
+    pub crossovers: Vec<CrossoverReport>,
+    pub notes: Vec<String>,
+    pub suggestions: Vec<Suggestion>,
+    #[serde(skip)]
+    pub expr: Expr,
+    #[serde(skip)]
+    pub dominant_expr: Option<Expr>,
+}
+
+/// The model at one grid point.
+#[derive(Clone, Debug, Serialize)]
+pub struct Value {
+    pub point: BTreeMap<String, f64>,
+    pub value: f64,
+    /// The stage of the outermost pipeline that is the bottleneck here (when the term
+    /// is a pipeline, possibly inside task pools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StageReport {
+    pub term: String,
+    pub model: String,
+}
+
+/// A pipeline of the term and which stage limits it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PipelineReport {
+    pub term: String,
+    /// Byte range of the pipeline in the term as written.
+    pub span: [usize; 2],
+    pub stages: Vec<StageReport>,
+    /// The asymptotically dominant stage (the seed's choice), when symbolic comparison
+    /// decides it for every value of the other parameters.
+    pub asymptotic_stage: Option<String>,
+    /// Per combination of the other parameters' values: the stage leading for large `x`.
+    pub settles: Vec<Settle>,
+    /// Parameters the stages need a value for before crossovers can be computed.
+    pub missing: Vec<String>,
+}
+
+/// "Stage `stage` for all x >= `from_x`" (given the other parameters' values).
+#[derive(Clone, Debug, Serialize)]
+pub struct Settle {
+    pub given: BTreeMap<String, f64>,
+    pub stage: String,
+    pub from_x: f64,
+    /// Set when the asymptotically dominant stage differs from the one leading at
+    /// `x = 1e30`, the end of the numeric scan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asymptotic_stage: Option<String>,
+}
+
+/// A change of the bottleneck stage of a pipeline.
+#[derive(Clone, Debug, Serialize)]
+pub struct CrossoverReport {
+    pub pipeline: String,
+    pub given: BTreeMap<String, f64>,
+    pub x: f64,
+    pub from: String,
+    pub to: String,
+    /// Within the range of `x` values evaluated.
+    pub in_range: bool,
+}
+
+/// A design change the model says is faster.
+#[derive(Clone, Debug, Serialize)]
+pub struct Suggestion {
+    /// `tpool-of-seq` (relation iv) or `replicate-stage`.
+    pub kind: String,
+    pub pipeline: String,
+    pub replacement: String,
+    /// Predicted time of the pipeline over that of the replacement.
+    pub speedup: f64,
+    /// The point the speedup is measured at (empty: asymptotically).
+    pub at: BTreeMap<String, f64>,
+    pub text: String,
+}
+
+/// Compose `term` and evaluate it at every point of `grid`.
+///
+/// Errors: an unknown component (located in the term), a parameter of the model without
+/// a value in a non-empty grid, and a point where the model cannot be evaluated (located
+/// at the smallest sub-term that fails there).
+pub fn predict(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    grid: &Grid,
+) -> Result<Prediction, Diagnostic> {
+    let comp = compose(term, components, opts)?;
+    let model = comp.model.clone();
+    let params: Vec<String> = model.params().into_iter().collect();
+
+    let mut values = Vec::new();
+    if !grid.is_empty() {
+        let names = grid.names();
+        if let Some(p) = params.iter().find(|p| !names.contains(&p.as_str())) {
+            return Err(free_parameter(term, components, p, &names));
+        }
+        let root_pipe = root_pipeline(&term.root).and_then(|span| {
+            comp.pipelines.iter().find(|p| p.span == span)
+        });
+        for point in grid.points() {
+            let v = model
+                .eval(&point)
+                .map_err(|e| eval_error(term, components, opts, &point, e))?;
+            let bottleneck = root_pipe.and_then(|p| {
+                let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
+                crossover::leader(&models, AXIS, value_of(&point, AXIS)?, &point)
+                    .map(|i| p.stages[i].term.clone())
+            });
+            values.push(Value {
+                point: point.iter().cloned().collect(),
+                value: v,
+                bottleneck,
+            });
+        }
+    }
+
+    let (pipelines, crossovers) = analyse_pipelines(&comp, grid);
+    let suggestions = suggest(&comp, grid, opts);
+    let dominant_expr = model.dominant();
+    Ok(Prediction {
+        term: term.root.to_string(),
+        model: model.to_string(),
+        dominant: dominant_expr.as_ref().map(Expr::to_string),
+        parameters: params,
+        cores: opts.cores,
+        values,
+        pipelines,
+        crossovers,
+        notes: comp.notes.iter().map(|n| n.text.clone()).collect(),
+        suggestions,
+        expr: model,
+        dominant_expr,
+    })
+}
+
+fn value_of(p: &Point, name: &str) -> Option<f64> {
+    p.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+}
+
+/// The span of the pipeline the whole term is (possibly inside task pools).
+fn root_pipeline(n: &Node) -> Option<Span> {
+    let mut n = n;
+    loop {
+        match &n.kind {
+            NodeKind::Tpool { body, .. } => n = body,
+            NodeKind::Pipe(_) => return Some(n.span),
+            _ => return None,
+        }
+    }
+}
+
+fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
+    let names = grid.names();
+    let xs: Vec<f64> = grid.values_of(AXIS).map(<[f64]>::to_vec).unwrap_or_default();
+    let range = xs.iter().copied().fold(None, |acc: Option<(f64, f64)>, v| {
+        Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+    });
+    let mut reports = Vec::new();
+    let mut all_crossings = Vec::new();
+    for p in &comp.pipelines {
+        let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
+        let mut missing: Vec<String> = models
+            .iter()
+            .flat_map(|m| m.params())
+            .filter(|q| q != AXIS && !names.contains(&q.as_str()))
+            .collect();
+        missing.sort();
+        missing.dedup();
+        let asymptotic = crossover::dominant_stage(&models).map(|i| p.stages[i].term.clone());
+        let mut settles = Vec::new();
+        if missing.is_empty() {
+            for given in grid.others(AXIS) {
+                let fixed: Vec<Expr> = models
+                    .iter()
+                    .map(|m| given.iter().fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v))))
+                    .collect();
+                let Some(s) = crossover::settling(&fixed, AXIS, &xs, &given) else {
+                    continue;
+                };
+                let given_map: BTreeMap<String, f64> = given.iter().cloned().collect();
+                for Crossover { x, from, to } in &s.crossovers {
+                    all_crossings.push(CrossoverReport {
+                        pipeline: p.term.clone(),
+                        given: given_map.clone(),
+                        x: *x,
+                        from: p.stages[*from].term.clone(),
+                        to: p.stages[*to].term.clone(),
+                        in_range: range.is_some_and(|(lo, hi)| *x >= lo && *x <= hi),
+                    });
+                }
+                settles.push(Settle {
+                    given: given_map,
+                    stage: p.stages[s.stage].term.clone(),
+                    from_x: s.from,
+                    asymptotic_stage: s
+                        .asymptotic
+                        .filter(|a| *a != s.stage)
+                        .map(|a| p.stages[a].term.clone()),
+                });
+            }
+        }
+        reports.push(PipelineReport {
+            term: p.term.clone(),
+            span: [p.span.start, p.span.end],
+            stages: p
+                .stages
+                .iter()
+                .map(|s| StageReport {
+                    term: s.term.clone(),
+                    model: s.model.to_string(),
+                })
+                .collect(),
+            asymptotic_stage: asymptotic,
+            settles,
+            missing,
+        });
+    }
+    (reports, all_crossings)
+}
+
+/// Relation (iv) and stage replication, for every pipeline.
+fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    let points = grid.points();
+    for p in &comp.pipelines {
+        let k = p.stages.len();
+        if k < 2 {
+            continue;
+        }
+        let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
+        let pipe_model = Expr::max_of(models.clone());
+        let eff = opts.cores.map_or(k as u64, |c| c.min(k as u64));
+        let alt_model = Expr::div(Expr::sum_of(models.clone()), Expr::constant(eff as f64));
+        let stages_text: Vec<&str> = p.stages.iter().map(|s| s.term.as_str()).collect();
+        let replacement = format!("tpool({k}, seq({}))", stages_text.join(", "));
+
+        // Relation (iv): the same k threads, each running the whole sequence.
+        let best = if points.is_empty() {
+            match compare_growth(&pipe_model, &alt_model) {
+                Growth::Same { ratio: Some(r) } => Some((r, BTreeMap::new())),
+                _ => None,
+            }
+        } else {
+            points
+                .iter()
+                .filter_map(|pt| {
+                    let a = pipe_model.eval(pt).ok()?;
+                    let b = alt_model.eval(pt).ok()?;
+                    (b > 0.0).then(|| (a / b, pt.iter().cloned().collect()))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+        };
+        if let Some((speedup, at)) = best {
+            if speedup >= SUGGEST_MIN_SPEEDUP {
+                let where_ = if at.is_empty() {
+                    "for large inputs".to_string()
+                } else {
+                    format!("at {}", format_point(&at.iter().map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>()))
+                };
+                out.push(Suggestion {
+                    kind: "tpool-of-seq".into(),
+                    pipeline: p.term.clone(),
+                    replacement: replacement.clone(),
+                    speedup,
+                    at,
+                    text: format!(
+                        "{} could run as {replacement}: {}x faster {where_} with the same {k} threads (seed 000 relation iv: no stage waits for another)",
+                        p.term,
+                        format_significant(speedup, 3)
+                    ),
+                });
+            }
+        }
+
+        // Replicate the bottleneck stage at the largest evaluated point.
+        if let Some(pt) = points.last() {
+            if let Some(s) = replicate(p, pt, opts) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+fn replicate(p: &Pipeline, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
+    let vals: Vec<f64> = p
+        .stages
+        .iter()
+        .map(|s| s.model.eval(pt).ok())
+        .collect::<Option<_>>()?;
+    let (imax, vmax) = vals
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let second = vals
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != imax)
+        .map(|(_, v)| *v)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !(second > 0.0) || vmax / second < REPLICATE_MIN_RATIO {
+        return None;
+    }
+    let r = (vmax / second).ceil().min(1e6) as u64;
+    // Replicating a task pool widens it; extra workers beyond the cores do not help.
+    let (stage_text, n) = split_tpool(&p.stages[imax].term);
+    let workers = n.saturating_mul(r);
+    if let Some(c) = opts.cores {
+        if workers > c {
+            return None;
+        }
+    }
+    let replaced = format!("tpool({workers}, {stage_text})");
+    let new_max = (vmax / r as f64).max(second);
+    let speedup = vmax / new_max;
+    if speedup < SUGGEST_MIN_SPEEDUP {
+        return None;
+    }
+    let at: BTreeMap<String, f64> = pt.iter().cloned().collect();
+    Some(Suggestion {
+        kind: "replicate-stage".into(),
+        pipeline: p.term.clone(),
+        replacement: replaced.clone(),
+        speedup,
+        at,
+        text: format!(
+            "stage {} is {}x slower than the next one at {}: replacing it by {replaced} balances {} ({}x faster)",
+            p.stages[imax].term,
+            format_significant(vmax / second, 3),
+            format_point(pt),
+            p.term,
+            format_significant(speedup, 3)
+        ),
+    })
+}
+
+/// `tpool(4, qsort)` -> (`qsort`, 4); anything else -> (itself, 1).
+fn split_tpool(t: &str) -> (String, u64) {
+    if let Ok(term) = crate::term::parse_term("<stage>", t) {
+        if let NodeKind::Tpool { threads, body } = &term.root.kind {
+            if let CountValue::Int(n) = threads.value {
+                return (body.to_string(), n);
+            }
+        }
+    }
+    (t.to_string(), 1)
+}
+
+/// The error for a parameter without a value, located where the parameter enters the term.
+pub(crate) fn free_parameter(term: &Term, components: &Components, name: &str, given: &[&str]) -> Diagnostic {
+    let (span, from) = locate_parameter(term, components, name);
+    let given = if given.is_empty() {
+        String::new()
+    } else {
+        format!(" (values are given for {})", given.join(", "))
+    };
+    Diagnostic::new(
+        &term.origin,
+        &term.source,
+        span,
+        format!("the model has a free parameter `{name}` without a value{given}"),
+    )
+    .with_hint(format!("give it values, e.g. --at {name}=1,2,4{from}"))
+}
+
+fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, String) {
+    let mut stack = vec![&term.root];
+    while let Some(n) = stack.pop() {
+        match &n.kind {
+            NodeKind::Component(c) => {
+                if components.get(c).is_some_and(|c| c.model.mentions(name)) {
+                    return (n.span, format!("; it comes from the model of `{c}`"));
+                }
+            }
+            NodeKind::Tpool { threads, .. } => {
+                if threads.value == CountValue::Param(name.to_string()) {
+                    return (threads.span, String::new());
+                }
+            }
+            NodeKind::MapReduce(mr) => {
+                for c in [&mr.nodes, &mr.threads] {
+                    if c.value == CountValue::Param(name.to_string()) {
+                        return (c.span, String::new());
+                    }
+                }
+                for e in [&mr.keys, &mr.per_key] {
+                    if e.expr.mentions(name) {
+                        return (e.span, String::new());
+                    }
+                }
+                if let Some(s) = &mr.shuffle {
+                    if components.get(&s.name).is_some_and(|c| c.model.mentions(name)) {
+                        return (s.span, format!("; it comes from the model of `{}`", s.name));
+                    }
+                }
+            }
+            NodeKind::Dc(dc) => {
+                if dc.procs.value == CountValue::Param(name.to_string()) {
+                    return (dc.procs.span, String::new());
+                }
+                if let Some(e) = &dc.size {
+                    if e.expr.mentions(name) {
+                        return (e.span, String::new());
+                    }
+                }
+                if components.get(&dc.exchange.name).is_some_and(|c| c.model.mentions(name)) {
+                    return (dc.exchange.span, format!("; it comes from the model of `{}`", dc.exchange.name));
+                }
+            }
+            _ => {}
+        }
+        stack.extend(n.children().into_iter().rev());
+    }
+    (term.root.span, String::new())
+}
+
+/// The error for a point where the model cannot be evaluated, located at the smallest
+/// sub-term that already fails there.
+pub(crate) fn eval_error(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    point: &Point,
+    e: EvalError,
+) -> Diagnostic {
+    let span = deepest_failing(term, &term.root, components, opts, point).unwrap_or(term.root.span);
+    let hint = match &e {
+        EvalError::Unbound(p) => format!("give it values, e.g. --at {p}=1,2,4"),
+        EvalError::DivisionByZero(_) => {
+            "the model divides by zero at this point; evaluate at other values".to_string()
+        }
+        EvalError::LogOfNonPositive { .. } => {
+            "log2 needs a positive argument; sizes and counts start at 1".to_string()
+        }
+        EvalError::NotReal { .. } => "a fractional power of a negative value is not real; check the signs in the model".to_string(),
+        EvalError::NonFinite(_) => "the value overflows; evaluate at smaller values".to_string(),
+    };
+    let what = term.text(span);
+    Diagnostic::new(
+        &term.origin,
+        &term.source,
+        span,
+        format!("cannot evaluate `{what}` at {}: {e}", format_point(point)),
+    )
+    .with_hint(hint)
+}
+
+fn deepest_failing(
+    term: &Term,
+    node: &Node,
+    components: &Components,
+    opts: ComposeOptions,
+    point: &Point,
+) -> Option<Span> {
+    let model = compose_node(term, node, components, opts).ok()?;
+    if model.eval(point).is_ok() {
+        return None;
+    }
+    for child in node.children() {
+        if let Some(s) = deepest_failing(term, child, components, opts, point) {
+            return Some(s);
+        }
+    }
+    Some(node.span)
+}

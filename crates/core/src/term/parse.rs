@@ -1,0 +1,797 @@
+//! The term parser: hand-written recursive descent over an on-demand lexer.
+//!
+//! Hand-written because the messages are the product here: each error names what was
+//! expected, points at the offending token and, where a typical mistake is behind it,
+//! says how to write it instead. `EXPR` arguments (`keys=x / 2`) are cut out of the
+//! source at the next top-level `,` or `)` and handed to the model parser; its errors
+//! are re-homed into the term with [`Diagnostic::embed`].
+
+use super::{closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Term, PATTERNS};
+use crate::diag::{Diagnostic, Span};
+use crate::model::{parse_model_with, Functions, NoFunctions};
+
+/// Deepest nesting of patterns accepted. Composition recurses once per level; this
+/// bound keeps parsing, composing and dropping a term well inside a 2 MiB thread stack
+/// while leaving room for the 1,000-level terms of the benchmark.
+pub const MAX_TERM_DEPTH: usize = 1500;
+
+/// Parse a term; errors name `origin` (`<term>` or a file path).
+///
+/// ```
+/// use perfcompose_core::term::parse_term;
+/// let t = parse_term("<term>", "pipe(tpool(4, qsort), seq(inc, nop))").unwrap();
+/// assert_eq!(t.root.to_string(), "pipe(tpool(4, qsort), seq(inc, nop))");
+/// ```
+pub fn parse_term(origin: &str, source: &str) -> Result<Term, Diagnostic> {
+    parse_term_with(origin, source, &NoFunctions)
+}
+
+/// Parse a term whose `EXPR` arguments may call the functions of `library`.
+pub fn parse_term_with(
+    origin: &str,
+    source: &str,
+    library: &dyn Functions,
+) -> Result<Term, Diagnostic> {
+    let mut p = Parser {
+        origin,
+        src: source,
+        pos: 0,
+        depth: 0,
+        library,
+    };
+    let first = p.peek();
+    if first.kind == Tok::End {
+        return Err(p
+            .error(Span::new(0, 0), "the term is empty")
+            .with_hint("write a component name or a pattern, e.g. pipe(tpool(4, qsort), inc)"));
+    }
+    let root = p.term()?;
+    let rest = p.peek();
+    if rest.kind != Tok::End {
+        let hint = if rest.kind == Tok::RParen {
+            "there is one `)` too many".to_string()
+        } else {
+            "a term is one component or one pattern; join several with seq(...) or pipe(...)"
+                .to_string()
+        };
+        return Err(p
+            .error(
+                rest.span,
+                format!("unexpected {} after the end of the term", rest.kind.describe()),
+            )
+            .with_hint(hint));
+    }
+    Ok(Term {
+        origin: origin.to_string(),
+        source: source.to_string(),
+        root,
+    })
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Name(String),
+    /// A numeric literal, as written.
+    Number(String),
+    LParen,
+    RParen,
+    Comma,
+    Eq,
+    Other(char),
+    End,
+}
+
+impl Tok {
+    fn describe(&self) -> String {
+        match self {
+            Tok::Name(n) => format!("`{n}`"),
+            Tok::Number(n) => format!("number `{n}`"),
+            Tok::LParen => "`(`".into(),
+            Tok::RParen => "`)`".into(),
+            Tok::Comma => "`,`".into(),
+            Tok::Eq => "`=`".into(),
+            Tok::Other(c) => format!("`{c}`"),
+            Tok::End => "the end of the term".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    kind: Tok,
+    span: Span,
+}
+
+/// What a keyword argument holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Slot {
+    Count,
+    Expr,
+    Name,
+}
+
+struct Keyword {
+    name: &'static str,
+    slot: Slot,
+    required: bool,
+    /// Shown when the argument is missing.
+    help: &'static str,
+}
+
+enum KwValue {
+    Count(Count),
+    Expr(ExprArg),
+    Name(Name),
+}
+
+const MAPREDUCE_KEYWORDS: &[Keyword] = &[
+    Keyword {
+        name: "nodes",
+        slot: Slot::Count,
+        required: true,
+        help: "nodes=m: the number of compute nodes (an integer or a parameter name)",
+    },
+    Keyword {
+        name: "threads",
+        slot: Slot::Count,
+        required: true,
+        help: "threads=n: worker threads per node (an integer or a parameter name)",
+    },
+    Keyword {
+        name: "keys",
+        slot: Slot::Expr,
+        required: true,
+        help: "keys=EXPR: the number of keys k(x) for x input elements, e.g. keys=768",
+    },
+    Keyword {
+        name: "per_key",
+        slot: Slot::Expr,
+        required: true,
+        help: "per_key=EXPR: the elements per key d(x), e.g. per_key=x",
+    },
+    Keyword {
+        name: "shuffle",
+        slot: Slot::Name,
+        required: false,
+        help: "shuffle=NAME: the component modelling the shuffle phase",
+    },
+];
+
+const DC_KEYWORDS: &[Keyword] = &[
+    Keyword {
+        name: "procs",
+        slot: Slot::Count,
+        required: true,
+        help: "procs=P: the number of processes, a power of two (or a parameter name)",
+    },
+    Keyword {
+        name: "exchange",
+        slot: Slot::Name,
+        required: true,
+        help: "exchange=NAME: the component modelling one exchange between partners (its x is the message size)",
+    },
+    Keyword {
+        name: "size",
+        slot: Slot::Expr,
+        required: false,
+        help: "size=EXPR: the message size at a level, in terms of that level's subproblem size x",
+    },
+];
+
+struct Parser<'a> {
+    origin: &'a str,
+    src: &'a str,
+    pos: usize,
+    depth: usize,
+    library: &'a dyn Functions,
+}
+
+impl Parser<'_> {
+    fn error(&self, span: Span, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(self.origin, self.src, span, msg)
+    }
+
+    fn skip_ws(&self, mut i: usize) -> usize {
+        let b = self.src.as_bytes();
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    }
+
+    /// The token at the current position, without consuming it.
+    fn peek(&self) -> Token {
+        self.token_at(self.pos)
+    }
+
+    fn token_at(&self, from: usize) -> Token {
+        let b = self.src.as_bytes();
+        let i = self.skip_ws(from);
+        if i >= b.len() {
+            // Point at the last character so a caret is visible.
+            let n = self.src.len();
+            let last = self.src.chars().last().map_or(0, char::len_utf8);
+            return Token {
+                kind: Tok::End,
+                span: Span::new(n - last, n),
+            };
+        }
+        let c = b[i];
+        let one = |k| Token {
+            kind: k,
+            span: Span::new(i, i + 1),
+        };
+        match c {
+            b'(' => one(Tok::LParen),
+            b')' => one(Tok::RParen),
+            b',' => one(Tok::Comma),
+            b'=' => one(Tok::Eq),
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let mut j = i;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                Token {
+                    kind: Tok::Name(self.src[i..j].to_string()),
+                    span: Span::new(i, j),
+                }
+            }
+            c if c.is_ascii_digit() || c == b'.' => {
+                let mut j = i;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'.') {
+                    j += 1;
+                }
+                Token {
+                    kind: Tok::Number(self.src[i..j].to_string()),
+                    span: Span::new(i, j),
+                }
+            }
+            _ => {
+                let ch = self.src[i..].chars().next().unwrap_or('?');
+                Token {
+                    kind: Tok::Other(ch),
+                    span: Span::new(i, i + ch.len_utf8()),
+                }
+            }
+        }
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek();
+        if t.kind != Tok::End {
+            self.pos = t.span.end;
+        }
+        t
+    }
+
+    fn term(&mut self) -> Result<Node, Diagnostic> {
+        let t = self.peek();
+        match &t.kind {
+            Tok::Name(name) => {
+                self.bump();
+                if self.peek().kind == Tok::LParen {
+                    return self.call(name, t.span);
+                }
+                if PATTERNS.contains(&name.as_str()) {
+                    return Err(self
+                        .error(t.span, format!("`{name}` is a pattern and needs arguments"))
+                        .with_hint(pattern_example(name)));
+                }
+                Ok(Node {
+                    kind: NodeKind::Component(name.clone()),
+                    span: t.span,
+                })
+            }
+            Tok::Number(n) => Err(self
+                .error(
+                    t.span,
+                    format!("expected a term (a component or a pattern), found number `{n}`"),
+                )
+                .with_hint("counts go inside a pattern, e.g. tpool(4, qsort)")),
+            Tok::End => Err(self
+                .error(t.span, "expected a term, found the end of the term")
+                .with_hint("the term stops in the middle; an argument is missing")),
+            other => Err(self.error(
+                t.span,
+                format!(
+                    "expected a term (a component or a pattern), found {}",
+                    other.describe()
+                ),
+            )),
+        }
+    }
+
+    fn call(&mut self, name: &str, name_span: Span) -> Result<Node, Diagnostic> {
+        if !PATTERNS.contains(&name) {
+            let hint = match closest(name, PATTERNS.iter().copied()) {
+                Some(p) => format!("did you mean `{p}`? (a component is written without parentheses: `{name}`)"),
+                None => format!(
+                    "patterns are {}; a component is written without parentheses: `{name}`",
+                    PATTERNS.join(", ")
+                ),
+            };
+            return Err(self
+                .error(name_span, format!("unknown pattern `{name}`"))
+                .with_hint(hint));
+        }
+        self.depth += 1;
+        if self.depth > MAX_TERM_DEPTH {
+            return Err(self
+                .error(
+                    name_span,
+                    format!("term nested more than {MAX_TERM_DEPTH} levels deep"),
+                )
+                .with_hint("flatten it: pipe and seq take any number of arguments"));
+        }
+        let open = self.bump(); // `(`
+        let node = match name {
+            "seq" | "pipe" => self.list(name, name_span, open.span),
+            "tpool" => self.tpool(name_span, open.span),
+            "mapreduce" => self.mapreduce(name_span, open.span),
+            _ => self.dc(name_span, open.span),
+        };
+        self.depth -= 1;
+        node
+    }
+
+    /// After an argument: `,` (then more, or a trailing `)`) or `)`.
+    /// Returns `Some(close span)` at the end of the list.
+    fn separator(&mut self, name: &str, open: Span) -> Result<Option<Span>, Diagnostic> {
+        let t = self.bump();
+        match t.kind {
+            Tok::Comma => {
+                if self.peek().kind == Tok::RParen {
+                    return Ok(Some(self.bump().span));
+                }
+                Ok(None)
+            }
+            Tok::RParen => Ok(Some(t.span)),
+            Tok::End => {
+                let (_, col) = crate::diag::line_col(self.src, open.start);
+                Err(self
+                    .error(t.span, "expected `,` or `)`, found the end of the term")
+                    .with_hint(format!(
+                        "a `)` is missing: `{name}(` at column {col} is not closed"
+                    )))
+            }
+            other => Err(self
+                .error(
+                    t.span,
+                    format!("expected `,` or `)` in `{name}(...)`, found {}", other.describe()),
+                )
+                .with_hint("arguments are separated by commas")),
+        }
+    }
+
+    /// True if the next tokens are `NAME =`.
+    fn at_keyword(&self) -> Option<Token> {
+        let t = self.peek();
+        if matches!(t.kind, Tok::Name(_)) && self.token_at(t.span.end).kind == Tok::Eq {
+            Some(t)
+        } else {
+            None
+        }
+    }
+
+    fn list(&mut self, name: &str, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
+        let mut items = Vec::new();
+        if self.peek().kind == Tok::RParen {
+            let close = self.bump();
+            let what = if name == "pipe" { "stage" } else { "term" };
+            return Err(self
+                .error(close.span, format!("`{name}` needs at least one {what}"))
+                .with_hint(pattern_example(name)));
+        }
+        loop {
+            if let Some(k) = self.at_keyword() {
+                return Err(self
+                    .error(k.span, format!("`{name}` takes no keyword arguments"))
+                    .with_hint(pattern_example(name)));
+            }
+            items.push(self.term()?);
+            if let Some(close) = self.separator(name, open)? {
+                let kind = if name == "seq" {
+                    NodeKind::Seq(items)
+                } else {
+                    NodeKind::Pipe(items)
+                };
+                return Ok(Node {
+                    kind,
+                    span: name_span.join(close),
+                });
+            }
+        }
+    }
+
+    fn tpool(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
+        if let Some(k) = self.at_keyword() {
+            return Err(self
+                .error(k.span, "`tpool` takes no keyword arguments")
+                .with_hint("write tpool(4, qsort)"));
+        }
+        let first = self.peek();
+        if first.kind == Tok::RParen {
+            return Err(self
+                .error(first.span, "`tpool` needs a thread count and a term")
+                .with_hint("write tpool(4, qsort)"));
+        }
+        // `tpool(qsort, 4)`: the arguments swapped.
+        if let Tok::Name(n) = &first.kind {
+            if self.token_at(first.span.end).kind == Tok::LParen {
+                return Err(self
+                    .error(first.span, "the first argument of `tpool` is the thread count")
+                    .with_hint(format!("write tpool(4, {n}(...))")));
+            }
+        }
+        let threads = self.count("tpool", "thread count")?;
+        if threads.as_int() == Some(0) {
+            return Err(self
+                .error(threads.span, "a task pool needs at least one thread")
+                .with_hint("write tpool(n, t) with n >= 1; tpool(1, t) models t on one worker"));
+        }
+        let sep = self.bump();
+        match sep.kind {
+            Tok::Comma => {}
+            Tok::RParen => {
+                return Err(self
+                    .error(sep.span, "`tpool` needs a term after the thread count")
+                    .with_hint(format!(
+                        "write tpool({}, qsort)",
+                        self.src.get(threads.span.start..threads.span.end).unwrap_or("4")
+                    )))
+            }
+            other => {
+                return Err(self
+                    .error(
+                        sep.span,
+                        format!("expected `,` after the thread count, found {}", other.describe()),
+                    )
+                    .with_hint("write tpool(4, qsort)"))
+            }
+        }
+        let body = self.term()?;
+        let close = self.bump();
+        match close.kind {
+            Tok::RParen => Ok(Node {
+                kind: NodeKind::Tpool {
+                    threads,
+                    body: Box::new(body),
+                },
+                span: name_span.join(close.span),
+            }),
+            Tok::Comma => Err(self
+                .error(close.span, "`tpool` takes exactly two arguments")
+                .with_hint("to run several blocks in each task, write tpool(4, seq(a, b))")),
+            Tok::End => {
+                let (_, col) = crate::diag::line_col(self.src, open.start);
+                Err(self
+                    .error(close.span, "expected `)`, found the end of the term")
+                    .with_hint(format!(
+                        "a `)` is missing: `tpool(` at column {col} is not closed"
+                    )))
+            }
+            other => Err(self.error(
+                close.span,
+                format!("expected `)` closing `tpool`, found {}", other.describe()),
+            )),
+        }
+    }
+
+    /// A count: a positive integer or a parameter name.
+    fn count(&mut self, pattern: &str, what: &str) -> Result<Count, Diagnostic> {
+        let t = self.peek();
+        let hint = || {
+            format!("the {what} of `{pattern}` is a positive integer or a parameter name (e.g. 4 or n)")
+        };
+        match &t.kind {
+            Tok::Number(text) => {
+                self.bump();
+                match text.parse::<u64>() {
+                    Ok(n) => Ok(Count {
+                        value: CountValue::Int(n),
+                        span: t.span,
+                    }),
+                    Err(_) => Err(self
+                        .error(
+                            t.span,
+                            format!("`{text}` is not a valid {what}"),
+                        )
+                        .with_hint(hint())),
+                }
+            }
+            Tok::Name(n) => {
+                if self.token_at(t.span.end).kind == Tok::LParen {
+                    return Err(self
+                        .error(t.span, format!("expected the {what} of `{pattern}`, found a pattern"))
+                        .with_hint(hint()));
+                }
+                self.bump();
+                Ok(Count {
+                    value: CountValue::Param(n.clone()),
+                    span: t.span,
+                })
+            }
+            other => Err(self
+                .error(
+                    t.span,
+                    format!("expected the {what} of `{pattern}`, found {}", other.describe()),
+                )
+                .with_hint(hint())),
+        }
+    }
+
+    /// A model expression: everything up to the next top-level `,` or `)`.
+    fn expr_arg(&mut self, key: &str) -> Result<ExprArg, Diagnostic> {
+        let b = self.src.as_bytes();
+        let start = self.skip_ws(self.pos);
+        let mut i = start;
+        let mut depth = 0usize;
+        while i < b.len() {
+            match b[i] {
+                b'(' => depth += 1,
+                b')' if depth == 0 => break,
+                b')' => depth -= 1,
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        let mut end = i;
+        while end > start && b[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        if end == start {
+            let t = self.token_at(start);
+            return Err(self
+                .error(t.span, format!("`{key}=` needs a value"))
+                .with_hint(format!("write e.g. {key}=768 or {key}=x / 2")));
+        }
+        let text = &self.src[start..end];
+        let expr = parse_model_with(self.origin, text, self.library)
+            .map_err(|d| d.embed(self.origin, self.src, start))?;
+        self.pos = end;
+        Ok(ExprArg {
+            expr,
+            span: Span::new(start, end),
+        })
+    }
+
+    fn name_arg(&mut self, key: &str) -> Result<Name, Diagnostic> {
+        let t = self.peek();
+        match &t.kind {
+            Tok::Name(n) if self.token_at(t.span.end).kind != Tok::LParen => {
+                self.bump();
+                Ok(Name {
+                    name: n.clone(),
+                    span: t.span,
+                })
+            }
+            Tok::Name(_) => Err(self
+                .error(t.span, format!("`{key}=` names a component, not a pattern"))
+                .with_hint(format!("write {key}=NAME with NAME defined in the components file"))),
+            other => Err(self
+                .error(
+                    t.span,
+                    format!("expected a component name after `{key}=`, found {}", other.describe()),
+                )
+                .with_hint(format!("write {key}=NAME"))),
+        }
+    }
+
+    /// Positional terms followed by keyword arguments (mapreduce, dc).
+    fn args(
+        &mut self,
+        pattern: &str,
+        open: Span,
+        positional: &[&str],
+        keywords: &[Keyword],
+    ) -> Result<(Vec<Node>, Vec<(&'static str, KwValue)>, Span), Diagnostic> {
+        let mut terms = Vec::new();
+        let mut kws: Vec<(&'static str, KwValue, Span)> = Vec::new();
+        let usage = usage(pattern);
+        let close = loop {
+            if self.peek().kind == Tok::RParen {
+                break self.bump().span;
+            }
+            if let Some(k) = self.at_keyword() {
+                let Tok::Name(key) = &k.kind else {
+                    unreachable!("at_keyword returns names")
+                };
+                let Some(spec) = keywords.iter().find(|s| s.name == key) else {
+                    let names: Vec<&str> = keywords.iter().map(|s| s.name).collect();
+                    let hint = match closest(key, names.iter().copied()) {
+                        Some(c) => format!("did you mean `{c}`? `{pattern}` takes {}", names.join(", ")),
+                        None => format!("`{pattern}` takes {}", names.join(", ")),
+                    };
+                    return Err(self
+                        .error(k.span, format!("unknown argument `{key}` of `{pattern}`"))
+                        .with_hint(hint));
+                };
+                if let Some((_, _, first)) = kws.iter().find(|(n, _, _)| *n == spec.name) {
+                    let (_, col) = crate::diag::line_col(self.src, first.start);
+                    return Err(self
+                        .error(k.span, format!("`{key}=` is given twice"))
+                        .with_hint(format!("the first one is at column {col}")));
+                }
+                self.bump(); // name
+                self.bump(); // `=`
+                let value = match spec.slot {
+                    Slot::Count => {
+                        let c = self.count(pattern, spec.name)?;
+                        if c.as_int() == Some(0) {
+                            return Err(self
+                                .error(c.span, format!("`{}` must be at least 1", spec.name))
+                                .with_hint(spec.help));
+                        }
+                        if pattern == "dc" {
+                            if let Some(p) = c.as_int() {
+                                if !p.is_power_of_two() {
+                                    return Err(self
+                                        .error(c.span, format!("a hypercube needs a power of two processes, not {p}"))
+                                        .with_hint(format!(
+                                            "use procs={} or procs={}",
+                                            prev_power_of_two(p),
+                                            prev_power_of_two(p).saturating_mul(2)
+                                        )));
+                                }
+                            }
+                        }
+                        KwValue::Count(c)
+                    }
+                    Slot::Expr => KwValue::Expr(self.expr_arg(spec.name)?),
+                    Slot::Name => KwValue::Name(self.name_arg(spec.name)?),
+                };
+                kws.push((spec.name, value, k.span));
+            } else {
+                let t = self.peek();
+                if !kws.is_empty() {
+                    return Err(self
+                        .error(t.span, "a term cannot follow keyword arguments")
+                        .with_hint(usage.clone()));
+                }
+                if terms.len() == positional.len() {
+                    return Err(self
+                        .error(
+                            t.span,
+                            format!(
+                                "`{pattern}` takes {} terms ({}) before its keyword arguments",
+                                positional.len(),
+                                positional.join(", ")
+                            ),
+                        )
+                        .with_hint(usage.clone()));
+                }
+                terms.push(self.term()?);
+            }
+            if let Some(close) = self.separator(pattern, open)? {
+                break close;
+            }
+        };
+        if terms.len() < positional.len() {
+            return Err(self
+                .error(
+                    close,
+                    format!(
+                        "`{pattern}` needs {} terms ({}), got {}",
+                        positional.len(),
+                        positional.join(", "),
+                        terms.len()
+                    ),
+                )
+                .with_hint(usage));
+        }
+        for spec in keywords.iter().filter(|s| s.required) {
+            if !kws.iter().any(|(n, _, _)| *n == spec.name) {
+                return Err(self
+                    .error(close, format!("`{pattern}` needs `{}=`", spec.name))
+                    .with_hint(spec.help));
+            }
+        }
+        Ok((terms, kws.into_iter().map(|(n, v, _)| (n, v)).collect(), close))
+    }
+
+    fn mapreduce(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
+        let (terms, kws, close) =
+            self.args("mapreduce", open, &["map", "reduce"], MAPREDUCE_KEYWORDS)?;
+        let mut it = terms.into_iter();
+        let (Some(map), Some(reduce)) = (it.next(), it.next()) else {
+            unreachable!("args checked the count")
+        };
+        let mut kw = Kws(kws);
+        let mr = MapReduce {
+            map,
+            reduce,
+            nodes: kw.count("nodes"),
+            threads: kw.count("threads"),
+            keys: kw.expr("keys").expect("required"),
+            per_key: kw.expr("per_key").expect("required"),
+            shuffle: kw.name("shuffle"),
+        };
+        Ok(Node {
+            kind: NodeKind::MapReduce(Box::new(mr)),
+            span: name_span.join(close),
+        })
+    }
+
+    fn dc(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
+        let (terms, kws, close) =
+            self.args("dc", open, &["divide", "combine", "leaf"], DC_KEYWORDS)?;
+        let mut it = terms.into_iter();
+        let (Some(divide), Some(combine), Some(leaf)) = (it.next(), it.next(), it.next()) else {
+            unreachable!("args checked the count")
+        };
+        let mut kw = Kws(kws);
+        let dc = Dc {
+            divide,
+            combine,
+            leaf,
+            procs: kw.count("procs"),
+            exchange: kw.name("exchange").expect("required"),
+            size: kw.expr("size"),
+        };
+        Ok(Node {
+            kind: NodeKind::Dc(Box::new(dc)),
+            span: name_span.join(close),
+        })
+    }
+}
+
+/// Keyword values by name (the parser has already checked presence and kinds).
+struct Kws(Vec<(&'static str, KwValue)>);
+
+impl Kws {
+    fn take(&mut self, name: &str) -> Option<KwValue> {
+        let i = self.0.iter().position(|(n, _)| *n == name)?;
+        Some(self.0.swap_remove(i).1)
+    }
+
+    fn count(&mut self, name: &str) -> Count {
+        match self.take(name) {
+            Some(KwValue::Count(c)) => c,
+            _ => unreachable!("required count checked by the parser"),
+        }
+    }
+
+    fn expr(&mut self, name: &str) -> Option<ExprArg> {
+        match self.take(name) {
+            Some(KwValue::Expr(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    fn name(&mut self, name: &str) -> Option<Name> {
+        match self.take(name) {
+            Some(KwValue::Name(n)) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+fn prev_power_of_two(p: u64) -> u64 {
+    if p == 0 {
+        1
+    } else {
+        1 << (63 - p.leading_zeros())
+    }
+}
+
+fn usage(pattern: &str) -> String {
+    match pattern {
+        "mapreduce" => {
+            "write mapreduce(map, reduce, nodes=1, threads=4, keys=768, per_key=x[, shuffle=NAME])"
+                .into()
+        }
+        "dc" => "write dc(divide, combine, leaf, procs=8, exchange=NAME[, size=EXPR])".into(),
+        other => pattern_example(other),
+    }
+}
+
+fn pattern_example(pattern: &str) -> String {
+    match pattern {
+        "seq" => "write seq(a, b, ...) to run blocks one after the other".into(),
+        "pipe" => "write pipe(a, b, ...) with one stage per argument".into(),
+        "tpool" => "write tpool(4, qsort)".into(),
+        "mapreduce" | "dc" => usage(pattern),
+        _ => format!("patterns are {}", PATTERNS.join(", ")),
+    }
+}
