@@ -1,0 +1,431 @@
+//! Extra-P 4.2.5's default modeler, reproduced (`--modeler extrap`).
+//!
+//! The facts, from Extra-P's `modelers/single_parameter/{basic,abstract_base}.py`,
+//! `modelers/multi_parameter/multi_parameter_modeler.py` and `entities/hypotheses.py`:
+//!
+//! * **One parameter.** Start from the constant model (the mean; if its RSS is exactly 0,
+//!   stop there). Every building block `x^i · log2(x)^j` of the [`space`] (without logs when
+//!   any `x < 1`) gives the hypothesis `c0 + c1 · x^i · log2(x)^j`, scored by leave-one-out
+//!   cross-validated SMAPE: for each point, fit on the others by unweighted least squares,
+//!   zero `c0` when `|c0 / min(y)| < 0.0005` (the "clean constant" step; `|c0| < 0.0005`
+//!   when the minimum is 0), and predict the point. The final coefficients are refitted
+//!   on all points (without the clean step). A hypothesis is dropped when its term
+//!   contributes less than 0.05 % of the measured value at every point. The winner is the
+//!   first hypothesis whose LOO SMAPE is strictly lower than the best so far, starting
+//!   from the constant model's in-sample SMAPE.
+//! * **Several parameters.** For each parameter take the longest lines of points that
+//!   differ only in that parameter, average them point by point into one line, and model
+//!   it as above. Keep the parameters whose line model is not constant. With none: the
+//!   mean. With one: its term with either the line's coefficients or coefficients refitted
+//!   on all points, whichever has the lower SMAPE. With several: fit on all points the
+//!   combinations `a·b·…` (product), `a + b + …` (sum), and for two parameters `a·b + a`,
+//!   `a·b + b`, for three the 21 mixed forms, and keep the lowest in-sample SMAPE among
+//!   those whose every term contributes at least 0.05 %.
+//!
+//! Where Extra-P's numpy least squares would return a minimum-norm answer for a
+//! rank-deficient hypothesis (a line of two points, a term that is constant on the data),
+//! we skip that hypothesis instead.
+
+use std::collections::BTreeMap;
+
+use super::data::{lines_along, prepare, Prepared};
+use super::lsq::lstsq;
+use super::space::{eval_power, usable_blocks};
+use super::{finish_pmnf, Fit, FitError, FitOptions, Measure, Modeler};
+use crate::measure::Point;
+use crate::model::{Monomial, Pmnf, Power};
+
+/// Extra-P's minimum term contribution (`minimum_term_contribution`, `epsilon`).
+pub const MIN_TERM_CONTRIBUTION: f64 = 0.0005;
+/// Extra-P's threshold for zeroing the constant coefficient during cross-validation.
+pub const CLEAN_CONSTANT_EPSILON: f64 = 0.0005;
+/// Extra-P warns below this many points (and models anyway).
+pub const MIN_POINTS: usize = 5;
+
+/// The Extra-P-compatible modeler.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExtraP;
+
+/// A single-parameter model `c0 + c1 · x^i · log2(x)^j` (or a constant).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SingleModel {
+    pub c0: f64,
+    pub term: Option<(Power, f64)>,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Extra-P's SMAPE in percent, over `(actual, predicted)` pairs.
+fn smape(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let mut sum = 0.0;
+    let mut n = 0usize;
+    for (a, p) in pairs {
+        let s = a.abs() + p.abs();
+        if s != 0.0 {
+            sum += 2.0 * (p - a).abs() / s;
+        }
+        n += 1;
+    }
+    sum / n as f64 * 100.0
+}
+
+/// Largest `|term_k / y_k|`, with numpy's semantics for zeros (`x/0 = inf`, `0/0 = NaN`
+/// and a NaN anywhere makes the maximum NaN, which never counts as "too small").
+fn max_contribution(term: impl Iterator<Item = f64>, y: &[f64]) -> f64 {
+    let mut max = f64::NEG_INFINITY;
+    for (t, y) in term.zip(y) {
+        let c = (t / y).abs();
+        if c.is_nan() {
+            return f64::NAN;
+        }
+        max = max.max(c);
+    }
+    max
+}
+
+fn too_small(contribution: f64) -> bool {
+    contribution < MIN_TERM_CONTRIBUTION
+}
+
+/// Extra-P's basic single-parameter modeler on one line of points.
+pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
+    let n = y.len();
+    let c_mean = mean(y);
+    let constant = SingleModel {
+        c0: c_mean,
+        term: None,
+    };
+    let constant_rss: f64 = y.iter().map(|v| (v - c_mean) * (v - c_mean)).sum();
+    if constant_rss == 0.0 {
+        return constant;
+    }
+    let mut best = constant;
+    let mut best_smape = smape(y.iter().map(|&a| (a, c_mean)));
+    let ones = vec![1.0; n];
+    for block in usable_blocks(x.iter().copied()) {
+        let t: Vec<f64> = x.iter().map(|&v| eval_power(&block, v)).collect();
+        let mut loo_rss = 0.0;
+        let mut loo_smape = 0.0;
+        let mut valid = true;
+        for k in 0..n {
+            let tt: Vec<f64> = (0..n).filter(|&i| i != k).map(|i| t[i]).collect();
+            let yt: Vec<f64> = (0..n).filter(|&i| i != k).map(|i| y[i]).collect();
+            let Ok(s) = lstsq(&[&ones[..n - 1], &tt], &yt, None, false) else {
+                valid = false;
+                break;
+            };
+            let (mut c0, c1) = (s.coef[0], s.coef[1]);
+            let min = yt.iter().copied().fold(f64::INFINITY, f64::min);
+            let clean = if min == 0.0 {
+                (c0 - min).abs() < CLEAN_CONSTANT_EPSILON
+            } else {
+                (c0 / min).abs() < CLEAN_CONSTANT_EPSILON
+            };
+            if clean {
+                c0 = 0.0;
+            }
+            let predicted = c0 + c1 * t[k];
+            let d = predicted - y[k];
+            loo_rss += d * d;
+            let s = y[k].abs() + predicted.abs();
+            if s != 0.0 {
+                loo_smape += 2.0 * d.abs() / s / n as f64 * 100.0;
+            }
+        }
+        if !valid || !loo_rss.is_finite() {
+            continue;
+        }
+        let Ok(s) = lstsq(&[&ones, &t], y, None, false) else {
+            continue;
+        };
+        let (c0, c1) = (s.coef[0], s.coef[1]);
+        if c1 == 0.0 || too_small(max_contribution(t.iter().map(|v| c1 * v), y)) {
+            continue;
+        }
+        if loo_smape < best_smape {
+            best_smape = loo_smape;
+            best = SingleModel {
+                c0,
+                term: Some((block, c1)),
+            };
+        }
+    }
+    best
+}
+
+/// Extra-P's `find_best_measurement_points`: per parameter, the longest lines along it,
+/// averaged point by point into one line `(x, y)`.
+fn best_line(data: &Prepared, l: usize, measure: Measure) -> (Vec<f64>, Vec<f64>) {
+    let lines = lines_along(data, l);
+    let longest = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let candidates: Vec<&Vec<usize>> = lines.iter().filter(|g| g.len() == longest).collect();
+    // Regroup the candidate lines' points by their value of parameter l, in order of
+    // first appearance (points within a line in file order, as Extra-P iterates them).
+    let mut order: Vec<u64> = Vec::new();
+    let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for line in &candidates {
+        let mut in_file_order = (*line).clone();
+        in_file_order.sort_unstable();
+        for k in in_file_order {
+            let key = data.coords[k][l].to_bits();
+            groups
+                .entry(key)
+                .or_insert_with(|| {
+                    order.push(key);
+                    Vec::new()
+                })
+                .push(k);
+        }
+    }
+    let partial = |k: usize| -> Vec<u64> {
+        data.coords[k]
+            .iter()
+            .enumerate()
+            .filter(|(m, _)| *m != l)
+            .map(|(_, v)| v.to_bits())
+            .collect()
+    };
+    // Keep only points whose other coordinates occur in the first group.
+    let common: Vec<Vec<u64>> = order
+        .first()
+        .map(|k| groups[k].iter().map(|&i| partial(i)).collect())
+        .unwrap_or_default();
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for (g, key) in order.iter().enumerate() {
+        let ms: Vec<usize> = groups[key]
+            .iter()
+            .copied()
+            .filter(|&i| g == 0 || common.contains(&partial(i)))
+            .collect();
+        if ms.is_empty() {
+            continue;
+        }
+        let value = if ms.len() == 1 {
+            data.y[ms[0]]
+        } else {
+            let v = ms.iter().map(|&i| data.y[i]).sum::<f64>() / ms.len() as f64;
+            match measure {
+                Measure::Mean | Measure::Median => v,
+                // Extra-P rescales a combined point's minimum/maximum by the average
+                // ratio to the mean; reproduced for fidelity.
+                Measure::Minimum | Measure::Maximum if v == 0.0 => v,
+                Measure::Minimum | Measure::Maximum => {
+                    let ratios: Vec<f64> = ms
+                        .iter()
+                        .map(|&i| data.y[i] / data.mean[i])
+                        .filter(|r| !r.is_nan())
+                        .collect();
+                    if ratios.is_empty() {
+                        f64::NAN
+                    } else {
+                        mean(&ratios) * v
+                    }
+                }
+            }
+        };
+        xs.push(f64::from_bits(*key));
+        ys.push(value);
+    }
+    (xs, ys)
+}
+
+/// The forms Extra-P combines `k` non-constant single-parameter terms into, as lists of
+/// terms, each term a list of indices into the kept terms (in Extra-P's order).
+fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
+    let all: Vec<usize> = (0..k).collect();
+    let mut out = vec![vec![all.clone()], (0..k).map(|i| vec![i]).collect()];
+    if k == 2 {
+        out.push(vec![vec![0], all.clone()]);
+        out.push(vec![vec![1], all.clone()]);
+    } else if k == 3 {
+        let (x, y, z) = (vec![0], vec![1], vec![2]);
+        let (xy, yz, xz) = (vec![0, 1], vec![1, 2], vec![0, 2]);
+        let m = all.clone();
+        for f in [
+            vec![m.clone(), x.clone()],
+            vec![m.clone(), y.clone()],
+            vec![m.clone(), z.clone()],
+            vec![m.clone(), xy.clone()],
+            vec![m.clone(), yz.clone()],
+            vec![m.clone(), xz.clone()],
+            vec![m.clone(), xy.clone(), z.clone()],
+            vec![m.clone(), yz.clone(), x.clone()],
+            vec![m.clone(), xz.clone(), y.clone()],
+            vec![m.clone(), x.clone(), y.clone()],
+            vec![m.clone(), x.clone(), z.clone()],
+            vec![m.clone(), y.clone(), z.clone()],
+            vec![xy.clone(), z.clone()],
+            vec![xy.clone(), z.clone(), y.clone()],
+            vec![xy.clone(), z.clone(), x.clone()],
+            vec![xz.clone(), y.clone()],
+            vec![xz.clone(), y.clone(), x.clone()],
+            vec![xz.clone(), y.clone(), z.clone()],
+            vec![yz.clone(), x.clone()],
+            vec![yz.clone(), x.clone(), y.clone()],
+            vec![yz, x, z],
+        ] {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Extra-P's multi-parameter modeler; returns the model and warnings.
+fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec<String>) {
+    let mut warnings = Vec::new();
+    let n = data.len();
+    let d = parameters.len();
+    // Per parameter, the line model; keep the non-constant ones.
+    let mut kept: Vec<(usize, Power, SingleModel)> = Vec::new();
+    for l in 0..d {
+        let (xs, ys) = best_line(data, l, measure);
+        if xs.len() < MIN_POINTS {
+            warnings.push(format!(
+                "only {} points along `{}`; Extra-P wants at least {MIN_POINTS}",
+                xs.len(),
+                parameters[l]
+            ));
+        }
+        let m = single(&xs, &ys);
+        if let Some((p, _)) = m.term {
+            kept.push((l, p, m));
+        }
+    }
+    let y = &data.y;
+    let mean_y = mean(y);
+    let monomial_of = |terms: &[usize]| -> Monomial {
+        let mut m = Monomial::one();
+        for &t in terms {
+            let (l, p, _) = &kept[t];
+            m = m
+                .mul(&Monomial::power(&parameters[*l], p.exp, p.log))
+                .expect("small exponents");
+        }
+        m
+    };
+    let column = |terms: &[usize]| -> Vec<f64> {
+        data.coords
+            .iter()
+            .map(|c| {
+                terms
+                    .iter()
+                    .map(|&t| eval_power(&kept[t].1, c[kept[t].0]))
+                    .product()
+            })
+            .collect()
+    };
+    let ones = vec![1.0; n];
+    match kept.len() {
+        0 => (Pmnf::constant(mean_y), warnings),
+        1 => {
+            let (_, _, sp) = kept[0];
+            let t = column(&[0]);
+            let c1 = sp.term.map_or(0.0, |(_, c)| c);
+            let reuse = smape((0..n).map(|i| (y[i], sp.c0 + c1 * t[i])));
+            let m = monomial_of(&[0]);
+            let mut model = Pmnf::from_terms([(sp.c0, Monomial::one()), (c1, m.clone())]);
+            if let Ok(s) = lstsq(&[&ones, &t], y, None, false) {
+                let refit = smape((0..n).map(|i| (y[i], s.coef[0] + s.coef[1] * t[i])));
+                if refit < reuse {
+                    model = Pmnf::from_terms([(s.coef[0], Monomial::one()), (s.coef[1], m)]);
+                }
+            }
+            (model, warnings)
+        }
+        k => {
+            let mut best: Option<(f64, Pmnf)> = None;
+            for (i, form) in forms(k).iter().enumerate() {
+                let cols: Vec<Vec<f64>> = form.iter().map(|t| column(t)).collect();
+                let mut refs: Vec<&[f64]> = vec![&ones];
+                refs.extend(cols.iter().map(|c| c.as_slice()));
+                let Ok(s) = lstsq(&refs, y, None, false) else {
+                    continue;
+                };
+                let predicted: Vec<f64> = (0..n)
+                    .map(|p| {
+                        s.coef[0]
+                            + (0..cols.len())
+                                .map(|j| s.coef[j + 1] * cols[j][p])
+                                .sum::<f64>()
+                    })
+                    .collect();
+                let e = smape((0..n).map(|p| (y[p], predicted[p])));
+                let model = Pmnf::from_terms(
+                    std::iter::once((s.coef[0], Monomial::one())).chain(
+                        form.iter()
+                            .enumerate()
+                            .map(|(j, t)| (s.coef[j + 1], monomial_of(t))),
+                    ),
+                );
+                // The product form is the starting point, unchecked (as in Extra-P).
+                if i == 0 || best.is_none() {
+                    if best.is_none() {
+                        best = Some((e, model.clone()));
+                    }
+                    if i == 0 {
+                        continue;
+                    }
+                }
+                let contributes = (0..cols.len()).all(|j| {
+                    let c = s.coef[j + 1];
+                    c != 0.0 && !too_small(max_contribution(cols[j].iter().map(|v| c * v), y))
+                });
+                if contributes && best.as_ref().is_some_and(|(b, _)| e < *b) {
+                    best = Some((e, model));
+                }
+            }
+            match best {
+                Some((_, m)) => (m, warnings),
+                None => {
+                    warnings.push("no combination could be fitted; constant model".into());
+                    (Pmnf::constant(mean_y), warnings)
+                }
+            }
+        }
+    }
+}
+
+impl Modeler for ExtraP {
+    fn name(&self) -> &'static str {
+        "extrap"
+    }
+
+    fn description(&self) -> &'static str {
+        "Extra-P 4.2.5's default modeler: one term from 42 hypotheses by leave-one-out SMAPE; multi-parameter by line models and their sums/products"
+    }
+
+    fn fit(
+        &self,
+        parameters: &[String],
+        points: &[Point],
+        options: &FitOptions,
+    ) -> Result<Fit, FitError> {
+        let data = prepare(parameters, points, options.measure)?;
+        if parameters.is_empty() {
+            let m = Pmnf::constant(mean(&data.y));
+            return Ok(finish_pmnf(parameters, &data, m, None, Vec::new()));
+        }
+        let (model, warnings) = if parameters.len() == 1 {
+            let mut w = Vec::new();
+            if data.len() < MIN_POINTS {
+                w.push(format!(
+                    "only {} points; Extra-P wants at least {MIN_POINTS}",
+                    data.len()
+                ));
+            }
+            let x: Vec<f64> = data.column(0).collect();
+            let m = single(&x, &data.y);
+            let mut terms = vec![(m.c0, Monomial::one())];
+            if let Some((p, c)) = m.term {
+                terms.push((c, Monomial::power(&parameters[0], p.exp, p.log)));
+            }
+            (Pmnf::from_terms(terms), w)
+        } else {
+            multi(parameters, &data, options.measure)
+        };
+        Ok(finish_pmnf(parameters, &data, model, None, warnings))
+    }
+}
