@@ -94,7 +94,7 @@ impl Diagnostic {
 
     /// The full text of the line holding the span start.
     pub fn line_text(&self) -> &str {
-        let start = self.span.start.min(self.source.len());
+        let start = floor_char_boundary(&self.source, self.span.start);
         let begin = self.source[..start].rfind('\n').map_or(0, |i| i + 1);
         let end = self.source[start..]
             .find('\n')
@@ -130,11 +130,24 @@ impl Diagnostic {
 
     /// Number of characters the span covers on its first line.
     pub fn span_chars_on_line(&self) -> usize {
-        let start = self.span.start.min(self.source.len());
-        let end = self.span.end.min(self.source.len());
+        let start = floor_char_boundary(&self.source, self.span.start);
+        let mut end = self.span.end.clamp(start, self.source.len());
+        // A span may end inside a multi-byte character (e.g. `Span::at` on `é`).
+        while !self.source.is_char_boundary(end) {
+            end += 1;
+        }
         let slice = &self.source[start..end];
         slice.split('\n').next().map_or(0, |s| s.chars().count())
     }
+}
+
+/// The largest character boundary of `s` at or before byte `pos` (clamped to the end).
+fn floor_char_boundary(s: &str, pos: usize) -> usize {
+    let mut pos = pos.min(s.len());
+    while !s.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    pos
 }
 
 /// 1-based (line, column) of byte offset `pos`, columns counted in characters.

@@ -1,0 +1,181 @@
+//! Statistics of the repetitions at one point: the `--measure` reductions (mean, median,
+//! minimum, maximum) and the spread (standard deviation, coefficient of variation).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How repetitions are reduced to one value per point (`--measure`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Measure {
+    #[default]
+    Mean,
+    Median,
+    Minimum,
+    Maximum,
+}
+
+impl Measure {
+    pub const ALL: [Measure; 4] = [
+        Measure::Mean,
+        Measure::Median,
+        Measure::Minimum,
+        Measure::Maximum,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Mean => "mean",
+            Measure::Median => "median",
+            Measure::Minimum => "minimum",
+            Measure::Maximum => "maximum",
+        }
+    }
+}
+
+impl fmt::Display for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Measure {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Measure, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "mean" | "average" | "avg" => Ok(Measure::Mean),
+            "median" => Ok(Measure::Median),
+            "minimum" | "min" => Ok(Measure::Minimum),
+            "maximum" | "max" => Ok(Measure::Maximum),
+            _ => Err(format!(
+                "unknown measure `{s}` (known: mean, median, minimum, maximum)"
+            )),
+        }
+    }
+}
+
+/// Statistics of the repetitions at one point.
+///
+/// `std` is the *population* standard deviation (n in the denominator), as Extra-P
+/// stores it in its saved experiments; [`Summary::sample_std`] converts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub mean: f64,
+    pub median: f64,
+    pub minimum: f64,
+    pub maximum: f64,
+    pub std: f64,
+    pub repetitions: usize,
+}
+
+impl Summary {
+    /// Statistics of `values`; `None` for an empty slice.
+    pub fn of(values: &[f64]) -> Option<Summary> {
+        if values.is_empty() {
+            return None;
+        }
+        let n = values.len() as f64;
+        let mean = mean(values);
+        let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        Some(Summary {
+            mean,
+            median: median(values),
+            minimum: values.iter().copied().fold(f64::INFINITY, f64::min),
+            maximum: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            std: var.sqrt(),
+            repetitions: values.len(),
+        })
+    }
+
+    pub fn get(&self, measure: Measure) -> f64 {
+        match measure {
+            Measure::Mean => self.mean,
+            Measure::Median => self.median,
+            Measure::Minimum => self.minimum,
+            Measure::Maximum => self.maximum,
+        }
+    }
+
+    /// Sample standard deviation (n − 1); `None` with fewer than two repetitions.
+    pub fn sample_std(&self) -> Option<f64> {
+        (self.repetitions >= 2).then(|| {
+            let n = self.repetitions as f64;
+            self.std * (n / (n - 1.0)).sqrt()
+        })
+    }
+
+    /// Coefficient of variation: sample standard deviation over the mean; `None` with
+    /// fewer than two repetitions or a zero mean.
+    pub fn cv(&self) -> Option<f64> {
+        let s = self.sample_std()?;
+        (self.mean != 0.0).then(|| s / self.mean.abs())
+    }
+}
+
+/// Mean, computed around the first value so that large equal values do not lose digits.
+fn mean(values: &[f64]) -> f64 {
+    let shift = values[0];
+    shift + values.iter().map(|v| v - shift).sum::<f64>() / values.len() as f64
+}
+
+/// Median (the mean of the two middle values for an even count), as numpy computes it;
+/// NaN for an empty slice.
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tolerance for statistics computed two ways in floating point.
+    const TOL: f64 = 1e-12;
+
+    #[test]
+    fn reductions_of_a_small_sample() {
+        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(s.mean, 2.5);
+        assert_eq!(s.median, 2.5);
+        assert_eq!(s.minimum, 1.0);
+        assert_eq!(s.maximum, 4.0);
+        assert_eq!(s.repetitions, 4);
+        // population variance 1.25; sample variance 5/3
+        assert!((s.std - 1.25f64.sqrt()).abs() < TOL);
+        assert!((s.sample_std().unwrap() - (5.0f64 / 3.0).sqrt()).abs() < TOL);
+        assert!((s.cv().unwrap() - (5.0f64 / 3.0).sqrt() / 2.5).abs() < TOL);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    }
+
+    #[test]
+    fn spread_is_undefined_for_one_repetition_or_zero_mean() {
+        assert_eq!(Summary::of(&[5.0]).unwrap().cv(), None);
+        assert_eq!(Summary::of(&[-1.0, 1.0]).unwrap().cv(), None);
+        assert_eq!(Summary::of(&[]), None);
+    }
+
+    #[test]
+    fn equal_large_values_have_exactly_zero_spread() {
+        let s = Summary::of(&[1e15 + 1.0; 7]).unwrap();
+        assert_eq!(s.mean, 1e15 + 1.0);
+        assert_eq!(s.std, 0.0);
+        assert_eq!(s.cv(), Some(0.0));
+    }
+
+    #[test]
+    fn measure_names_parse_back() {
+        for m in Measure::ALL {
+            assert_eq!(m.name().parse::<Measure>().unwrap(), m);
+        }
+        assert!("mode".parse::<Measure>().unwrap_err().contains("known"));
+    }
+}
