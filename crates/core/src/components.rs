@@ -104,8 +104,9 @@ impl Components {
     /// against the file's directory.
     pub fn load(path: &Path, opts: LoadOptions<'_>) -> Result<Components, Diagnostic> {
         let origin = path.display().to_string();
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| Diagnostic::whole(&origin, format!("cannot read the components file: {e}")))?;
+        let source = std::fs::read_to_string(path).map_err(|e| {
+            Diagnostic::whole(&origin, format!("cannot read the components file: {e}"))
+        })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Components::parse(&origin, &source, base, opts)
     }
@@ -133,8 +134,13 @@ impl Components {
             }
         })?;
         let Some(table) = raw.components else {
-            return Err(Diagnostic::new(origin, source, Span::new(0, source.len().min(1)), "no components defined")
-                .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                Span::new(0, source.len().min(1)),
+                "no components defined",
+            )
+            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
         };
         let mut entries = BTreeMap::new();
         for (key, comp) in table {
@@ -166,7 +172,9 @@ impl Components {
                             origin,
                             source,
                             span,
-                            format!("component `{name}`: fitting measurements is not supported yet"),
+                            format!(
+                                "component `{name}`: fitting measurements is not supported yet"
+                            ),
                         )
                         .with_hint("give the component a model instead: model = \"...\""));
                     };
@@ -185,7 +193,11 @@ impl Components {
                     return Err(Diagnostic::new(
                         origin,
                         source,
-                        if comp_span.end > comp_span.start { key_span } else { comp_span },
+                        if comp_span.end > comp_span.start {
+                            key_span
+                        } else {
+                            comp_span
+                        },
                         format!("component `{name}` has neither `model` nor `measurements`"),
                     )
                     .with_hint("add model = \"536.185 * x\" (x is the component's input size)"))
@@ -202,8 +214,13 @@ impl Components {
             );
         }
         if entries.is_empty() {
-            return Err(Diagnostic::new(origin, source, Span::new(0, source.len().min(1)), "no components defined")
-                .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                Span::new(0, source.len().min(1)),
+                "no components defined",
+            )
+            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
         }
         Ok(Components {
             origin: origin.to_string(),
@@ -216,8 +233,9 @@ impl Components {
         let mut entries = BTreeMap::new();
         for (name, text) in pairs {
             let o = format!("{origin}: {name}");
-            check_name(name)
-                .map_err(|(msg, hint)| Diagnostic::new(&o, *name, Span::new(0, name.len()), msg).with_hint(hint))?;
+            check_name(name).map_err(|(msg, hint)| {
+                Diagnostic::new(&o, *name, Span::new(0, name.len()), msg).with_hint(hint)
+            })?;
             let model = parse_model_with(&o, text, &NoFunctions)?;
             entries.insert(
                 name.to_string(),
@@ -268,18 +286,46 @@ impl Components {
 /// eq. 7 over the 1 Gb/s link (0.125 bytes/ns).
 pub const SEED000_TABLE1: &[(&str, &str, &str)] = &[
     ("nop", "5422.97", "no operation (row 1)"),
-    ("inc", "536.185 * x", "ten increments of every element (row 2)"),
+    (
+        "inc",
+        "536.185 * x",
+        "ten increments of every element (row 2)",
+    ),
     ("qsort", "1034.17 * x * log2(x)", "quicksort (row 3)"),
-    ("map_own_small", "197598", "histogram map, small picture (row 4)"),
-    ("map_own_medium", "1274060", "histogram map, medium picture (row 5)"),
-    ("map_own_large", "11410300", "histogram map, large picture (row 6)"),
-    ("reduce_p", "38316", "pairwise reduce of two histograms (row 7)"),
-    ("reduce_v", "0.353395 * x", "per-key reduce of x values (row 8)"),
+    (
+        "map_own_small",
+        "197598",
+        "histogram map, small picture (row 4)",
+    ),
+    (
+        "map_own_medium",
+        "1274060",
+        "histogram map, medium picture (row 5)",
+    ),
+    (
+        "map_own_large",
+        "11410300",
+        "histogram map, large picture (row 6)",
+    ),
+    (
+        "reduce_p",
+        "38316",
+        "pairwise reduce of two histograms (row 7)",
+    ),
+    (
+        "reduce_v",
+        "0.353395 * x",
+        "per-key reduce of x values (row 8)",
+    ),
     ("map_grppi", "1.241e7", "GrPPI map (row 9)"),
     ("reduce_grppi", "9.449e6", "GrPPI reduce (row 10)"),
     ("map_hadoop", "3.529e7", "Hadoop map (row 11)"),
     ("reduce_hadoop", "9376 * x", "Hadoop reduce (row 12)"),
-    ("transfer", "0.125 * x", "the link, as Table 1 lists it (row 13)"),
+    (
+        "transfer",
+        "0.125 * x",
+        "the link, as Table 1 lists it (row 13)",
+    ),
     (
         "shuffle_hadoop",
         "(m*n - 1) / (m*n) * 12288 * x / 0.125",
@@ -333,7 +379,9 @@ fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
     for key in [format!("\"{name}\""), format!("'{name}'"), name.to_string()] {
         for (i, _) in source.match_indices(key.as_str()) {
             let j = i + key.len();
-            if matches!(prev(i), b'.' | b'{' | b',' | b'\n' | b'[') && matches!(next(j), b']' | b'=' | b'.') {
+            if matches!(prev(i), b'.' | b'{' | b',' | b'\n' | b'[')
+                && matches!(next(j), b']' | b'=' | b'.')
+            {
                 let dist = i.abs_diff(value.start);
                 if best.is_none_or(|(d, _)| dist < d) {
                     best = Some((dist, Span::new(i, j)));
@@ -421,7 +469,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.len(), 2);
-        assert_eq!(c.get("qsort").unwrap().model.to_string(), "1034.17 * x * log2(x)");
+        assert_eq!(
+            c.get("qsort").unwrap().model.to_string(),
+            "1034.17 * x * log2(x)"
+        );
         assert_eq!(c.get("qsort").unwrap().description.as_deref(), Some("sort"));
         assert_eq!(c.names().collect::<Vec<_>>(), ["inc", "qsort"]);
         match &c.get("inc").unwrap().source {
@@ -436,7 +487,11 @@ mod tests {
         let d = parse(src).unwrap_err();
         assert_eq!(d.origin, "blocks.toml");
         assert_eq!(d.line_col(), (2, 24), "{}", d.render());
-        assert!(d.message.contains("unknown function `log3`"), "{}", d.message);
+        assert!(
+            d.message.contains("unknown function `log3`"),
+            "{}",
+            d.message
+        );
         assert_eq!(&src[d.span.start..d.span.end], "log3");
     }
 

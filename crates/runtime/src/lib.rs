@@ -29,6 +29,7 @@ pub mod overhead;
 pub mod pattern;
 pub mod plan;
 pub mod program;
+pub mod validate;
 
 pub use ctx::Config;
 pub use data::{Data, DataKind};

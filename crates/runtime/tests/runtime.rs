@@ -32,7 +32,8 @@ fn assert_each_once(seen: &Arc<Mutex<Vec<u64>>>, n: u64) {
 
 /// The shapes every pattern test runs over: (description, builder taking three stages).
 type Stage = Pattern<(u64, u64), (u64, u64)>;
-fn shapes() -> Vec<(&'static str, Box<dyn Fn(Stage, Stage, Stage) -> Stage>)> {
+type Shaper = Box<dyn Fn(Stage, Stage, Stage) -> Stage>;
+fn shapes() -> Vec<(&'static str, Shaper)> {
     vec![
         ("block", Box::new(|a, _, _| a)),
         ("seq", Box::new(|a, b, c| seq(seq(a, b), c))),

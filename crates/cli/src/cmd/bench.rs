@@ -99,9 +99,24 @@ pub fn quiet_caught_panics() {
     }));
 }
 
+/// Environment variable that adds the test kernel `panic` (panics on every element), so
+/// tests can check that a failing kernel surfaces as an error.
+pub const TEST_KERNELS_ENV: &str = "PERFCOMPOSE_TEST_KERNELS";
+
+/// The kernels the commands know: the built-in ones (plus `panic` for tests).
+pub fn registry() -> Registry {
+    let mut r = Registry::builtin();
+    if std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1") {
+        r.register_block("panic", "panics on every element (for tests)", |_| {
+            panic!("the test kernel `panic` was called")
+        });
+    }
+    r
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     quiet_caught_panics();
-    let registry = Registry::builtin();
+    let registry = registry();
     if args.list {
         return list(&registry);
     }
@@ -177,9 +192,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out
     };
     if let Some(path) = &args.output {
-        write_measurements(path, &series)?;
+        let files = write_measurements(path, &series)?;
         if !args.json {
-            eprintln!("wrote {}", path.display());
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
         }
     }
     if args.json {
@@ -306,18 +323,47 @@ pub(crate) fn progress(bar: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
     }
 }
 
-/// Write measurements: JSON for `.json`, else Extra-P text.
-pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Result<()> {
-    let text = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::to_string_pretty(series)? + "\n"
-    } else {
-        bench::extrap_text(&bench::to_experiment(series))
+/// Write measurements: JSON for `.json`, else Extra-P text. Series with different sweeps
+/// cannot share an Extra-P text file; the first sweep goes to `path`, every other one to
+/// `STEM-NAME.EXT` named after its first series. Returns the files written.
+pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Result<Vec<PathBuf>> {
+    let write = |p: &Path, text: String| -> anyhow::Result<()> {
+        let mut f =
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        f.write_all(text.as_bytes())
+            .with_context(|| format!("cannot write {}", p.display()))
     };
-    let mut f =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    if path.extension().is_some_and(|e| e == "json") {
+        write(path, serde_json::to_string_pretty(series)? + "\n")?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut written = Vec::new();
+    for (i, (name, group)) in bench::group_by_sweep(series).into_iter().enumerate() {
+        let p = if i == 0 {
+            path.to_path_buf()
+        } else {
+            let stem = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let safe: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let ext = path
+                .extension()
+                .map_or_else(|| "txt".into(), |e| e.to_string_lossy().into_owned());
+            path.with_file_name(format!("{stem}-{safe}.{ext}"))
+        };
+        write(&p, bench::extrap_text(&bench::to_experiment(&group)))?;
+        written.push(p);
+    }
+    Ok(written)
 }
 
 fn print_table(series: &[Series]) {

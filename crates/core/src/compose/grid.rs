@@ -63,7 +63,8 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
             )
             .with_hint(format!("write e.g. --at {name}=1024,262144")));
         }
-        let e = parse_model_in(AT_ORIGIN, v_text).map_err(|d| d.embed(AT_ORIGIN, text, span.start))?;
+        let e =
+            parse_model_in(AT_ORIGIN, v_text).map_err(|d| d.embed(AT_ORIGIN, text, span.start))?;
         let Some(v) = e.as_constant() else {
             return Err(err(span, &format!("`{v_text}` is not a number"))
                 .with_hint("values are numbers or constant expressions such as 2^18"));
@@ -109,8 +110,13 @@ impl Grid {
         }
         if !axes.is_empty() && n > MAX_GRID_POINTS {
             let a = &axes[axes.len() - 1];
-            return Err(Diagnostic::new(AT_ORIGIN, &a.text, Span::new(0, a.text.len()), format!("the grid has {n} points, more than {MAX_GRID_POINTS}"))
-                .with_hint("evaluate fewer combinations"));
+            return Err(Diagnostic::new(
+                AT_ORIGIN,
+                &a.text,
+                Span::new(0, a.text.len()),
+                format!("the grid has {n} points, more than {MAX_GRID_POINTS}"),
+            )
+            .with_hint("evaluate fewer combinations"));
         }
         Ok(Grid { axes })
     }
@@ -201,7 +207,10 @@ mod tests {
         let pts = g.points();
         assert_eq!(pts.len(), 6);
         assert_eq!(pts[0], vec![("x".to_string(), 1.0), ("n".to_string(), 4.0)]);
-        assert_eq!(pts[5], vec![("x".to_string(), 2.0), ("n".to_string(), 16.0)]);
+        assert_eq!(
+            pts[5],
+            vec![("x".to_string(), 2.0), ("n".to_string(), 16.0)]
+        );
         assert_eq!(g.others("x").len(), 3);
         assert_eq!(g.others("y").len(), 6);
         assert_eq!(Grid::default().others("x"), vec![Vec::new()]);

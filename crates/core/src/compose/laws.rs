@@ -119,8 +119,12 @@ pub fn compare_terms(
     }
     let mut points = Vec::new();
     for pt in grid.points() {
-        let va = a.eval(&pt).map_err(|e| eval_error(first, components, opts, &pt, e))?;
-        let vb = b.eval(&pt).map_err(|e| eval_error(second, components, opts, &pt, e))?;
+        let va = a
+            .eval(&pt)
+            .map_err(|e| eval_error(first, components, opts, &pt, e))?;
+        let vb = b
+            .eval(&pt)
+            .map_err(|e| eval_error(second, components, opts, &pt, e))?;
         points.push(PointComparison {
             point: pt.iter().cloned().collect(),
             first: va,
@@ -135,9 +139,16 @@ pub fn compare_terms(
     let (asymptotic, asymptotic_ratio) = growth_words(compare_growth(&a, &b));
     let mut switches = Vec::new();
     if !matches!(verdict, Verdict::EqualSymbolic | Verdict::EqualNumeric) {
-        let xs = grid.values_of(AXIS).map(<[f64]>::to_vec).unwrap_or_default();
+        let xs = grid
+            .values_of(AXIS)
+            .map(<[f64]>::to_vec)
+            .unwrap_or_default();
         for given in grid.others(AXIS) {
-            let fixed = |m: &Expr| given.iter().fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)));
+            let fixed = |m: &Expr| {
+                given
+                    .iter()
+                    .fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)))
+            };
             let pair = [fixed(&a), fixed(&b)];
             for c in crossover::crossovers(&pair, AXIS, 1.0, crossover::SCAN_MAX_X, &xs, &given) {
                 switches.push(Switch {
@@ -275,7 +286,13 @@ pub fn check_laws(components: &Components, opts: ComposeOptions, grid: &Grid) ->
 
     let mut law = Law::new("ii", "pipe(a, b) = pipe(b, a)", &skipped);
     for (a, b) in pairs().take(MAX_LAW_INSTANCES) {
-        law.equal(&format!("pipe({a}, {b})"), &format!("pipe({b}, {a})"), components, opts, &points);
+        law.equal(
+            &format!("pipe({a}, {b})"),
+            &format!("pipe({b}, {a})"),
+            components,
+            opts,
+            &points,
+        );
     }
     reports.push(law.finish());
 
@@ -335,13 +352,25 @@ impl Law {
         }
     }
 
-    fn models(left: &str, right: &str, components: &Components, opts: ComposeOptions) -> Option<(Expr, Expr)> {
+    fn models(
+        left: &str,
+        right: &str,
+        components: &Components,
+        opts: ComposeOptions,
+    ) -> Option<(Expr, Expr)> {
         let l = compose(&parse_term("<law>", left).ok()?, components, opts).ok()?;
         let r = compose(&parse_term("<law>", right).ok()?, components, opts).ok()?;
         Some((l.model, r.model))
     }
 
-    fn equal(&mut self, left: &str, right: &str, components: &Components, opts: ComposeOptions, points: &[Point]) {
+    fn equal(
+        &mut self,
+        left: &str,
+        right: &str,
+        components: &Components,
+        opts: ComposeOptions,
+        points: &[Point],
+    ) {
         let Some((l, r)) = Law::models(left, right, components, opts) else {
             return;
         };
@@ -362,7 +391,14 @@ impl Law {
         self.report.numeric += 1;
     }
 
-    fn at_least(&mut self, left: &str, right: &str, components: &Components, opts: ComposeOptions, points: &[Point]) {
+    fn at_least(
+        &mut self,
+        left: &str,
+        right: &str,
+        components: &Components,
+        opts: ComposeOptions,
+        points: &[Point],
+    ) {
         let Some((l, r)) = Law::models(left, right, components, opts) else {
             return;
         };
@@ -377,7 +413,8 @@ impl Law {
             }
             if b > 0.0 {
                 let gain = a / b;
-                self.report.max_gain = Some(self.report.max_gain.map_or(gain, |g: f64| g.max(gain)));
+                self.report.max_gain =
+                    Some(self.report.max_gain.map_or(gain, |g: f64| g.max(gain)));
             }
         }
         self.report.numeric += 1;

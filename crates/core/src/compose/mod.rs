@@ -239,7 +239,9 @@ impl Composer<'_> {
                 self.notes.push(Note {
                     span: at,
                     kind: NoteKind::CoresCapped,
-                    text: format!("{pattern}: divides by min({p}, {cores}) ({what} capped at {cores} cores)"),
+                    text: format!(
+                        "{pattern}: divides by min({p}, {cores}) ({what} capped at {cores} cores)"
+                    ),
                 });
                 Expr::min(Expr::param(p), Expr::constant(cores as f64))
             }
@@ -278,7 +280,12 @@ impl Composer<'_> {
 
     fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
         let m = mr.nodes.to_expr();
-        let threads = self.capped(&mr.threads, mr.threads.span, "mapreduce", "threads per node");
+        let threads = self.capped(
+            &mr.threads,
+            mr.threads.span,
+            "mapreduce",
+            "threads per node",
+        );
         let workers = Expr::mul(m.clone(), threads.clone());
         // The pattern's own names in keys= and per_key=.
         let outer = [("m", m.clone()), ("n", threads.clone())];
@@ -396,7 +403,10 @@ fn fresh_var(base: &str, models: &[&Expr]) -> String {
 fn threads_of(n: &Node) -> Option<u64> {
     match &n.kind {
         NodeKind::Component(_) => Some(1),
-        NodeKind::Seq(v) => v.iter().map(threads_of).try_fold(1u64, |a, t| Some(a.max(t?))),
+        NodeKind::Seq(v) => v
+            .iter()
+            .map(threads_of)
+            .try_fold(1u64, |a, t| Some(a.max(t?))),
         NodeKind::Pipe(v) => v
             .iter()
             .map(threads_of)

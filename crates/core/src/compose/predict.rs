@@ -141,9 +141,8 @@ pub fn predict(
         if let Some(p) = params.iter().find(|p| !names.contains(&p.as_str())) {
             return Err(free_parameter(term, components, p, &names));
         }
-        let root_pipe = root_pipeline(&term.root).and_then(|span| {
-            comp.pipelines.iter().find(|p| p.span == span)
-        });
+        let root_pipe = root_pipeline(&term.root)
+            .and_then(|span| comp.pipelines.iter().find(|p| p.span == span));
         for point in grid.points() {
             let v = model
                 .eval(&point)
@@ -196,9 +195,15 @@ fn root_pipeline(n: &Node) -> Option<Span> {
     }
 }
 
-fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
+fn analyse_pipelines(
+    comp: &Composition,
+    grid: &Grid,
+) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
     let names = grid.names();
-    let xs: Vec<f64> = grid.values_of(AXIS).map(<[f64]>::to_vec).unwrap_or_default();
+    let xs: Vec<f64> = grid
+        .values_of(AXIS)
+        .map(<[f64]>::to_vec)
+        .unwrap_or_default();
     let range = xs.iter().copied().fold(None, |acc: Option<(f64, f64)>, v| {
         Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
     });
@@ -219,7 +224,11 @@ fn analyse_pipelines(comp: &Composition, grid: &Grid) -> (Vec<PipelineReport>, V
             for given in grid.others(AXIS) {
                 let fixed: Vec<Expr> = models
                     .iter()
-                    .map(|m| given.iter().fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v))))
+                    .map(|m| {
+                        given
+                            .iter()
+                            .fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)))
+                    })
                     .collect();
                 let Some(s) = crossover::settling(&fixed, AXIS, &xs, &given) else {
                     continue;
@@ -302,7 +311,10 @@ fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggest
                 let where_ = if at.is_empty() {
                     "for large inputs".to_string()
                 } else {
-                    format!("at {}", format_point(&at.iter().map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>()))
+                    format!(
+                        "at {}",
+                        format_point(&at.iter().map(|(n, v)| (n.clone(), *v)).collect::<Vec<_>>())
+                    )
                 };
                 out.push(Suggestion {
                     kind: "tpool-of-seq".into(),
@@ -395,7 +407,12 @@ fn split_tpool(t: &str) -> (String, u64) {
 }
 
 /// The error for a parameter without a value, located where the parameter enters the term.
-pub(crate) fn free_parameter(term: &Term, components: &Components, name: &str, given: &[&str]) -> Diagnostic {
+pub(crate) fn free_parameter(
+    term: &Term,
+    components: &Components,
+    name: &str,
+    given: &[&str],
+) -> Diagnostic {
     let (span, from) = locate_parameter(term, components, name);
     let given = if given.is_empty() {
         String::new()
@@ -437,7 +454,10 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
                     }
                 }
                 if let Some(s) = &mr.shuffle {
-                    if components.get(&s.name).is_some_and(|c| c.model.mentions(name)) {
+                    if components
+                        .get(&s.name)
+                        .is_some_and(|c| c.model.mentions(name))
+                    {
                         return (s.span, format!("; it comes from the model of `{}`", s.name));
                     }
                 }
@@ -451,8 +471,14 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
                         return (e.span, String::new());
                     }
                 }
-                if components.get(&dc.exchange.name).is_some_and(|c| c.model.mentions(name)) {
-                    return (dc.exchange.span, format!("; it comes from the model of `{}`", dc.exchange.name));
+                if components
+                    .get(&dc.exchange.name)
+                    .is_some_and(|c| c.model.mentions(name))
+                {
+                    return (
+                        dc.exchange.span,
+                        format!("; it comes from the model of `{}`", dc.exchange.name),
+                    );
                 }
             }
             _ => {}
@@ -480,7 +506,10 @@ pub(crate) fn eval_error(
         EvalError::LogOfNonPositive { .. } => {
             "log2 needs a positive argument; sizes and counts start at 1".to_string()
         }
-        EvalError::NotReal { .. } => "a fractional power of a negative value is not real; check the signs in the model".to_string(),
+        EvalError::NotReal { .. } => {
+            "a fractional power of a negative value is not real; check the signs in the model"
+                .to_string()
+        }
         EvalError::NonFinite(_) => "the value overflows; evaluate at smaller values".to_string(),
     };
     let what = term.text(span);

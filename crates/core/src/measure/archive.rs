@@ -39,9 +39,16 @@ fn member(zip: &mut Zip, name: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Read a saved experiment from the bytes of the archive; `origin` names it.
-pub fn read_bytes(origin: &str, bytes: &[u8], opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+pub fn read_bytes(
+    origin: &str,
+    bytes: &[u8],
+    opts: &ReadOptions,
+) -> Result<Experiment, Diagnostic> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
-        Diagnostic::whole(origin, format!("not a readable Extra-P experiment (zip archive): {e}"))
+        Diagnostic::whole(
+            origin,
+            format!("not a readable Extra-P experiment (zip archive): {e}"),
+        )
     })?;
     let data = member(&mut zip, EXPERIMENT_FILE)
         .map_err(|e| Diagnostic::whole(origin, format!("cannot read {e}")))?;
@@ -86,7 +93,9 @@ fn stored_array(vals: &[u8], indx: &[u8], index: u64) -> Result<Vec<f64>, String
     };
     let count = u64_at(indx, 16).ok_or("truncated index file")?;
     if index >= count {
-        return Err(format!("value array {index} does not exist (the chunk has {count})"));
+        return Err(format!(
+            "value array {index} does not exist (the chunk has {count})"
+        ));
     }
     let at = usize::try_from(index)
         .ok()
@@ -95,7 +104,9 @@ fn stored_array(vals: &[u8], indx: &[u8], index: u64) -> Result<Vec<f64>, String
         .ok_or("index out of range")?;
     let start = u64_at(indx, at).ok_or("truncated index file")?;
     let start = usize::try_from(start).map_err(|_| "offset out of range")?;
-    let record = vals.get(start..).ok_or("offset past the end of the values file")?;
+    let record = vals
+        .get(start..)
+        .ok_or("offset past the end of the values file")?;
     read_npy(record)
 }
 
@@ -132,15 +143,23 @@ pub(crate) fn read_npy(rec: &[u8]) -> Result<Vec<f64>, String> {
         .ok_or("NumPy header has no shape")?;
     let mut n: usize = 1;
     for dim in shape.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-        let d: usize = dim.parse().map_err(|_| format!("bad NumPy shape `{shape}`"))?;
+        let d: usize = dim
+            .parse()
+            .map_err(|_| format!("bad NumPy shape `{shape}`"))?;
         n = n.checked_mul(d).ok_or("NumPy array too large")?;
     }
     let data = &rec[hstart + hlen..];
     let (width, decode): (usize, fn(&[u8]) -> f64) = match descr {
         "<f8" => (8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
-        "<f4" => (4, |b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64),
-        "<i8" => (8, |b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64),
-        "<i4" => (4, |b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64),
+        "<f4" => (4, |b| {
+            f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        }),
+        "<i8" => (8, |b| {
+            i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64
+        }),
+        "<i4" => (4, |b| {
+            i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        }),
         other => return Err(format!("unsupported NumPy dtype `{other}`")),
     };
     let bytes = n.checked_mul(width).ok_or("NumPy array too large")?;
@@ -153,7 +172,8 @@ mod tests {
     use super::*;
 
     fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
         while (10 + header.len() + 1) % 64 != 0 {
             header.push(' ');
         }
@@ -167,12 +187,25 @@ mod tests {
 
     #[test]
     fn npy_records_decode() {
-        let data: Vec<u8> = [1.5f64, 2.0, -3.25].iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(read_npy(&npy("<f8", "(3,)", &data)).unwrap(), vec![1.5, 2.0, -3.25]);
+        let data: Vec<u8> = [1.5f64, 2.0, -3.25]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(
+            read_npy(&npy("<f8", "(3,)", &data)).unwrap(),
+            vec![1.5, 2.0, -3.25]
+        );
         let ints: Vec<u8> = [4i64, 5].iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(read_npy(&npy("<i8", "(2,)", &ints)).unwrap(), vec![4.0, 5.0]);
-        assert!(read_npy(&npy("<f8", "(4,)", &data)).unwrap_err().contains("truncated"));
-        assert!(read_npy(&npy(">f8", "(3,)", &data)).unwrap_err().contains("dtype"));
+        assert_eq!(
+            read_npy(&npy("<i8", "(2,)", &ints)).unwrap(),
+            vec![4.0, 5.0]
+        );
+        assert!(read_npy(&npy("<f8", "(4,)", &data))
+            .unwrap_err()
+            .contains("truncated"));
+        assert!(read_npy(&npy(">f8", "(3,)", &data))
+            .unwrap_err()
+            .contains("dtype"));
         assert!(read_npy(b"garbage").is_err());
     }
 }

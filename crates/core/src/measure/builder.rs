@@ -99,7 +99,9 @@ impl<'a> Builder<'a> {
         } else if v < 0.0 && !self.opts.allow_negative {
             Err(self
                 .err(span, format!("negative measured value {v}"))
-                .with_hint("times and counts cannot be negative; use --allow-negative for a metric that can"))
+                .with_hint(
+                "times and counts cannot be negative; use --allow-negative for a metric that can",
+            ))
         } else {
             Ok(v)
         }
@@ -171,8 +173,7 @@ impl<'a> Builder<'a> {
             first: span,
             points: HashMap::new(),
         });
-        acc.points
-            .insert(coord, Point::from_summary(c, s).at(span));
+        acc.points.insert(coord, Point::from_summary(c, s).at(span));
     }
 
     /// Validate and build. `no_data` is the message for an input without any point.

@@ -67,8 +67,12 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .unwrap_or("");
     let delimiter = copts.delimiter.unwrap_or_else(|| {
-        let counts = [b',', b';', b'\t'].map(|d| (header_line.bytes().filter(|c| *c == d).count(), d));
-        counts.iter().max_by_key(|(n, _)| *n).map_or(b',', |(_, d)| *d)
+        let counts =
+            [b',', b';', b'\t'].map(|d| (header_line.bytes().filter(|c| *c == d).count(), d));
+        counts
+            .iter()
+            .max_by_key(|(n, _)| *n)
+            .map_or(b',', |(_, d)| *d)
     });
     let mut reader = ::csv::ReaderBuilder::new()
         .delimiter(delimiter)
@@ -79,7 +83,9 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
     let csv_err = |b: &Builder, e: ::csv::Error| -> Diagnostic {
         let at = e.position().map_or(0, |p| body_start + p.byte() as usize);
         let msg = match e.kind() {
-            ::csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            ::csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => {
                 format!("row has {len} fields but the header has {expected_len}")
             }
             ::csv::ErrorKind::Utf8 { .. } => "row is not valid UTF-8".to_string(),
@@ -91,7 +97,9 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
     let header_at = body_start + offset_of_line(&text[body_start..], header_line);
     let header_span = Span::new(header_at, header_at + header_line.len());
     if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-        return Err(b.err(header_span, "the CSV file has no header row").with_hint(HINT));
+        return Err(b
+            .err(header_span, "the CSV file has no header row")
+            .with_hint(HINT));
     }
     let find = |name: &str| -> Result<usize, Diagnostic> {
         headers
@@ -99,17 +107,31 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
             .position(|h| h.eq_ignore_ascii_case(name))
             .ok_or_else(|| {
                 b.err(header_span, format!("no column `{name}` in the header"))
-                    .with_hint(format!("the columns are: {}", headers.iter().collect::<Vec<_>>().join(", ")))
+                    .with_hint(format!(
+                        "the columns are: {}",
+                        headers.iter().collect::<Vec<_>>().join(", ")
+                    ))
             })
     };
-    let explicit = !copts.parameters.is_empty() || !copts.values.is_empty() || !copts.callpath.is_empty() || copts.metric.is_some();
+    let explicit = !copts.parameters.is_empty()
+        || !copts.values.is_empty()
+        || !copts.callpath.is_empty()
+        || copts.metric.is_some();
     let layout = if explicit {
         let values = if copts.values.is_empty() {
             vec![find("value")?]
         } else {
-            copts.values.iter().map(|n| find(n)).collect::<Result<_, _>>()?
+            copts
+                .values
+                .iter()
+                .map(|n| find(n))
+                .collect::<Result<_, _>>()?
         };
-        let callpath = copts.callpath.iter().map(|n| find(n)).collect::<Result<Vec<_>, _>>()?;
+        let callpath = copts
+            .callpath
+            .iter()
+            .map(|n| find(n))
+            .collect::<Result<Vec<_>, _>>()?;
         let metric = copts.metric.as_deref().map(find).transpose()?;
         let parameters = if copts.parameters.is_empty() {
             // Everything not otherwise used.
@@ -117,11 +139,25 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
                 .filter(|i| !values.contains(i) && !callpath.contains(i) && metric != Some(*i))
                 .collect()
         } else {
-            copts.parameters.iter().map(|n| find(n)).collect::<Result<_, _>>()?
+            copts
+                .parameters
+                .iter()
+                .map(|n| find(n))
+                .collect::<Result<_, _>>()?
         };
-        Layout { parameters, values, callpath, metric }
+        Layout {
+            parameters,
+            values,
+            callpath,
+            metric,
+        }
     } else {
-        let mut l = Layout { parameters: vec![], values: vec![], callpath: vec![], metric: None };
+        let mut l = Layout {
+            parameters: vec![],
+            values: vec![],
+            callpath: vec![],
+            metric: None,
+        };
         for (i, h) in headers.iter().enumerate() {
             let lower = h.to_ascii_lowercase();
             if lower == "callpath" || lower == "region" {
@@ -137,10 +173,14 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         l
     };
     if layout.values.is_empty() {
-        return Err(b.err(header_span, "no value column in the header").with_hint(HINT));
+        return Err(b
+            .err(header_span, "no value column in the header")
+            .with_hint(HINT));
     }
     if layout.parameters.is_empty() {
-        return Err(b.err(header_span, "no parameter column in the header").with_hint(HINT));
+        return Err(b
+            .err(header_span, "no parameter column in the header")
+            .with_hint(HINT));
     }
     for &i in &layout.parameters {
         let name = headers[i].to_string();
@@ -159,7 +199,9 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
             Ok(true) => {}
             Err(e) => return Err(csv_err(&b, e)),
         }
-        let row_at = record.position().map_or(0, |p| body_start + p.byte() as usize);
+        let row_at = record
+            .position()
+            .map_or(0, |p| body_start + p.byte() as usize);
         let row_span = line_span(text, row_at);
         let field_span = |i: usize| field_span(text, row_span, delimiter, i);
         let mut coord = Vec::with_capacity(layout.parameters.len());
@@ -182,9 +224,15 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
                 continue;
             }
             let span = field_span(i);
-            let v: f64 = cell
-                .parse()
-                .map_err(|_| b.err(span, format!("expected a number in column `{}`, found `{cell}`", &headers[i])))?;
+            let v: f64 = cell.parse().map_err(|_| {
+                b.err(
+                    span,
+                    format!(
+                        "expected a number in column `{}`, found `{cell}`",
+                        &headers[i]
+                    ),
+                )
+            })?;
             values.push(b.value(v, span)?);
         }
         if values.is_empty() {
@@ -193,9 +241,16 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         let callpath = if layout.callpath.is_empty() {
             jsonl::DEFAULT_CALLPATH.to_string()
         } else {
-            layout.callpath.iter().map(|&i| &record[i]).collect::<Vec<_>>().join("->")
+            layout
+                .callpath
+                .iter()
+                .map(|&i| &record[i])
+                .collect::<Vec<_>>()
+                .join("->")
         };
-        let metric = layout.metric.map_or(jsonl::DEFAULT_METRIC.to_string(), |i| record[i].to_string());
+        let metric = layout
+            .metric
+            .map_or(jsonl::DEFAULT_METRIC.to_string(), |i| record[i].to_string());
         let ci = b.coordinate(coord, row_span)?;
         b.add(SeriesKey::new(callpath, metric), ci, values, row_span);
     }
@@ -213,7 +268,11 @@ fn offset_of_line(text: &str, line: &str) -> usize {
 fn line_span(text: &str, at: usize) -> Span {
     let at = at.min(text.len());
     let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    let end = if end > at && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
+    let end = if end > at && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    };
     Span::new(at, end)
 }
 

@@ -61,12 +61,19 @@ fn whole(origin: &Path, message: impl Into<String>) -> Diagnostic {
 /// Parameter names and values from a folder name such as `mm.x25.y25.z1.r1`.
 pub fn parameters_from_folder(folder: &str) -> Result<(Vec<String>, Vec<f64>), String> {
     let start = folder.find('.').map_or(0, |i| i + 1);
-    let end = folder.find(".r").filter(|e| *e >= start).unwrap_or(folder.len());
+    let end = folder
+        .find(".r")
+        .filter(|e| *e >= start)
+        .unwrap_or(folder.len());
     let spec = &folder[start..end];
     let mut names = Vec::new();
     let mut values = Vec::new();
     let mut rest = spec;
-    let fail = || format!("cannot read parameters from the folder name `{folder}` (expected e.g. `mm.x10y2.r1`)");
+    let fail = || {
+        format!(
+            "cannot read parameters from the folder name `{folder}` (expected e.g. `mm.x10y2.r1`)"
+        )
+    };
     while !rest.is_empty() {
         let name_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
@@ -98,8 +105,12 @@ pub fn parameters_from_folder(folder: &str) -> Result<(Vec<String>, Vec<f64>), S
 /// Read a directory of CUBE profiles.
 pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
     let mut files: Vec<(PathBuf, Vec<String>, Vec<f64>)> = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| whole(dir, format!("cannot read the directory: {e}")))?;
-    let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| whole(dir, format!("cannot read the directory: {e}")))?;
+    let mut folders: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
     folders.sort();
     for folder in folders {
         let mut cubex: Vec<PathBuf> = std::fs::read_dir(&folder)
@@ -108,14 +119,19 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
             .filter(|p| {
                 p.is_file()
                     && p.extension().is_some_and(|x| x == "cubex")
-                    && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
             })
             .collect();
         cubex.sort();
         if cubex.is_empty() {
             continue;
         }
-        let name = folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = folder
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let (names, values) = parameters_from_folder(&name).map_err(|m| whole(&folder, m))?;
         if let Some((_, first, _)) = files.first() {
             if *first != names {
@@ -131,8 +147,11 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
         }
     }
     if files.is_empty() {
-        return Err(whole(dir, "no CUBE profiles (`*/*.cubex`) in this directory")
-            .with_hint("each measured point is a folder such as `mm.x10y1.r1` holding a `profile.cubex`"));
+        return Err(
+            whole(dir, "no CUBE profiles (`*/*.cubex`) in this directory").with_hint(
+                "each measured point is a folder such as `mm.x10y1.r1` holding a `profile.cubex`",
+            ),
+        );
     }
     // Keep the parameters that vary.
     let names = files[0].1.clone();
@@ -140,12 +159,17 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
         .filter(|&i| files.iter().any(|f| f.2[i] != files[0].2[i]))
         .collect();
     if varying.is_empty() {
-        return Err(whole(dir, "every folder has the same parameter values, so nothing varies"));
+        return Err(whole(
+            dir,
+            "every folder has the same parameter values, so nothing varies",
+        ));
     }
     let origin = dir.display().to_string();
     let mut b = Builder::new(&origin, "", opts);
     b.parameters = varying.iter().map(|&i| names[i].clone()).collect();
-    let coord_of = |f: &(PathBuf, Vec<String>, Vec<f64>)| varying.iter().map(|&i| f.2[i]).collect::<Vec<f64>>();
+    let coord_of = |f: &(PathBuf, Vec<String>, Vec<f64>)| {
+        varying.iter().map(|&i| f.2[i]).collect::<Vec<f64>>()
+    };
     files.sort_by(|a, c| {
         coord_of(a)
             .iter()
@@ -158,20 +182,32 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
     let mut data: BTreeMap<SeriesKey, BTreeMap<usize, Vec<f64>>> = BTreeMap::new();
     let mut parents: HashMap<String, Option<String>> = HashMap::new();
     for f in &files {
-        let ci = b.coordinate(coord_of(f), Span::new(0, 0)).map_err(|d| whole(&f.0, d.message))?;
+        let ci = b
+            .coordinate(coord_of(f), Span::new(0, 0))
+            .map_err(|d| whole(&f.0, d.message))?;
         let profile = read_profile(&f.0, opts.cube.scaling)?;
         for (callpath, parent) in profile.parents {
             parents.entry(callpath).or_insert(parent);
         }
         for (key, values) in profile.values {
-            data.entry(key).or_default().entry(ci).or_default().extend(values);
+            data.entry(key)
+                .or_default()
+                .entry(ci)
+                .or_default()
+                .extend(values);
         }
     }
     let npoints = b.coordinate_count();
     // Callpaths that are not measured at every point merge into an ancestor that is.
-    let partial: Vec<SeriesKey> = data.iter().filter(|(_, v)| v.len() < npoints).map(|(k, _)| k.clone()).collect();
+    let partial: Vec<SeriesKey> = data
+        .iter()
+        .filter(|(_, v)| v.len() < npoints)
+        .map(|(k, _)| k.clone())
+        .collect();
     for key in partial {
-        let Some(points) = data.remove(&key) else { continue };
+        let Some(points) = data.remove(&key) else {
+            continue;
+        };
         let mut up = parents.get(&key.callpath).cloned().flatten();
         while let Some(cp) = up {
             let target = SeriesKey::new(cp.clone(), key.metric.clone());
@@ -187,7 +223,8 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
     for (key, points) in data {
         for (ci, values) in points {
             for v in &values {
-                b.value(*v, Span::new(0, 0)).map_err(|d| whole(dir, format!("`{key}`: {}", d.message)))?;
+                b.value(*v, Span::new(0, 0))
+                    .map_err(|d| whole(dir, format!("`{key}`: {}", d.message)))?;
             }
             b.add(key.clone(), ci, values, Span::new(0, 0));
         }
@@ -202,7 +239,11 @@ fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, tag: &str) -> Option<roxmltree::Nod
 
 /// The trimmed text of `n`'s child `tag` (empty if absent).
 fn text_of(n: roxmltree::Node, tag: &str) -> String {
-    child(n, tag).and_then(|c| c.text()).unwrap_or("").trim().to_string()
+    child(n, tag)
+        .and_then(|c| c.text())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 /// Approximate merge of a child's values into its ancestor's (as Extra-P does): element by
@@ -243,13 +284,20 @@ struct Metric {
 }
 
 fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
-    let bytes = std::fs::read(path).map_err(|e| whole(path, format!("cannot read the file: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| whole(path, format!("cannot read the file: {e}")))?;
     let mut members: HashMap<String, Vec<u8>> = HashMap::new();
     let mut archive = tar::Archive::new(bytes.as_slice());
-    let entries = archive.entries().map_err(|e| whole(path, format!("not a CUBE file (tar archive): {e}")))?;
+    let entries = archive
+        .entries()
+        .map_err(|e| whole(path, format!("not a CUBE file (tar archive): {e}")))?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| whole(path, format!("not a CUBE file (tar archive): {e}")))?;
-        let name = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut entry =
+            entry.map_err(|e| whole(path, format!("not a CUBE file (tar archive): {e}")))?;
+        let name = entry
+            .path()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if entry.size() > MAX_MEMBER_BYTES {
             return Err(whole(path, format!("member `{name}` is too large")));
         }
@@ -261,7 +309,9 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
             .map_err(|e| whole(path, format!("cannot read member `{name}`: {e}")))?;
         members.insert(name, buf);
     }
-    let anchor = members.get("anchor.xml").ok_or_else(|| whole(path, "not a CUBE file: no `anchor.xml` inside"))?;
+    let anchor = members
+        .get("anchor.xml")
+        .ok_or_else(|| whole(path, "not a CUBE file: no `anchor.xml` inside"))?;
     let anchor = if anchor.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(anchor.as_slice())
@@ -276,8 +326,14 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
     let origin = format!("{}!anchor.xml", path.display());
     let doc = roxmltree::Document::parse(&text).map_err(|e| {
         let pos = e.pos();
-        let at = crate::diag::line_offset(&text, pos.row as usize) + (pos.col as usize).saturating_sub(1);
-        Diagnostic::new(&origin, text.as_str(), Span::at(at.min(text.len().saturating_sub(1))), format!("invalid XML: {e}"))
+        let at = crate::diag::line_offset(&text, pos.row as usize)
+            + (pos.col as usize).saturating_sub(1);
+        Diagnostic::new(
+            &origin,
+            text.as_str(),
+            Span::at(at.min(text.len().saturating_sub(1))),
+            format!("invalid XML: {e}"),
+        )
     })?;
     let xml_err = |node: roxmltree::Node, msg: String| {
         let r = node.range();
@@ -287,10 +343,16 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
     let id_of = |n: roxmltree::Node, attr: &str| -> Result<i64, Diagnostic> {
         n.attribute(attr)
             .and_then(|v| v.trim().parse().ok())
-            .ok_or_else(|| xml_err(n, format!("<{}> needs a numeric `{attr}`", n.tag_name().name())))
+            .ok_or_else(|| {
+                xml_err(
+                    n,
+                    format!("<{}> needs a numeric `{attr}`", n.tag_name().name()),
+                )
+            })
     };
     // Top-level metrics only, as Extra-P.
-    let metrics_node = child(root, "metrics").ok_or_else(|| xml_err(root, "anchor.xml has no <metrics>".into()))?;
+    let metrics_node = child(root, "metrics")
+        .ok_or_else(|| xml_err(root, "anchor.xml has no <metrics>".into()))?;
     let mut metrics = Vec::new();
     for m in metrics_node.children().filter(|c| c.has_tag_name("metric")) {
         let kind = m.attribute("type").unwrap_or("");
@@ -304,7 +366,8 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
             dtype: text_of(m, "dtype"),
         });
     }
-    let program = child(root, "program").ok_or_else(|| xml_err(root, "anchor.xml has no <program>".into()))?;
+    let program = child(root, "program")
+        .ok_or_else(|| xml_err(root, "anchor.xml has no <program>".into()))?;
     let mut regions: HashMap<i64, String> = HashMap::new();
     for r in program.children().filter(|c| c.has_tag_name("region")) {
         regions.insert(id_of(r, "id")?, text_of(r, "name"));
@@ -323,9 +386,12 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
         .collect();
     while let Some((node, parent)) = stack.pop() {
         let region = id_of(node, "calleeId")?;
-        let name = regions
-            .get(&region)
-            .ok_or_else(|| xml_err(node, format!("call-tree node names unknown region {region}")))?;
+        let name = regions.get(&region).ok_or_else(|| {
+            xml_err(
+                node,
+                format!("call-tree node names unknown region {region}"),
+            )
+        })?;
         let parent_path = parent.map(|p| cnodes[p].callpath.clone());
         let callpath = match &parent_path {
             Some(p) => format!("{p}->{name}"),
@@ -333,13 +399,19 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
         };
         let index = cnodes.len();
         id_of(node, "id")?; // required by the format, though the tree order is what counts
-        cnodes.push(CNode { callpath: callpath.clone(), children: Vec::new() });
+        cnodes.push(CNode {
+            callpath: callpath.clone(),
+            children: Vec::new(),
+        });
         parents.push((callpath, parent_path));
         match parent {
             Some(p) => cnodes[p].children.push(index),
             None => roots.push(index),
         }
-        let kids: Vec<_> = node.children().filter(|c| c.has_tag_name("cnode")).collect();
+        let kids: Vec<_> = node
+            .children()
+            .filter(|c| c.has_tag_name("cnode"))
+            .collect();
         for k in kids.into_iter().rev() {
             stack.push((k, Some(index)));
         }
@@ -348,7 +420,10 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
     let wide = wide_enumeration(&cnodes, &roots);
     let mut values = Vec::new();
     for m in &metrics {
-        let (Some(index), Some(data)) = (members.get(&format!("{}.index", m.id)), members.get(&format!("{}.data", m.id))) else {
+        let (Some(index), Some(data)) = (
+            members.get(&format!("{}.index", m.id)),
+            members.get(&format!("{}.data", m.id)),
+        ) else {
             continue; // no data for this metric: Extra-P skips it too
         };
         let fail = |msg: String| whole(path, format!("metric `{}`: {msg}", m.name));
@@ -356,7 +431,11 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
         let raw = parse_data(data, little).map_err(fail)?;
         let numbers = decode(&raw, &m.dtype, little).map_err(fail)?;
         if tree_indices.is_empty() || numbers.len() % tree_indices.len() != 0 {
-            return Err(fail(format!("{} values do not divide among {} call-tree nodes", numbers.len(), tree_indices.len())));
+            return Err(fail(format!(
+                "{} values do not divide among {} call-tree nodes",
+                numbers.len(),
+                tree_indices.len()
+            )));
         }
         let locations = numbers.len() / tree_indices.len();
         let enumeration = if m.inclusive { &wide } else { &deep };
@@ -368,7 +447,11 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
                 .ok()
                 .and_then(|t| enumeration.get(t))
                 .copied()
-                .ok_or_else(|| fail(format!("index names call-tree position {t}, which does not exist")))?;
+                .ok_or_else(|| {
+                    fail(format!(
+                        "index names call-tree position {t}, which does not exist"
+                    ))
+                })?;
             rows.insert(node, &numbers[k * locations..(k + 1) * locations]);
             order.push(node);
         }
@@ -399,11 +482,22 @@ fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
 
 /// A node's inclusive values: stored as they are for inclusive metrics; for exclusive ones
 /// the node's own plus its descendants'.
-fn inclusive_row(cnodes: &[CNode], rows: &HashMap<usize, &[f64]>, node: usize, locations: usize, inclusive: bool) -> Vec<f64> {
-    let mut row = rows.get(&node).map_or_else(|| vec![0.0; locations], |r| r.to_vec());
+fn inclusive_row(
+    cnodes: &[CNode],
+    rows: &HashMap<usize, &[f64]>,
+    node: usize,
+    locations: usize,
+    inclusive: bool,
+) -> Vec<f64> {
+    let mut row = rows
+        .get(&node)
+        .map_or_else(|| vec![0.0; locations], |r| r.to_vec());
     if !inclusive {
         for &kid in &cnodes[node].children {
-            for (v, k) in row.iter_mut().zip(inclusive_row(cnodes, rows, kid, locations, inclusive)) {
+            for (v, k) in row
+                .iter_mut()
+                .zip(inclusive_row(cnodes, rows, kid, locations, inclusive))
+            {
                 *v += k;
             }
         }
@@ -447,15 +541,25 @@ fn parse_index(b: &[u8]) -> Result<(bool, Vec<i32>), String> {
     let little = i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) == 1;
     let i32_at = |i: usize| -> Option<i32> {
         let s: [u8; 4] = b.get(i..i + 4)?.try_into().ok()?;
-        Some(if little { i32::from_le_bytes(s) } else { i32::from_be_bytes(s) })
+        Some(if little {
+            i32::from_le_bytes(s)
+        } else {
+            i32::from_be_bytes(s)
+        })
     };
     let n = i32_at(at + 7).ok_or("truncated index file")?;
     let n = usize::try_from(n).map_err(|_| "negative node count in the index file")?;
     let body = &b[at + 11..];
     if body.len() != n.saturating_mul(4) {
-        return Err(format!("the index file should list {n} nodes but has {} bytes for them", body.len()));
+        return Err(format!(
+            "the index file should list {n} nodes but has {} bytes for them",
+            body.len()
+        ));
     }
-    Ok((little, (0..n).filter_map(|k| i32_at(at + 11 + 4 * k)).collect()))
+    Ok((
+        little,
+        (0..n).filter_map(|k| i32_at(at + 11 + 4 * k)).collect(),
+    ))
 }
 
 /// The raw bytes of `CUBEX.DATA`, or the concatenated zlib chunks of `ZCUBEX.DATA`.
@@ -468,10 +572,17 @@ fn parse_data(b: &[u8], little: bool) -> Result<Vec<u8>, String> {
     };
     let i64_at = |i: usize| -> Option<i64> {
         let s: [u8; 8] = rest.get(i..i + 8)?.try_into().ok()?;
-        Some(if little { i64::from_le_bytes(s) } else { i64::from_be_bytes(s) })
+        Some(if little {
+            i64::from_le_bytes(s)
+        } else {
+            i64::from_be_bytes(s)
+        })
     };
     let n = i64_at(0).ok_or("truncated compressed data header")?;
-    let n = usize::try_from(n).ok().filter(|n| n.saturating_mul(24) <= rest.len()).ok_or("impossible chunk count")?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|n| n.saturating_mul(24) <= rest.len())
+        .ok_or("impossible chunk count")?;
     let mut pos = 8 + 24 * n;
     let mut out = Vec::new();
     for k in 0..n {
@@ -480,7 +591,9 @@ fn parse_data(b: &[u8], little: bool) -> Result<Vec<u8>, String> {
         if size == 0 {
             continue;
         }
-        let chunk = rest.get(pos..pos + size).ok_or("a compressed chunk runs past the end")?;
+        let chunk = rest
+            .get(pos..pos + size)
+            .ok_or("a compressed chunk runs past the end")?;
         flate2::read::ZlibDecoder::new(chunk)
             .take(MAX_MEMBER_BYTES)
             .read_to_end(&mut out)
@@ -505,19 +618,26 @@ fn decode(raw: &[u8], dtype: &str, little: bool) -> Result<Vec<f64>, String> {
             .collect()
     }
     let width = match dtype {
-        "DOUBLE" | "FLOAT" | "MINDOUBLE" | "MAXDOUBLE" | "INT64" | "INTEGER" | "SIGNED INTEGER" | "UINT64"
-        | "UNSIGNED INTEGER" => 8,
+        "DOUBLE" | "FLOAT" | "MINDOUBLE" | "MAXDOUBLE" | "INT64" | "INTEGER" | "SIGNED INTEGER"
+        | "UINT64" | "UNSIGNED INTEGER" => 8,
         "INT32" | "INT" | "SIGNED INT" | "UINT32" | "UNSIGNED INT" => 4,
         "INT16" | "SHORT INT" | "SIGNED SHORT INT" | "UINT16" | "UNSIGNED SHORT INT" => 2,
         "INT8" | "UINT8" | "CHAR" => 1,
         other => return Err(format!("unsupported CUBE data type `{other}`")),
     };
     if raw.len() % width != 0 {
-        return Err(format!("{} data bytes are not a whole number of {dtype} values", raw.len()));
+        return Err(format!(
+            "{} data bytes are not a whole number of {dtype} values",
+            raw.len()
+        ));
     }
     Ok(match dtype {
-        "DOUBLE" | "FLOAT" | "MINDOUBLE" | "MAXDOUBLE" => each::<8>(raw, little, f64::from_le_bytes),
-        "INT64" | "INTEGER" | "SIGNED INTEGER" => each::<8>(raw, little, |a| i64::from_le_bytes(a) as f64),
+        "DOUBLE" | "FLOAT" | "MINDOUBLE" | "MAXDOUBLE" => {
+            each::<8>(raw, little, f64::from_le_bytes)
+        }
+        "INT64" | "INTEGER" | "SIGNED INTEGER" => {
+            each::<8>(raw, little, |a| i64::from_le_bytes(a) as f64)
+        }
         "UINT64" | "UNSIGNED INTEGER" => each::<8>(raw, little, |a| {
             let v = u64::from_le_bytes(a);
             if v > MAX_UINT64_DOUBLE {
@@ -528,7 +648,9 @@ fn decode(raw: &[u8], dtype: &str, little: bool) -> Result<Vec<f64>, String> {
         }),
         "INT32" | "INT" | "SIGNED INT" => each::<4>(raw, little, |a| i32::from_le_bytes(a) as f64),
         "UINT32" | "UNSIGNED INT" => each::<4>(raw, little, |a| u32::from_le_bytes(a) as f64),
-        "INT16" | "SHORT INT" | "SIGNED SHORT INT" => each::<2>(raw, little, |a| i16::from_le_bytes(a) as f64),
+        "INT16" | "SHORT INT" | "SIGNED SHORT INT" => {
+            each::<2>(raw, little, |a| i16::from_le_bytes(a) as f64)
+        }
         "UINT16" | "UNSIGNED SHORT INT" => each::<2>(raw, little, |a| u16::from_le_bytes(a) as f64),
         "INT8" => each::<1>(raw, little, |a| a[0] as i8 as f64),
         _ => each::<1>(raw, little, |a| a[0] as f64),
@@ -542,7 +664,13 @@ mod tests {
     #[test]
     fn folder_names_give_parameters() {
         let p = |s: &str| parameters_from_folder(s).unwrap();
-        assert_eq!(p("mm.x10y1z1.r1"), (vec!["x".into(), "y".into(), "z".into()], vec![10.0, 1.0, 1.0]));
+        assert_eq!(
+            p("mm.x10y1z1.r1"),
+            (
+                vec!["x".into(), "y".into(), "z".into()],
+                vec![10.0, 1.0, 1.0]
+            )
+        );
         assert_eq!(p("mm.x22.5.y22.5.z1.25.r1").1, vec![22.5, 22.5, 1.25]);
         assert_eq!(p("mm.x21.5,y21,5,z1.15.r1").1, vec![21.5, 21.5, 1.15]);
         assert_eq!(p("mm.x20,5.y20,5.z1,5.r1").1, vec![20.5, 20.5, 1.5]);
@@ -556,7 +684,10 @@ mod tests {
     #[test]
     fn enumerations_follow_cube() {
         // 0 -> (1 -> 3, 2)
-        let c = |children: Vec<usize>| CNode { callpath: String::new(), children };
+        let c = |children: Vec<usize>| CNode {
+            callpath: String::new(),
+            children,
+        };
         let nodes = vec![c(vec![1, 2]), c(vec![3]), c(vec![]), c(vec![])];
         assert_eq!(deep_enumeration(&nodes, &[0]), vec![0, 1, 3, 2]);
         assert_eq!(wide_enumeration(&nodes, &[0]), vec![0, 1, 2, 3]);
@@ -569,7 +700,13 @@ mod tests {
         assert!(parse_data(b"ZCUBEX.DATA\xff\xff\xff\xff\xff\xff\xff\x7f", true).is_err());
         assert!(decode(&[0; 7], "DOUBLE", true).is_err());
         assert!(decode(&[0; 8], "TAU_ATOMIC", true).is_err());
-        assert_eq!(decode(&1.5f64.to_le_bytes(), "DOUBLE", true).unwrap(), vec![1.5]);
-        assert_eq!(decode(&u64::MAX.to_le_bytes(), "UINT64", true).unwrap(), vec![0.0]);
+        assert_eq!(
+            decode(&1.5f64.to_le_bytes(), "DOUBLE", true).unwrap(),
+            vec![1.5]
+        );
+        assert_eq!(
+            decode(&u64::MAX.to_le_bytes(), "UINT64", true).unwrap(),
+            vec![0.0]
+        );
     }
 }

@@ -35,9 +35,16 @@ type R<T> = Result<T, String>;
 
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: usize) -> R<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|e| *e <= self.buf.len()).ok_or_else(|| {
-            format!("the file ends inside a record (needed {n} bytes at byte {})", self.pos)
-        })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.buf.len())
+            .ok_or_else(|| {
+                format!(
+                    "the file ends inside a record (needed {n} bytes at byte {})",
+                    self.pos
+                )
+            })?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -96,7 +103,9 @@ impl<'a> Cursor<'a> {
         if s == what {
             Ok(())
         } else {
-            Err(format!("expected a `{what}` record at byte {at}, found `{s}`"))
+            Err(format!(
+                "expected a `{what}` record at byte {at}, found `{s}`"
+            ))
         }
     }
 }
@@ -128,7 +137,12 @@ fn skip_function(c: &mut Cursor, prefix: &str) -> R<()> {
         }
         "CompoundTerm" => skip_compound(c)?,
         "Function" => {}
-        other => return Err(format!("unknown function type `{other}` before byte {}", c.pos)),
+        other => {
+            return Err(format!(
+                "unknown function type `{other}` before byte {}",
+                c.pos
+            ))
+        }
     }
     Ok(())
 }
@@ -154,8 +168,11 @@ fn generator_options(c: &mut Cursor) -> bool {
         c.i64()?;
         c.i64()?;
         let multi = c.string()?;
-        Ok(["FIRST_POINTS_FOUND", "MAX_NUMBER_POINTS", "CHEAPEST_POINTS"].contains(&single.as_str())
-            && ["INCREASING_COST", "DECREASING_COST"].contains(&multi.as_str()))
+        Ok(
+            ["FIRST_POINTS_FOUND", "MAX_NUMBER_POINTS", "CHEAPEST_POINTS"]
+                .contains(&single.as_str())
+                && ["INCREASING_COST", "DECREASING_COST"].contains(&multi.as_str()),
+        )
     })();
     match attempt {
         Ok(true) => true,
@@ -167,20 +184,35 @@ fn generator_options(c: &mut Cursor) -> bool {
 }
 
 /// Read an Extra-P 3 experiment from its bytes; `origin` names it.
-pub fn read_bytes(origin: &str, bytes: &[u8], opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+pub fn read_bytes(
+    origin: &str,
+    bytes: &[u8],
+    opts: &ReadOptions,
+) -> Result<Experiment, Diagnostic> {
     let fail = |m: String| Diagnostic::whole(origin, m);
     if bytes.len() < 2 {
-        return Err(fail("not an Extra-P 3 experiment: the file is too short".into()));
+        return Err(fail(
+            "not an Extra-P 3 experiment: the file is too short".into(),
+        ));
     }
     let little = i16::from_le_bytes([bytes[0], bytes[1]]) == 1;
-    let mut c = Cursor { buf: bytes, pos: 2, little };
+    let mut c = Cursor {
+        buf: bytes,
+        pos: 2,
+        little,
+    };
     match c.string() {
         Ok(q) if q == QUALIFIER => {}
-        _ => return Err(fail(format!("not an Extra-P 3 experiment: no `{QUALIFIER}` qualifier"))),
+        _ => {
+            return Err(fail(format!(
+                "not an Extra-P 3 experiment: no `{QUALIFIER}` qualifier"
+            )))
+        }
     }
     let mut b = Builder::new(origin, "", opts);
     read_records(&mut c, &mut b).map_err(fail)?;
-    b.finish().map_err(|d| fail(d.message.clone()).with_hint(d.hint.unwrap_or_default()))
+    b.finish()
+        .map_err(|d| fail(d.message.clone()).with_hint(d.hint.unwrap_or_default()))
 }
 
 fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
@@ -213,7 +245,7 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
                 let mut name = c.string()?;
                 c.string()?; // source file
                 c.i64()?; // first line
-                // Distinct regions with one name get `#k` suffixes, as in Extra-P.
+                          // Distinct regions with one name get `#k` suffixes, as in Extra-P.
                 if !regions.contains_key(&id) {
                     let seen = region_names.entry(name.clone()).or_insert(0);
                     if *seen > 0 {
@@ -227,15 +259,15 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
                 let id = c.i64()?;
                 let region = c.i64()?;
                 let parent = c.i64()?;
-                let name = regions
-                    .get(&region)
-                    .ok_or_else(|| format!("callpath at byte {at} names unknown region {region}"))?;
+                let name = regions.get(&region).ok_or_else(|| {
+                    format!("callpath at byte {at} names unknown region {region}")
+                })?;
                 let full = if parent == -1 {
                     name.clone()
                 } else {
-                    let p = callpaths
-                        .get(&parent)
-                        .ok_or_else(|| format!("callpath at byte {at} names unknown parent {parent}"))?;
+                    let p = callpaths.get(&parent).ok_or_else(|| {
+                        format!("callpath at byte {at} names unknown parent {parent}")
+                    })?;
                     format!("{p}->{name}")
                 };
                 callpaths.insert(id, full);
@@ -251,13 +283,19 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
                         .parameters
                         .iter()
                         .position(|p| *p == name)
-                        .ok_or_else(|| format!("coordinate at byte {at} names unknown parameter `{name}`"))?;
+                        .ok_or_else(|| {
+                            format!("coordinate at byte {at} names unknown parameter `{name}`")
+                        })?;
                     coord[i] = v;
                 }
                 if coord.iter().any(|v| !v.is_finite()) {
-                    return Err(format!("coordinate at byte {at} lacks a value for some parameter"));
+                    return Err(format!(
+                        "coordinate at byte {at} lacks a value for some parameter"
+                    ));
                 }
-                let i = b.coordinate(coord, Span::new(0, 0)).map_err(|d| d.message)?;
+                let i = b
+                    .coordinate(coord, Span::new(0, 0))
+                    .map_err(|d| d.message)?;
                 coords.insert(id, i);
             }
             "ModelComment" => {
@@ -297,16 +335,16 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
                 let maximum = c.f64()?;
                 let metric = c.i64()?;
                 let callpath = c.i64()?;
-                let &ci = coords
-                    .get(&coord)
-                    .ok_or_else(|| format!("point at byte {at} names unknown coordinate {coord}"))?;
+                let &ci = coords.get(&coord).ok_or_else(|| {
+                    format!("point at byte {at} names unknown coordinate {coord}")
+                })?;
                 let metric = usize::try_from(metric)
                     .ok()
                     .and_then(|m| metrics.get(m))
                     .ok_or_else(|| format!("point at byte {at} names unknown metric {metric}"))?;
-                let callpath = callpaths
-                    .get(&callpath)
-                    .ok_or_else(|| format!("point at byte {at} names unknown callpath {callpath}"))?;
+                let callpath = callpaths.get(&callpath).ok_or_else(|| {
+                    format!("point at byte {at} names unknown callpath {callpath}")
+                })?;
                 for v in [mean, median, minimum, maximum] {
                     b.value(v, Span::new(0, 0))
                         .map_err(|d| format!("point at byte {at}: {}", d.message))?;
@@ -319,7 +357,12 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
                     std: if std.is_finite() { std } else { 0.0 },
                     repetitions: usize::try_from(count).unwrap_or(1).max(1),
                 };
-                b.add_summary(SeriesKey::new(callpath.clone(), metric.clone()), ci, s, Span::new(0, 0));
+                b.add_summary(
+                    SeriesKey::new(callpath.clone(), metric.clone()),
+                    ci,
+                    s,
+                    Span::new(0, 0),
+                );
             }
             "Model" => {
                 c.i64()?;
@@ -347,7 +390,10 @@ fn read_records(c: &mut Cursor, b: &mut Builder) -> R<()> {
             }
             other => {
                 let shown: String = other.chars().take(40).collect();
-                return Err(format!("unknown record `{shown}` at byte {}", at.saturating_sub(other.len() + 4)));
+                return Err(format!(
+                    "unknown record `{shown}` at byte {}",
+                    at.saturating_sub(other.len() + 4)
+                ));
             }
         }
     }

@@ -87,18 +87,34 @@ pub(crate) fn json_error(
 }
 
 /// A JSON number (integers included).
-pub(crate) fn number(b: &Builder, raw: &RawValue, text: &str, what: &str) -> Result<f64, Diagnostic> {
+pub(crate) fn number(
+    b: &Builder,
+    raw: &RawValue,
+    text: &str,
+    what: &str,
+) -> Result<f64, Diagnostic> {
     serde_json::from_str::<f64>(raw.get()).map_err(|_| {
         let shown: String = raw.get().chars().take(40).collect();
-        b.err(raw_span(text, raw), format!("expected {what} (a number), found `{shown}`"))
+        b.err(
+            raw_span(text, raw),
+            format!("expected {what} (a number), found `{shown}`"),
+        )
     })
 }
 
 /// A JSON string.
-pub(crate) fn string(b: &Builder, raw: &RawValue, text: &str, what: &str) -> Result<String, Diagnostic> {
+pub(crate) fn string(
+    b: &Builder,
+    raw: &RawValue,
+    text: &str,
+    what: &str,
+) -> Result<String, Diagnostic> {
     serde_json::from_str::<String>(raw.get()).map_err(|_| {
         let shown: String = raw.get().chars().take(40).collect();
-        b.err(raw_span(text, raw), format!("expected the {what} as a string, found `{shown}`"))
+        b.err(
+            raw_span(text, raw),
+            format!("expected the {what} as a string, found `{shown}`"),
+        )
     })
 }
 
@@ -162,7 +178,11 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         Ok(top) => top,
         Err(e) => {
             // Extra-P's fallback: several lines that each start with `{` are JSON Lines.
-            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
             if lines.len() > 1 && lines.iter().all(|l| l.starts_with('{')) {
                 return jsonl::read_str(origin, text, opts);
             }
@@ -176,7 +196,12 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
     }
 }
 
-fn require<'a>(b: &Builder, top: &OrderedMap<'a>, key: &str, text: &str) -> Result<&'a RawValue, Diagnostic> {
+fn require<'a>(
+    b: &Builder,
+    top: &OrderedMap<'a>,
+    key: &str,
+    text: &str,
+) -> Result<&'a RawValue, Diagnostic> {
     top.get(key).ok_or_else(|| {
         b.err(char_span(text, offset_in(text, text.trim_start())), format!("the JSON object has no `{key}`"))
             .with_hint("Extra-P JSON has `parameters` and `measurements` (and, in the id-based layout, `callpaths`, `metrics`, `coordinates`)")
@@ -210,11 +235,21 @@ struct Measurement {
 }
 
 /// `[{"id":..,"name":..}]` sorted by id, with each entry's span; ids must be unique.
-fn named_list(b: &Builder, raw: &RawValue, text: &str, what: &str) -> Result<Vec<(i64, String, Span)>, Diagnostic> {
+fn named_list(
+    b: &Builder,
+    raw: &RawValue,
+    text: &str,
+    what: &str,
+) -> Result<Vec<(i64, String, Span)>, Diagnostic> {
     let items: Vec<&RawValue> = parse_as(b, raw, text, &format!("a list of {what}s"))?;
     let mut out: Vec<(i64, String, Span)> = Vec::new();
     for item in items {
-        let n: Named = parse_as(b, item, text, &format!("a {what} `{{\"id\": 1, \"name\": \"...\"}}`"))?;
+        let n: Named = parse_as(
+            b,
+            item,
+            text,
+            &format!("a {what} `{{\"id\": 1, \"name\": \"...\"}}`"),
+        )?;
         let span = raw_span(text, item);
         if out.iter().any(|(id, _, _)| *id == n.id) {
             return Err(b.err(span, format!("{what} id {} is used twice", n.id)));
@@ -239,24 +274,45 @@ fn read_id_based(mut b: Builder, top: &OrderedMap, text: &str) -> Result<Experim
     let citems: Vec<&RawValue> = parse_as(&b, craw, text, "a list of coordinates")?;
     let mut coords: Vec<(i64, Vec<f64>, Span)> = Vec::new();
     for item in citems {
-        let c: Coord = parse_as(&b, item, text, "a coordinate `{\"id\": 1, \"parameter_value_pairs\": [...]}`")?;
+        let c: Coord = parse_as(
+            &b,
+            item,
+            text,
+            "a coordinate `{\"id\": 1, \"parameter_value_pairs\": [...]}`",
+        )?;
         let span = raw_span(text, item);
         if coords.iter().any(|(id, _, _)| *id == c.id) {
             return Err(b.err(span, format!("coordinate id {} is used twice", c.id)));
         }
         let mut values = Vec::with_capacity(params.len());
         for (pid, name, _) in &params {
-            let mut hits = c.parameter_value_pairs.iter().filter(|p| p.parameter_id == *pid);
+            let mut hits = c
+                .parameter_value_pairs
+                .iter()
+                .filter(|p| p.parameter_id == *pid);
             let (Some(pair), None) = (hits.next(), hits.next()) else {
-                return Err(b.err(span, format!(
-                    "coordinate {} needs exactly one value for parameter `{name}` (id {pid})",
-                    c.id
-                )));
+                return Err(b.err(
+                    span,
+                    format!(
+                        "coordinate {} needs exactly one value for parameter `{name}` (id {pid})",
+                        c.id
+                    ),
+                ));
             };
             values.push(b.parameter_value(pair.parameter_value, span)?);
         }
-        if let Some(p) = c.parameter_value_pairs.iter().find(|p| !params.iter().any(|(id, _, _)| *id == p.parameter_id)) {
-            return Err(b.err(span, format!("coordinate {} names parameter id {}, which is not declared", c.id, p.parameter_id)));
+        if let Some(p) = c
+            .parameter_value_pairs
+            .iter()
+            .find(|p| !params.iter().any(|(id, _, _)| *id == p.parameter_id))
+        {
+            return Err(b.err(
+                span,
+                format!(
+                    "coordinate {} names parameter id {}, which is not declared",
+                    c.id, p.parameter_id
+                ),
+            ));
         }
         coords.push((c.id, values, span));
     }
@@ -266,19 +322,35 @@ fn read_id_based(mut b: Builder, top: &OrderedMap, text: &str) -> Result<Experim
         let i = b.declare(values, span)?;
         coord_index.insert(id, i);
     }
-    let lookup = |list: &[(i64, String, Span)], id: i64| list.iter().find(|(i, _, _)| *i == id).map(|(_, n, _)| n.clone());
+    let lookup = |list: &[(i64, String, Span)], id: i64| {
+        list.iter()
+            .find(|(i, _, _)| *i == id)
+            .map(|(_, n, _)| n.clone())
+    };
     let mraw = require(&b, top, "measurements", text)?;
     let mitems: Vec<&RawValue> = parse_as(&b, mraw, text, "a list of measurements")?;
     for item in mitems {
-        let m: Measurement = parse_as(&b, item, text, "a measurement `{\"callpath_id\", \"coordinate_id\", \"metric_id\", \"value\"}`")?;
+        let m: Measurement = parse_as(
+            &b,
+            item,
+            text,
+            "a measurement `{\"callpath_id\", \"coordinate_id\", \"metric_id\", \"value\"}`",
+        )?;
         let span = raw_span(text, item);
-        let callpath = lookup(&callpaths, m.callpath_id)
-            .ok_or_else(|| b.err(span, format!("callpath id {} is not declared", m.callpath_id)))?;
+        let callpath = lookup(&callpaths, m.callpath_id).ok_or_else(|| {
+            b.err(
+                span,
+                format!("callpath id {} is not declared", m.callpath_id),
+            )
+        })?;
         let metric = lookup(&metrics, m.metric_id)
             .ok_or_else(|| b.err(span, format!("metric id {} is not declared", m.metric_id)))?;
-        let &ci = coord_index
-            .get(&m.coordinate_id)
-            .ok_or_else(|| b.err(span, format!("coordinate id {} is not declared", m.coordinate_id)))?;
+        let &ci = coord_index.get(&m.coordinate_id).ok_or_else(|| {
+            b.err(
+                span,
+                format!("coordinate id {} is not declared", m.coordinate_id),
+            )
+        })?;
         let v = b.value(m.value, span)?;
         b.add(SeriesKey::new(callpath, metric), ci, vec![v], span);
     }
@@ -313,8 +385,15 @@ struct SavedMeasurement<'a> {
 /// How a saved experiment refers to repetitions stored beside `experiment.json`.
 pub(crate) type ValueLookup<'l> = dyn Fn(u64, u64) -> Result<Vec<f64>, String> + 'l;
 
-pub(crate) fn read_nested(b: Builder, top: &OrderedMap, text: &str, layout: Nested) -> Result<Experiment, Diagnostic> {
-    read_nested_with(b, top, text, layout, &|_, _| Err("this file has no stored values".to_string()))
+pub(crate) fn read_nested(
+    b: Builder,
+    top: &OrderedMap,
+    text: &str,
+    layout: Nested,
+) -> Result<Experiment, Diagnostic> {
+    read_nested_with(b, top, text, layout, &|_, _| {
+        Err("this file has no stored values".to_string())
+    })
 }
 
 pub(crate) fn read_nested_with(
@@ -329,7 +408,10 @@ pub(crate) fn read_nested_with(
     for raw in names {
         let name = string(&b, raw, text, "parameter name")?;
         if b.parameters.contains(&name) {
-            return Err(b.err(raw_span(text, raw), format!("parameter `{name}` is declared twice")));
+            return Err(b.err(
+                raw_span(text, raw),
+                format!("parameter `{name}` is declared twice"),
+            ));
         }
         b.parameters.push(name);
     }
@@ -344,9 +426,18 @@ pub(crate) fn read_nested_with(
                 let span = raw_span(text, item);
                 match layout {
                     Nested::Input => {
-                        let obj = OrderedMap::parse(&b, item, text, "a measurement `{\"point\": [...], \"values\": [...]}`")?;
-                        let point = obj.get("point").ok_or_else(|| b.err(span, "measurement has no `point`"))?;
-                        let vals = obj.get("values").ok_or_else(|| b.err(span, "measurement has no `values`"))?;
+                        let obj = OrderedMap::parse(
+                            &b,
+                            item,
+                            text,
+                            "a measurement `{\"point\": [...], \"values\": [...]}`",
+                        )?;
+                        let point = obj
+                            .get("point")
+                            .ok_or_else(|| b.err(span, "measurement has no `point`"))?;
+                        let vals = obj
+                            .get("values")
+                            .ok_or_else(|| b.err(span, "measurement has no `values`"))?;
                         let coord = coordinate(&b, point, text)?;
                         let values = value_list(&b, vals, text)?;
                         let ci = b.coordinate(coord, raw_span(text, point))?;
@@ -425,10 +516,16 @@ fn value_list(b: &Builder, raw: &RawValue, text: &str) -> Result<Vec<f64>, Diagn
 
 /// The `values` of a saved measurement: a list of numbers, or `[chunk, index]` into the
 /// value files stored beside `experiment.json`.
-fn stored_values(b: &Builder, raw: &RawValue, text: &str, lookup: &ValueLookup) -> Result<Vec<f64>, Diagnostic> {
+fn stored_values(
+    b: &Builder,
+    raw: &RawValue,
+    text: &str,
+    lookup: &ValueLookup,
+) -> Result<Vec<f64>, Diagnostic> {
     let span = raw_span(text, raw);
     if let Ok([chunk, index]) = serde_json::from_str::<[u64; 2]>(raw.get()) {
-        let values = lookup(chunk, index).map_err(|e| b.err(span, format!("cannot read the stored values: {e}")))?;
+        let values = lookup(chunk, index)
+            .map_err(|e| b.err(span, format!("cannot read the stored values: {e}")))?;
         if values.is_empty() {
             return Err(b.err(span, "the stored values are empty"));
         }

@@ -151,17 +151,23 @@ fn read(
                 let first_line = b.line_of(first);
                 for name in &b.parameters {
                     if !map.0.iter().any(|(k, _)| k == name) {
-                        return Err(b.err(pspan, format!(
-                            "parameter `{name}` is missing (line {first_line} has {})",
-                            b.parameters.join(", ")
-                        )));
+                        return Err(b.err(
+                            pspan,
+                            format!(
+                                "parameter `{name}` is missing (line {first_line} has {})",
+                                b.parameters.join(", ")
+                            ),
+                        ));
                     }
                 }
                 if let Some((k, v)) = map.0.iter().find(|(k, _)| !b.parameters.contains(k)) {
-                    return Err(b.err(raw_span(parsed, v), format!(
-                        "unknown parameter `{k}` (line {first_line} has {})",
-                        b.parameters.join(", ")
-                    )));
+                    return Err(b.err(
+                        raw_span(parsed, v),
+                        format!(
+                            "unknown parameter `{k}` (line {first_line} has {})",
+                            b.parameters.join(", ")
+                        ),
+                    ));
                 }
             }
         }
@@ -174,25 +180,28 @@ fn read(
             let x = number(&b, v, parsed, "a parameter value")?;
             coord.push(b.parameter_value(x, span)?);
         }
-        let name_of = |field: Option<&RawValue>, what: &str, default: &str| {
-            match field {
-                Some(raw) => string(&b, raw, parsed, what),
-                None if dialect == Dialect::Talpas => Err(b
-                    .err(line_span, format!("line has no `{what}`"))
-                    .with_hint("Talpas lines need `callpath` and `metric`")),
-                None => Ok(default.to_string()),
-            }
+        let name_of = |field: Option<&RawValue>, what: &str, default: &str| match field {
+            Some(raw) => string(&b, raw, parsed, what),
+            None if dialect == Dialect::Talpas => Err(b
+                .err(line_span, format!("line has no `{what}`"))
+                .with_hint("Talpas lines need `callpath` and `metric`")),
+            None => Ok(default.to_string()),
         };
         let callpath = name_of(rec.callpath, "callpath", DEFAULT_CALLPATH)?;
         let metric = name_of(rec.metric, "metric", DEFAULT_METRIC)?;
         let Some(value) = rec.value else {
-            return Err(b
-                .err(line_span, "line has no `value`")
-                .with_hint("give the measured value: `\"value\": 1.5` or a list `\"value\": [1.5, 1.6]`"));
+            return Err(b.err(line_span, "line has no `value`").with_hint(
+                "give the measured value: `\"value\": 1.5` or a list `\"value\": [1.5, 1.6]`",
+            ));
         };
         let values = values(&b, value, parsed)?;
         let coord_index = b.coordinate(coord, pspan)?;
-        b.add(SeriesKey::new(callpath, metric), coord_index, values, line_span);
+        b.add(
+            SeriesKey::new(callpath, metric),
+            coord_index,
+            values,
+            line_span,
+        );
     }
     b.finish()
 }
@@ -246,7 +255,9 @@ pub fn write(exp: &Experiment) -> Result<String, WriteError> {
             let mut params = String::new();
             for (i, (name, v)) in exp.parameters.iter().zip(&p.coordinate).enumerate() {
                 if !v.is_finite() {
-                    return Err(WriteError(format!("parameter `{name}` has the non-finite value {v}")));
+                    return Err(WriteError(format!(
+                        "parameter `{name}` has the non-finite value {v}"
+                    )));
                 }
                 if i > 0 {
                     params.push(',');
@@ -255,7 +266,9 @@ pub fn write(exp: &Experiment) -> Result<String, WriteError> {
             }
             for v in &p.values {
                 if !v.is_finite() {
-                    return Err(WriteError(format!("series `{key}` has the non-finite value {v}")));
+                    return Err(WriteError(format!(
+                        "series `{key}` has the non-finite value {v}"
+                    )));
                 }
                 let _ = writeln!(
                     out,

@@ -25,8 +25,8 @@
 
 pub mod archive;
 mod builder;
-pub mod cube;
 pub mod csv;
+pub mod cube;
 pub mod extrap3;
 pub mod json;
 pub mod jsonl;
@@ -217,7 +217,9 @@ impl Experiment {
 
     /// Name of the input, or `<memory>`.
     pub fn origin(&self) -> &str {
-        self.source.as_ref().map_or("<memory>", |s| s.origin.as_str())
+        self.source
+            .as_ref()
+            .map_or("<memory>", |s| s.origin.as_str())
     }
 
     /// A diagnostic about `span` of the input this experiment was read from (line 1 when
@@ -258,11 +260,7 @@ impl Experiment {
 
     /// Number of repetitions over all points.
     pub fn value_count(&self) -> usize {
-        self.series
-            .values()
-            .flatten()
-            .map(Point::repetitions)
-            .sum()
+        self.series.values().flatten().map(Point::repetitions).sum()
     }
 
     /// True when both hold the same parameters, series, coordinates and values,
@@ -270,15 +268,19 @@ impl Experiment {
     pub fn same_data(&self, other: &Experiment) -> bool {
         self.parameters == other.parameters
             && self.series.len() == other.series.len()
-            && self.series.iter().zip(&other.series).all(|((ka, a), (kb, b))| {
-                ka == kb
-                    && a.len() == b.len()
-                    && a.iter().zip(b).all(|(p, q)| {
-                        p.coordinate == q.coordinate
-                            && p.values == q.values
-                            && p.summary == q.summary
-                    })
-            })
+            && self
+                .series
+                .iter()
+                .zip(&other.series)
+                .all(|((ka, a), (kb, b))| {
+                    ka == kb
+                        && a.len() == b.len()
+                        && a.iter().zip(b).all(|(p, q)| {
+                            p.coordinate == q.coordinate
+                                && p.values == q.values
+                                && p.summary == q.summary
+                        })
+                })
     }
 }
 
@@ -411,10 +413,7 @@ impl FromStr for Format {
             .find(|f| f.name() == alias)
             .ok_or_else(|| {
                 let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!(
-                    "unknown format `{s}` (known formats: {})",
-                    names.join(", ")
-                )
+                format!("unknown format `{s}` (known formats: {})", names.join(", "))
             })
     }
 }
@@ -445,7 +444,10 @@ pub fn read_path(path: impl AsRef<Path>) -> Result<Experiment, Diagnostic> {
 }
 
 /// [`read_path`] with options (a forced format, negative values, CSV columns).
-pub fn read_path_with(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+pub fn read_path_with(
+    path: impl AsRef<Path>,
+    opts: &ReadOptions,
+) -> Result<Experiment, Diagnostic> {
     let path = path.as_ref();
     let origin = path.display().to_string();
     if path.is_dir() {
@@ -474,7 +476,12 @@ pub fn read_path_with(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<Expe
             let text = String::from_utf8(bytes).map_err(|e| {
                 let at = e.utf8_error().valid_up_to();
                 let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                Diagnostic::new(&origin, lossy, Span::at(at), "the file is not valid UTF-8 text")
+                Diagnostic::new(
+                    &origin,
+                    lossy,
+                    Span::at(at),
+                    "the file is not valid UTF-8 text",
+                )
             })?;
             read_str(format, &origin, &text, opts)
         }

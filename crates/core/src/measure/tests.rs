@@ -63,14 +63,21 @@ fn text_reads_regions_metrics_and_repetitions() {
     // Spans point at the DATA lines, for the modelers' messages.
     let d = e.diagnostic(time[1].span, "x");
     assert_eq!(d.line_col(), (9, 1));
-    assert_eq!(e.series_span(&key("main->solve", "time")).map(|s| line_col(ONE_PARAM, s.start).0), Some(8));
+    assert_eq!(
+        e.series_span(&key("main->solve", "time"))
+            .map(|s| line_col(ONE_PARAM, s.start).0),
+        Some(8)
+    );
 }
 
 use crate::diag::line_col;
 
 #[test]
 fn text_accepts_flat_points_tabs_several_parameters_per_line_and_a_bom() {
-    let e = ok(Format::Text, "\u{feff}PARAMETER p\nPOINTS 1000 2000\nREGION r\nDATA\t1\t2\nDATA 3\n");
+    let e = ok(
+        Format::Text,
+        "\u{feff}PARAMETER p\nPOINTS 1000 2000\nREGION r\nDATA\t1\t2\nDATA 3\n",
+    );
     assert_eq!(e.series[&key("r", "")].len(), 2);
     let e = ok(
         Format::Text,
@@ -84,32 +91,108 @@ fn text_accepts_flat_points_tabs_several_parameters_per_line_and_a_bom() {
 fn text_errors_name_line_and_column() {
     let cases: &[(&str, (usize, usize), &str)] = &[
         ("POINTS 1 2\n", (1, 1), "POINTS before any PARAMETER"),
-        ("PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\n", (4, 1), "has 1 DATA lines but POINTS lists 2 points"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nDATA 2\n", (5, 1), "more DATA lines than POINTS (1)"),
-        ("PARAMETER x\nPOINTS 1 1\n", (2, 10), "point (x=1) is listed twice (first on line 2)"),
-        ("PARAMETER x y\nPOINTS (1 2) (3)\n", (2, 14), "point has 1 value(s) but there are 2 parameters"),
-        ("PARAMETER x y\nPOINTS 1 2\n", (2, 8), "point has 1 value but there are 2 parameters"),
+        (
+            "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\n",
+            (4, 1),
+            "has 1 DATA lines but POINTS lists 2 points",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nDATA 2\n",
+            (5, 1),
+            "more DATA lines than POINTS (1)",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1 1\n",
+            (2, 10),
+            "point (x=1) is listed twice (first on line 2)",
+        ),
+        (
+            "PARAMETER x y\nPOINTS (1 2) (3)\n",
+            (2, 14),
+            "point has 1 value(s) but there are 2 parameters",
+        ),
+        (
+            "PARAMETER x y\nPOINTS 1 2\n",
+            (2, 8),
+            "point has 1 value but there are 2 parameters",
+        ),
         ("PARAMETER x y\nPOINTS (1 2\n", (2, 8), "never closed"),
         ("PARAMETER x\nPOINTS (1) 2\n", (2, 12), "expected `(`"),
-        ("PARAMETER x\nPOINTS 1\nPARAMETER y\n", (3, 1), "PARAMETER after POINTS"),
+        (
+            "PARAMETER x\nPOINTS 1\nPARAMETER y\n",
+            (3, 1),
+            "PARAMETER after POINTS",
+        ),
         ("PARAMETER a b c d e\n", (1, 19), "more than 4 parameters"),
         ("PARAMETER x x\n", (1, 13), "declared twice"),
-        ("PARAMETER x\nPOINTS 1\nDATA 1\n", (3, 1), "DATA before any REGION"),
-        ("PARAMETER x\nREGION r\nDATA 1\n", (3, 1), "DATA before any POINTS"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1 nan\n", (4, 8), "not a number (NaN)"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1 -2\n", (4, 8), "negative measured value -2"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA inf\n", (4, 6), "infinite"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1,5\n", (4, 6), "expected a number as a measured value, found `1,5`"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA\n", (4, 1), "DATA line holds no values"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nREGION s\nDATA 2\nREGION r\nDATA 3\n", (8, 1), "a second block of DATA for `r / <empty>` (the first starts on line 4)"),
-        ("PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nPOINTS 2\n", (5, 1), "POINTS after DATA"),
-        ("PARAMETER x\nPOINTS 1\nregion r\n", (3, 1), "unknown field `region`"),
-        ("PARAMETER x\nPOINTS 1\nEXPERIMENT e\n", (3, 1), "unknown field `EXPERIMENT`"),
-        ("PARAMETER x\nPOINTS 1\nREGION\n", (3, 1), "REGION needs a region name"),
+        (
+            "PARAMETER x\nPOINTS 1\nDATA 1\n",
+            (3, 1),
+            "DATA before any REGION",
+        ),
+        (
+            "PARAMETER x\nREGION r\nDATA 1\n",
+            (3, 1),
+            "DATA before any POINTS",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1 nan\n",
+            (4, 8),
+            "not a number (NaN)",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1 -2\n",
+            (4, 8),
+            "negative measured value -2",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA inf\n",
+            (4, 6),
+            "infinite",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1,5\n",
+            (4, 6),
+            "expected a number as a measured value, found `1,5`",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA\n",
+            (4, 1),
+            "DATA line holds no values",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nREGION s\nDATA 2\nREGION r\nDATA 3\n",
+            (8, 1),
+            "a second block of DATA for `r / <empty>` (the first starts on line 4)",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\nPOINTS 2\n",
+            (5, 1),
+            "POINTS after DATA",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nregion r\n",
+            (3, 1),
+            "unknown field `region`",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nEXPERIMENT e\n",
+            (3, 1),
+            "unknown field `EXPERIMENT`",
+        ),
+        (
+            "PARAMETER x\nPOINTS 1\nREGION\n",
+            (3, 1),
+            "REGION needs a region name",
+        ),
         ("PARAMETER x\nPOINTS 1\n", (1, 1), "no DATA lines"),
         ("", (1, 1), "declares no parameters"),
         ("# only a comment\n\n", (1, 1), "declares no parameters"),
-        ("PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA 2\nREGION s\nDATA 1\nREGION t\n", (7, 1), "`s / <empty>` has 1 DATA lines but POINTS lists 2 points (none for (x=2))"),
+        (
+            "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA 2\nREGION s\nDATA 1\nREGION t\n",
+            (7, 1),
+            "`s / <empty>` has 1 DATA lines but POINTS lists 2 points (none for (x=2))",
+        ),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::Text, src);
@@ -121,7 +204,10 @@ fn text_errors_name_line_and_column() {
 #[test]
 fn lower_case_keywords_get_a_hint() {
     let d = read(Format::Text, "parameter x\n").unwrap_err();
-    assert_eq!(d.hint.as_deref(), Some("keywords are upper-case: `PARAMETER`"));
+    assert_eq!(
+        d.hint.as_deref(),
+        Some("keywords are upper-case: `PARAMETER`")
+    );
 }
 
 #[test]
@@ -138,14 +224,20 @@ fn negative_values_can_be_allowed() {
 #[test]
 fn empty_blocks_declare_no_series() {
     // Extra-P accepts a REGION without DATA; it then has no measurements.
-    let e = ok(Format::Text, "PARAMETER x\nPOINTS 1\nREGION a\nREGION b\nDATA 1\n");
+    let e = ok(
+        Format::Text,
+        "PARAMETER x\nPOINTS 1\nREGION a\nREGION b\nDATA 1\n",
+    );
     assert_eq!(e.series.keys().collect::<Vec<_>>(), vec![&key("b", "")]);
 }
 
 #[test]
 fn zeros_and_equal_values_are_data_not_errors() {
     // The modelers decide what to fit to them (a constant); the readers keep them.
-    let e = ok(Format::Text, "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 0 0\nDATA 0\n");
+    let e = ok(
+        Format::Text,
+        "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 0 0\nDATA 0\n",
+    );
     assert_eq!(e.series[&key("r", "")][0].mean(), 0.0);
     assert_eq!(e.series[&key("r", "")][0].cv(), None);
 }
@@ -160,7 +252,10 @@ fn jsonl_defaults_lists_merging_and_parameter_order() {
 "#;
     let e = ok(Format::JsonLines, src);
     assert_eq!(e.parameters, vec!["y", "x"]);
-    assert_eq!(e.series[&key("<root>", "<default>")][0].values, vec![1.0, 2.0, 3.0]);
+    assert_eq!(
+        e.series[&key("<root>", "<default>")][0].values,
+        vec![1.0, 2.0, 3.0]
+    );
     assert_eq!(e.series[&key("<root>", "<default>")].len(), 1);
     assert_eq!(e.series[&key("c", "m")][0].values, vec![4.0, 5.0]);
     // Two series with different points: Extra-P's completeness rule rejects that.
@@ -178,18 +273,58 @@ fn err_of_jsonl(src: &str) -> (usize, usize, String) {
 #[test]
 fn jsonl_errors_name_line_and_column() {
     let cases: &[(&str, (usize, usize), &str)] = &[
-        ("{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":1,\"y\":2},\"value\":1}\n", (2, 22), "unknown parameter `y` (line 1 has x)"),
-        ("{\"params\":{\"x\":1,\"y\":2},\"value\":1}\n{\"params\":{\"x\":1},\"value\":1}\n", (2, 11), "parameter `y` is missing (line 1 has x, y)"),
-        ("{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":1},\"value\":}\n", (2, 27), "invalid JSON"),
+        (
+            "{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":1,\"y\":2},\"value\":1}\n",
+            (2, 22),
+            "unknown parameter `y` (line 1 has x)",
+        ),
+        (
+            "{\"params\":{\"x\":1,\"y\":2},\"value\":1}\n{\"params\":{\"x\":1},\"value\":1}\n",
+            (2, 11),
+            "parameter `y` is missing (line 1 has x, y)",
+        ),
+        (
+            "{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":1},\"value\":}\n",
+            (2, 27),
+            "invalid JSON",
+        ),
         ("{\"params\":{\"x\":1}}\n", (1, 1), "line has no `value`"),
         ("{\"value\":1}\n", (1, 1), "line has no `params`"),
-        ("{\"params\":{\"x\":\"a\"},\"value\":1}\n", (1, 16), "expected a parameter value (a number), found `\"a\"`"),
-        ("{\"params\":{\"x\":1},\"value\":[1,-2]}\n", (1, 30), "negative measured value -2"),
-        ("{\"params\":{\"x\":1},\"value\":[]}\n", (1, 27), "empty list of values"),
-        ("{\"params\":{\"x\":1},\"value\":1e999}\n", (1, 27), "a measured value"),
-        ("{\"params\":{\"x\":1},\"callpath\":3,\"value\":1}\n", (1, 30), "expected the callpath as a string"),
-        ("{\"params\":{},\"value\":1}\n", (1, 11), "no parameter values"),
-        ("{\"params\":{\"x\":1,\"x\":2},\"value\":1}\n", (1, 23), "duplicate key `x`"),
+        (
+            "{\"params\":{\"x\":\"a\"},\"value\":1}\n",
+            (1, 16),
+            "expected a parameter value (a number), found `\"a\"`",
+        ),
+        (
+            "{\"params\":{\"x\":1},\"value\":[1,-2]}\n",
+            (1, 30),
+            "negative measured value -2",
+        ),
+        (
+            "{\"params\":{\"x\":1},\"value\":[]}\n",
+            (1, 27),
+            "empty list of values",
+        ),
+        (
+            "{\"params\":{\"x\":1},\"value\":1e999}\n",
+            (1, 27),
+            "a measured value",
+        ),
+        (
+            "{\"params\":{\"x\":1},\"callpath\":3,\"value\":1}\n",
+            (1, 30),
+            "expected the callpath as a string",
+        ),
+        (
+            "{\"params\":{},\"value\":1}\n",
+            (1, 11),
+            "no parameter values",
+        ),
+        (
+            "{\"params\":{\"x\":1,\"x\":2},\"value\":1}\n",
+            (1, 23),
+            "duplicate key `x`",
+        ),
         ("[1,2]\n", (1, 2), "invalid JSON"),
     ];
     for (src, at, msg) in cases {
@@ -221,14 +356,20 @@ fn extrap_json_both_layouts() {
     let e = ok(Format::Json, id_based);
     assert_eq!(e.parameters, vec!["x", "y"]);
     let p = &e.series[&key("c", "time")][0];
-    assert_eq!((p.coordinate.clone(), p.values.clone()), (vec![4.0, 5.0], vec![2.5, 3.5]));
+    assert_eq!(
+        (p.coordinate.clone(), p.values.clone()),
+        (vec![4.0, 5.0], vec![2.5, 3.5])
+    );
 
     let nested = r#"{"parameters":["x"],"measurements":{"c":{"time":[{"point":[4],"values":[1,2]},{"point":8,"values":[3]}]}}}"#;
     let e = ok(Format::Json, nested);
     assert_eq!(e.series[&key("c", "time")][1].coordinate, vec![8.0]);
 
     // Lines of objects fall back to JSON Lines, as in Extra-P.
-    let e = ok(Format::Json, "{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":2},\"value\":1}\n");
+    let e = ok(
+        Format::Json,
+        "{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":2},\"value\":1}\n",
+    );
     assert_eq!(e.point_count(), 2);
 }
 
@@ -239,7 +380,10 @@ fn extrap_json_errors_are_located() {
 "measurements":[
   {"callpath_id":1,"coordinate_id":9,"metric_id":1,"value":2.5}]}"#;
     let (l, c, m) = err(Format::Json, bad_id);
-    assert_eq!((l, c, m.as_str()), (4, 3, "coordinate id 9 is not declared"));
+    assert_eq!(
+        (l, c, m.as_str()),
+        (4, 3, "coordinate id 9 is not declared")
+    );
     let missing = bad_id.replace("\"value\":2.5", "\"valu\":2.5");
     let (l, _, m) = err(Format::Json, &missing);
     assert_eq!(l, 4);
@@ -249,7 +393,10 @@ fn extrap_json_errors_are_located() {
     assert!(m.contains("no `measurements`"), "{m}");
     let (l, c, m) = err(Format::Json, "{\"parameters\":[\"x\"],\n\"measurements\":{\"c\":{\"t\":[{\"point\":[1,2],\"values\":[1]}]}}}");
     assert_eq!((l, c), (2, 36));
-    assert!(m.contains("point has 2 value(s) but there are 1 parameters"), "{m}");
+    assert!(
+        m.contains("point has 2 value(s) but there are 1 parameters"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -269,13 +416,29 @@ fn csv_by_header_convention() {
 #[test]
 fn csv_errors_are_located() {
     let cases: &[(&str, (usize, usize), &str)] = &[
-        ("x,value\n1,2\nfoo,3\n", (3, 1), "expected a number for parameter `x`, found `foo`"),
-        ("x,value\n1,2\n2, -3\n", (3, 4), "negative measured value -3"),
-        ("x,value\n1,2\n2\n", (3, 1), "row has 1 fields but the header has 2"),
+        (
+            "x,value\n1,2\nfoo,3\n",
+            (3, 1),
+            "expected a number for parameter `x`, found `foo`",
+        ),
+        (
+            "x,value\n1,2\n2, -3\n",
+            (3, 4),
+            "negative measured value -3",
+        ),
+        (
+            "x,value\n1,2\n2\n",
+            (3, 1),
+            "row has 1 fields but the header has 2",
+        ),
         ("x,value\n1,\n", (2, 1), "row has no value"),
         ("x,y\n1,2\n", (1, 1), "no value column"),
         ("value\n1\n", (1, 1), "no parameter column"),
-        ("mpi,x,value\nIntel,1,2\n", (2, 1), "expected a number for parameter `mpi`, found `Intel`"),
+        (
+            "mpi,x,value\nIntel,1,2\n",
+            (2, 1),
+            "expected a number for parameter `mpi`, found `Intel`",
+        ),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::Csv, src);
@@ -317,8 +480,14 @@ fn formats_are_detected_by_extension_and_content() {
     use std::path::Path;
     let d = |name: &str, head: &str| Format::detect(Path::new(name), head.as_bytes());
     assert_eq!(d("a.txt", "# c\nPARAMETER x\n"), Format::Text);
-    assert_eq!(d("a.txt", "{\"parameters\":{\"x\":1};\"value\":1}"), Format::Talpas);
-    assert_eq!(d("a.txt", "{\"params\":{\"x\":1},\"value\":1}"), Format::JsonLines);
+    assert_eq!(
+        d("a.txt", "{\"parameters\":{\"x\":1};\"value\":1}"),
+        Format::Talpas
+    );
+    assert_eq!(
+        d("a.txt", "{\"params\":{\"x\":1},\"value\":1}"),
+        Format::JsonLines
+    );
     assert_eq!(d("a", "x,value\n1,2\n"), Format::Csv);
     assert_eq!(d("a.JSON", "{"), Format::Json);
     assert_eq!(d("a.jsonl", ""), Format::JsonLines);
@@ -327,13 +496,18 @@ fn formats_are_detected_by_extension_and_content() {
     for f in Format::ALL {
         assert_eq!(f.name().parse::<Format>().unwrap(), f);
     }
-    assert!("yaml".parse::<Format>().unwrap_err().contains("known formats"));
+    assert!("yaml"
+        .parse::<Format>()
+        .unwrap_err()
+        .contains("known formats"));
 }
 
 #[test]
 fn missing_files_and_binary_garbage_are_errors() {
     let d = read_path("/nonexistent/file.txt").unwrap_err();
-    assert!(d.to_string().starts_with("/nonexistent/file.txt:1:1: cannot read the file"));
+    assert!(d
+        .to_string()
+        .starts_with("/nonexistent/file.txt:1:1: cannot read the file"));
     let dir = std::env::temp_dir().join(format!("perfcompose-measure-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("x.extra-p");
@@ -342,13 +516,20 @@ fn missing_files_and_binary_garbage_are_errors() {
     let f = dir.join("x.txt");
     std::fs::write(&f, b"PARAMETER x\n\xff\xfe").unwrap();
     let d = read_path(&f).unwrap_err();
-    assert_eq!((d.line_col(), d.message.as_str()), ((2, 1), "the file is not valid UTF-8 text"));
+    assert_eq!(
+        (d.line_col(), d.message.as_str()),
+        ((2, 1), "the file is not valid UTF-8 text")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn sample() -> Experiment {
     let mut e = Experiment::new(vec!["p".into(), "n".into()]);
-    for (c, m) in [("main->solve", "time"), ("main", "time"), ("main", "bytes sent")] {
+    for (c, m) in [
+        ("main->solve", "time"),
+        ("main", "time"),
+        ("main", "bytes sent"),
+    ] {
         for p in [1.0, 2.0, 4.0] {
             for n in [10.0, 1e6] {
                 e.push(key(c, m), vec![p, n], vec![p * n * 1.5, 0.1 + p, 1e-9 * n]);
@@ -364,7 +545,10 @@ fn text_writer_round_trips() {
     let out = text::write(&e).unwrap();
     let back = ok(Format::Text, &out);
     assert!(back.same_data(&e), "{out}");
-    assert!(out.starts_with("PARAMETER p\nPARAMETER n\nPOINTS ( 1.0 10.0 )\n"), "{out}");
+    assert!(
+        out.starts_with("PARAMETER p\nPARAMETER n\nPOINTS ( 1.0 10.0 )\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -373,12 +557,20 @@ fn jsonl_writer_round_trips() {
     let out = jsonl::write(&e).unwrap();
     let back = ok(Format::JsonLines, &out);
     assert!(back.same_data(&e), "{out}");
-    assert!(out.lines().next().unwrap().starts_with(r#"{"params":{"p":1,"n":10},"callpath":"main","metric":"bytes sent","value":"#));
+    assert!(out.lines().next().unwrap().starts_with(
+        r#"{"params":{"p":1,"n":10},"callpath":"main","metric":"bytes sent","value":"#
+    ));
 }
 
 #[test]
 fn writers_refuse_what_the_format_cannot_hold() {
-    let mut e = Experiment::new(vec!["a".into(), "b".into(), "c".into(), "d".into(), "e".into()]);
+    let mut e = Experiment::new(vec![
+        "a".into(),
+        "b".into(),
+        "c".into(),
+        "d".into(),
+        "e".into(),
+    ]);
     e.push(key("r", "m"), vec![1.0; 5], vec![1.0]);
     assert!(text::write(&e).unwrap_err().0.contains("1 to 4 parameters"));
     let mut e = Experiment::new(vec!["x".into()]);
@@ -389,7 +581,10 @@ fn writers_refuse_what_the_format_cannot_hold() {
     e.push(key("a\nb", "m"), vec![1.0], vec![1.0]);
     assert!(text::write(&e).unwrap_err().0.contains("cannot be written"));
     let mut e = Experiment::new(vec!["x".into()]);
-    e.series.insert(key("r", "m"), vec![Point::from_summary(vec![1.0], Summary::of(&[1.0]).unwrap())]);
+    e.series.insert(
+        key("r", "m"),
+        vec![Point::from_summary(vec![1.0], Summary::of(&[1.0]).unwrap())],
+    );
     assert!(text::write(&e).unwrap_err().0.contains("only statistics"));
     assert!(jsonl::write(&e).unwrap_err().0.contains("only statistics"));
 }
@@ -422,37 +617,51 @@ fn experiment_strategy() -> impl Strategy<Value = Experiment> {
     let names = prop::sample::subsequence(vec!["x", "y", "p", "n"], 1..=4);
     let callpaths = prop::sample::subsequence(vec!["main", "main->a", "b c", "é->ü"], 1..=3);
     let metrics = prop::sample::subsequence(vec!["time", "visits"], 1..=2);
-    (names, callpaths, metrics, 1usize..5, any::<u64>()).prop_map(|(names, cps, ms, npoints, seed)| {
-        let dims = names.len();
-        let mut e = Experiment::new(names.iter().map(|s| s.to_string()).collect());
-        let mut state = seed | 1;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let coords: Vec<Vec<f64>> = (0..npoints)
-            .map(|i| (0..dims).map(|d| (i * 7 + d) as f64 + (next() % 1000) as f64 / 8.0).collect())
-            .collect();
-        for c in &cps {
-            for m in &ms {
-                for coord in &coords {
-                    let reps = 1 + (next() % 4) as usize;
-                    let vals = (0..reps).map(|_| f64::from_bits(next() >> 2).abs().min(1e300)).map(|v| if v.is_finite() { v } else { 1.0 }).collect();
-                    e.push(key(c, m), coord.clone(), vals);
+    (names, callpaths, metrics, 1usize..5, any::<u64>()).prop_map(
+        |(names, cps, ms, npoints, seed)| {
+            let dims = names.len();
+            let mut e = Experiment::new(names.iter().map(|s| s.to_string()).collect());
+            let mut state = seed | 1;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let coords: Vec<Vec<f64>> = (0..npoints)
+                .map(|i| {
+                    (0..dims)
+                        .map(|d| (i * 7 + d) as f64 + (next() % 1000) as f64 / 8.0)
+                        .collect()
+                })
+                .collect();
+            for c in &cps {
+                for m in &ms {
+                    for coord in &coords {
+                        let reps = 1 + (next() % 4) as usize;
+                        let vals = (0..reps)
+                            .map(|_| f64::from_bits(next() >> 2).abs().min(1e300))
+                            .map(|v| if v.is_finite() { v } else { 1.0 })
+                            .collect();
+                        e.push(key(c, m), coord.clone(), vals);
+                    }
                 }
             }
-        }
-        e
-    })
+            e
+        },
+    )
 }
 
 /// Readers must answer every input with a value or a located error, never a panic, and
 /// an error's span must lie inside the source.
 fn no_panic(format: Format, src: &str) {
     if let Err(d) = read(format, src) {
-        assert!(d.span.start <= src.len() && d.span.end <= src.len() + 1, "{format}: span {:?} outside {} bytes", d.span, src.len());
+        assert!(
+            d.span.start <= src.len() && d.span.end <= src.len() + 1,
+            "{format}: span {:?} outside {} bytes",
+            d.span,
+            src.len()
+        );
         assert!(!d.message.is_empty());
         let _ = d.render();
     }

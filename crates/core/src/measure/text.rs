@@ -136,7 +136,9 @@ impl<'a> Reader<'a> {
             return Err(self
                 .b
                 .err(Span::new(0, 0), "the file declares no parameters")
-                .with_hint("start with `PARAMETER name`, then `POINTS`, `REGION` and `DATA` lines"));
+                .with_hint(
+                    "start with `PARAMETER name`, then `POINTS`, `REGION` and `DATA` lines",
+                ));
         }
         if self.b.coordinate_count() == 0 {
             return Err(self
@@ -167,7 +169,10 @@ impl<'a> Reader<'a> {
             )
         };
         self.b
-            .err(span, format!("unknown field `{word}` in Extra-P text input"))
+            .err(
+                span,
+                format!("unknown field `{word}` in Extra-P text input"),
+            )
             .with_hint(hint)
     }
 
@@ -220,8 +225,10 @@ impl<'a> Reader<'a> {
     }
 
     fn number(&self, tok: &str, span: Span, what: &str) -> Result<f64, Diagnostic> {
-        tok.parse::<f64>()
-            .map_err(|_| self.b.err(span, format!("expected a number as {what}, found `{tok}`")))
+        tok.parse::<f64>().map_err(|_| {
+            self.b
+                .err(span, format!("expected a number as {what}, found `{tok}`"))
+        })
     }
 
     fn points(&mut self, rest: &str, base: usize, kspan: Span) -> Result<(), Diagnostic> {
@@ -254,7 +261,10 @@ impl<'a> Reader<'a> {
                         .map_or(rest.len(), |e| i + e);
                     return Err(self
                         .b
-                        .err(Span::new(base + i, base + end), format!("expected `(` to start a point, found `{}`", &rest[i..end]))
+                        .err(
+                            Span::new(base + i, base + end),
+                            format!("expected `(` to start a point, found `{}`", &rest[i..end]),
+                        )
                         .with_hint("write every point in parentheses: POINTS ( 20 1 ) ( 30 1 )"));
                 }
                 let open = i;
@@ -343,8 +353,15 @@ impl<'a> Reader<'a> {
                 let line = self.b.line_of(*first);
                 return Err(self
                     .b
-                    .err(kspan, format!("a second block of DATA for `{key}` (the first starts on line {line})"))
-                    .with_hint("give each region and metric one block of DATA lines, one line per point"));
+                    .err(
+                        kspan,
+                        format!(
+                            "a second block of DATA for `{key}` (the first starts on line {line})"
+                        ),
+                    )
+                    .with_hint(
+                        "give each region and metric one block of DATA lines, one line per point",
+                    ));
             }
             self.seen.insert(key.clone(), kspan);
             self.b.touch(&key, kspan);
@@ -357,8 +374,13 @@ impl<'a> Reader<'a> {
         if block.count == n {
             return Err(self
                 .b
-                .err(line_span, format!("more DATA lines than POINTS ({n}) for `{key}`"))
-                .with_hint("each DATA line holds the repetitions of one point, in the order of POINTS"));
+                .err(
+                    line_span,
+                    format!("more DATA lines than POINTS ({n}) for `{key}`"),
+                )
+                .with_hint(
+                    "each DATA line holds the repetitions of one point, in the order of POINTS",
+                ));
         }
         let index = block.count;
         block.count += 1;
@@ -413,7 +435,9 @@ pub fn write(exp: &Experiment) -> Result<String, WriteError> {
     }
     for p in &exp.parameters {
         if p.is_empty() || p.contains(char::is_whitespace) || p.starts_with('#') {
-            return err(format!("parameter name `{p}` cannot be written (empty, whitespace or `#`)"));
+            return err(format!(
+                "parameter name `{p}` cannot be written (empty, whitespace or `#`)"
+            ));
         }
     }
     if exp.series.is_empty() {
@@ -422,7 +446,10 @@ pub fn write(exp: &Experiment) -> Result<String, WriteError> {
     let coords = exp.coordinates();
     let metrics_blank = exp.series.keys().filter(|k| k.metric.is_empty()).count();
     if metrics_blank > 0 && metrics_blank < exp.series.len() {
-        return err("a series with an empty metric name cannot share a text file with named metrics".to_string());
+        return err(
+            "a series with an empty metric name cannot share a text file with named metrics"
+                .to_string(),
+        );
     }
     let mut out = String::new();
     for p in &exp.parameters {

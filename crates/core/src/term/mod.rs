@@ -68,7 +68,10 @@ pub enum NodeKind {
     /// `pipe(a, b, ...)`: a pipeline with one stage per argument.
     Pipe(Vec<Node>),
     /// `tpool(n, t)`: a task pool of `n` workers, each running `t` on its own elements.
-    Tpool { threads: Count, body: Box<Node> },
+    Tpool {
+        threads: Count,
+        body: Box<Node>,
+    },
     MapReduce(Box<MapReduce>),
     Dc(Box<Dc>),
 }
@@ -215,7 +218,10 @@ impl Node {
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a
 /// plausible typo.
-pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
     candidates
         .into_iter()

@@ -6,7 +6,9 @@
 //! source at the next top-level `,` or `)` and handed to the model parser; its errors
 //! are re-homed into the term with [`Diagnostic::embed`].
 
-use super::{closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Term, PATTERNS};
+use super::{
+    closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Term, PATTERNS,
+};
 use crate::diag::{Diagnostic, Span};
 use crate::model::{parse_model_with, Functions, NoFunctions};
 
@@ -57,7 +59,10 @@ pub fn parse_term_with(
         return Err(p
             .error(
                 rest.span,
-                format!("unexpected {} after the end of the term", rest.kind.describe()),
+                format!(
+                    "unexpected {} after the end of the term",
+                    rest.kind.describe()
+                ),
             )
             .with_hint(hint));
     }
@@ -304,7 +309,9 @@ impl Parser<'_> {
     fn call(&mut self, name: &str, name_span: Span) -> Result<Node, Diagnostic> {
         if !PATTERNS.contains(&name) {
             let hint = match closest(name, PATTERNS.iter().copied()) {
-                Some(p) => format!("did you mean `{p}`? (a component is written without parentheses: `{name}`)"),
+                Some(p) => format!(
+                    "did you mean `{p}`? (a component is written without parentheses: `{name}`)"
+                ),
                 None => format!(
                     "patterns are {}; a component is written without parentheses: `{name}`",
                     PATTERNS.join(", ")
@@ -357,7 +364,10 @@ impl Parser<'_> {
             other => Err(self
                 .error(
                     t.span,
-                    format!("expected `,` or `)` in `{name}(...)`, found {}", other.describe()),
+                    format!(
+                        "expected `,` or `)` in `{name}(...)`, found {}",
+                        other.describe()
+                    ),
                 )
                 .with_hint("arguments are separated by commas")),
         }
@@ -419,7 +429,10 @@ impl Parser<'_> {
         if let Tok::Name(n) = &first.kind {
             if self.token_at(first.span.end).kind == Tok::LParen {
                 return Err(self
-                    .error(first.span, "the first argument of `tpool` is the thread count")
+                    .error(
+                        first.span,
+                        "the first argument of `tpool` is the thread count",
+                    )
                     .with_hint(format!("write tpool(4, {n}(...))")));
             }
         }
@@ -437,14 +450,19 @@ impl Parser<'_> {
                     .error(sep.span, "`tpool` needs a term after the thread count")
                     .with_hint(format!(
                         "write tpool({}, qsort)",
-                        self.src.get(threads.span.start..threads.span.end).unwrap_or("4")
+                        self.src
+                            .get(threads.span.start..threads.span.end)
+                            .unwrap_or("4")
                     )))
             }
             other => {
                 return Err(self
                     .error(
                         sep.span,
-                        format!("expected `,` after the thread count, found {}", other.describe()),
+                        format!(
+                            "expected `,` after the thread count, found {}",
+                            other.describe()
+                        ),
                     )
                     .with_hint("write tpool(4, qsort)"))
             }
@@ -481,7 +499,9 @@ impl Parser<'_> {
     fn count(&mut self, pattern: &str, what: &str) -> Result<Count, Diagnostic> {
         let t = self.peek();
         let hint = || {
-            format!("the {what} of `{pattern}` is a positive integer or a parameter name (e.g. 4 or n)")
+            format!(
+                "the {what} of `{pattern}` is a positive integer or a parameter name (e.g. 4 or n)"
+            )
         };
         match &t.kind {
             Tok::Number(text) => {
@@ -492,17 +512,17 @@ impl Parser<'_> {
                         span: t.span,
                     }),
                     Err(_) => Err(self
-                        .error(
-                            t.span,
-                            format!("`{text}` is not a valid {what}"),
-                        )
+                        .error(t.span, format!("`{text}` is not a valid {what}"))
                         .with_hint(hint())),
                 }
             }
             Tok::Name(n) => {
                 if self.token_at(t.span.end).kind == Tok::LParen {
                     return Err(self
-                        .error(t.span, format!("expected the {what} of `{pattern}`, found a pattern"))
+                        .error(
+                            t.span,
+                            format!("expected the {what} of `{pattern}`, found a pattern"),
+                        )
                         .with_hint(hint()));
                 }
                 self.bump();
@@ -514,7 +534,10 @@ impl Parser<'_> {
             other => Err(self
                 .error(
                     t.span,
-                    format!("expected the {what} of `{pattern}`, found {}", other.describe()),
+                    format!(
+                        "expected the {what} of `{pattern}`, found {}",
+                        other.describe()
+                    ),
                 )
                 .with_hint(hint())),
         }
@@ -568,11 +591,16 @@ impl Parser<'_> {
             }
             Tok::Name(_) => Err(self
                 .error(t.span, format!("`{key}=` names a component, not a pattern"))
-                .with_hint(format!("write {key}=NAME with NAME defined in the components file"))),
+                .with_hint(format!(
+                    "write {key}=NAME with NAME defined in the components file"
+                ))),
             other => Err(self
                 .error(
                     t.span,
-                    format!("expected a component name after `{key}=`, found {}", other.describe()),
+                    format!(
+                        "expected a component name after `{key}=`, found {}",
+                        other.describe()
+                    ),
                 )
                 .with_hint(format!("write {key}=NAME"))),
         }
@@ -600,7 +628,9 @@ impl Parser<'_> {
                 let Some(spec) = keywords.iter().find(|s| s.name == key) else {
                     let names: Vec<&str> = keywords.iter().map(|s| s.name).collect();
                     let hint = match closest(key, names.iter().copied()) {
-                        Some(c) => format!("did you mean `{c}`? `{pattern}` takes {}", names.join(", ")),
+                        Some(c) => {
+                            format!("did you mean `{c}`? `{pattern}` takes {}", names.join(", "))
+                        }
                         None => format!("`{pattern}` takes {}", names.join(", ")),
                     };
                     return Err(self
@@ -687,7 +717,11 @@ impl Parser<'_> {
                     .with_hint(spec.help));
             }
         }
-        Ok((terms, kws.into_iter().map(|(n, v, _)| (n, v)).collect(), close))
+        Ok((
+            terms,
+            kws.into_iter().map(|(n, v, _)| (n, v)).collect(),
+            close,
+        ))
     }
 
     fn mapreduce(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {

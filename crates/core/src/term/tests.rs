@@ -55,7 +55,9 @@ fn counts_may_be_parameters() {
 
 #[test]
 fn mapreduce_takes_keywords_in_any_order() {
-    let t = ok("mapreduce(map_hadoop, reduce_hadoop, per_key=x, keys=768, threads=n, nodes=m, shuffle=sh)");
+    let t = ok(
+        "mapreduce(map_hadoop, reduce_hadoop, per_key=x, keys=768, threads=n, nodes=m, shuffle=sh)",
+    );
     assert_eq!(
         t.to_string(),
         "mapreduce(map_hadoop, reduce_hadoop, nodes=m, threads=n, keys=768, per_key=x, shuffle=sh)"
@@ -75,11 +77,19 @@ fn mapreduce_takes_keywords_in_any_order() {
 #[test]
 fn dc_parses_with_optional_size() {
     let t = ok("dc(div, comb, dfs, procs=8, exchange=ex, size=N)");
-    assert_eq!(t.to_string(), "dc(div, comb, dfs, procs=8, exchange=ex, size=N)");
+    assert_eq!(
+        t.to_string(),
+        "dc(div, comb, dfs, procs=8, exchange=ex, size=N)"
+    );
     let t = ok("dc(div, comb, dfs, exchange=ex, procs=P)");
     assert_eq!(t.to_string(), "dc(div, comb, dfs, procs=P, exchange=ex)");
     assert_eq!(t.root.pattern_count(), 1);
-    let refs: Vec<String> = t.root.component_refs().into_iter().map(|n| n.name).collect();
+    let refs: Vec<String> = t
+        .root
+        .component_refs()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
     assert_eq!(refs, ["div", "comb", "dfs", "ex"]);
 }
 
@@ -105,7 +115,11 @@ fn missing_arguments_are_named() {
     assert_eq!(d.hint.as_deref(), Some("write tpool(4, qsort)"));
 
     let d = err("tpool()");
-    assert!(d.message.contains("thread count and a term"), "{}", d.message);
+    assert!(
+        d.message.contains("thread count and a term"),
+        "{}",
+        d.message
+    );
 
     let d = err("pipe()");
     assert_eq!(d.message, "`pipe` needs at least one stage");
@@ -116,7 +130,12 @@ fn missing_arguments_are_named() {
     assert!(d.hint.unwrap().contains("d(x)"));
 
     let d = err("dc(a, b, procs=2, exchange=e)");
-    assert!(d.message.contains("needs 3 terms (divide, combine, leaf), got 2"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("needs 3 terms (divide, combine, leaf), got 2"),
+        "{}",
+        d.message
+    );
 
     let d = err("mapreduce(a, b, nodes=1, threads=4, keys=, per_key=x)");
     assert_eq!(d.message, "`keys=` needs a value");
@@ -194,7 +213,11 @@ fn model_errors_in_arguments_are_located_in_the_term() {
     let d = err(src);
     assert_eq!(d.origin, "<term>");
     assert_eq!(d.source, src);
-    assert!(d.message.contains("unknown function `log3`"), "{}", d.message);
+    assert!(
+        d.message.contains("unknown function `log3`"),
+        "{}",
+        d.message
+    );
     assert_eq!(under(&d), "log3");
 }
 
@@ -220,7 +243,10 @@ fn odd_characters_are_reported() {
 fn nesting_is_capped_without_overflowing_the_stack() {
     let deep = |n: usize| format!("{}a{}", "seq(".repeat(n), ")".repeat(n));
     // Runs on the test harness's 2 MiB thread stack.
-    assert_eq!(ok(&deep(MAX_TERM_DEPTH)).root.pattern_count(), MAX_TERM_DEPTH);
+    assert_eq!(
+        ok(&deep(MAX_TERM_DEPTH)).root.pattern_count(),
+        MAX_TERM_DEPTH
+    );
     let d = err(&deep(MAX_TERM_DEPTH + 1));
     assert!(d.message.contains("nested more than"), "{}", d.message);
 }
@@ -237,8 +263,16 @@ fn arb_count() -> impl Strategy<Value = String> {
 }
 
 fn arb_expr() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["768", "x", "x / 2", "2 * x + 1", "max(1, x)", "x^(3/2)", "log2(x)"])
-        .prop_map(String::from)
+    prop::sample::select(vec![
+        "768",
+        "x",
+        "x / 2",
+        "2 * x + 1",
+        "max(1, x)",
+        "x^(3/2)",
+        "log2(x)",
+    ])
+    .prop_map(String::from)
 }
 
 /// Random terms, as text (not necessarily canonical).

@@ -215,10 +215,16 @@ pub fn time_kernel(
         crate::unwind::catch(|| unit_call(&op, input))
             .map_err(|m| Error::Run(format!("kernel `{}` panicked: {m}", kernel.name())))
     };
-    // Probe once to size the batch.
-    let t0 = Instant::now();
-    drop(call(copy(&template)?)?);
-    let probe = t0.elapsed().as_secs_f64().max(1e-9);
+    // Probe (twice: the first call pays for cold caches and page faults) to size the
+    // batch.
+    let mut probe = f64::INFINITY;
+    for _ in 0..2 {
+        let input = copy(&template)?;
+        let t0 = Instant::now();
+        let out = call(input)?;
+        probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
+        drop(out);
+    }
     let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
     let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
     let batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
@@ -368,6 +374,22 @@ pub fn to_experiment(series: &[Series]) -> Experiment {
         }
     }
     e
+}
+
+/// Series grouped by their sweep: Extra-P's text format needs every series of a file at
+/// the same points, so series measured over different sizes go to different files. Each
+/// group is named after its first series.
+pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
+    let mut groups: Vec<(Vec<u64>, String, Vec<Series>)> = Vec::new();
+    for s in series {
+        let mut xs: Vec<u64> = s.points.iter().map(|p| p.x).collect();
+        xs.sort_unstable();
+        match groups.iter_mut().find(|g| g.0 == xs) {
+            Some(g) => g.2.push(s.clone()),
+            None => groups.push((xs, s.name.clone(), vec![s.clone()])),
+        }
+    }
+    groups.into_iter().map(|(_, n, s)| (n, s)).collect()
 }
 
 /// Extra-P's text format for an experiment.
