@@ -360,7 +360,7 @@ pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Resu
                 .map_or_else(|| "txt".into(), |e| e.to_string_lossy().into_owned());
             path.with_file_name(format!("{stem}-{safe}.{ext}"))
         };
-        write(&p, bench::extrap_text(&bench::to_experiment(&group)))?;
+        write(&p, bench::extrap_text(&bench::to_experiment(&group))?)?;
         written.push(p);
     }
     Ok(written)

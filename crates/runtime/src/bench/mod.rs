@@ -392,52 +392,8 @@ pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
     groups.into_iter().map(|(_, n, s)| (n, s)).collect()
 }
 
-/// Extra-P's text format for an experiment.
-///
-/// Interim: the measurement readers/writers of `perfcompose_core::measure` replace this
-/// function once they land; nothing else in the runtime writes measurement files.
-pub fn extrap_text(e: &Experiment) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    for p in &e.parameters {
-        let _ = writeln!(out, "PARAMETER {p}");
-    }
-    out.push('\n');
-    // Extra-P wants one POINTS list shared by every region: the union, sorted.
-    let mut coords: Vec<Vec<f64>> = e
-        .series
-        .values()
-        .flat_map(|pts| pts.iter().map(|p| p.coordinate.clone()))
-        .collect();
-    coords.sort_by(|a, b| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| x.total_cmp(y))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    coords.dedup();
-    for c in &coords {
-        let parts: Vec<String> = c.iter().map(|v| format!("{v}")).collect();
-        let _ = writeln!(out, "POINTS ( {} )", parts.join(" "));
-    }
-    for (key, points) in &e.series {
-        let _ = writeln!(out, "\nREGION {}", key.callpath);
-        let _ = writeln!(out, "METRIC {}", key.metric);
-        for c in &coords {
-            let values = points
-                .iter()
-                .find(|p| &p.coordinate == c)
-                .map(|p| {
-                    p.values
-                        .iter()
-                        .map(|v| format!("{v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default();
-            let _ = writeln!(out, "DATA {values}");
-        }
-    }
-    out
+/// Extra-P's text format for an experiment (the writer of `perfcompose_core::measure`;
+/// every series must share the same points, see [`group_by_sweep`]).
+pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
+    perfcompose_core::measure::text::write(e).map_err(|w| Error::Io(w.to_string()))
 }
