@@ -193,7 +193,7 @@ fn mapreduce_cases(threads: &[usize], images: &[ImageSize], sizes: &[usize]) -> 
 /// A CI-sized suite (under two minutes on this machine): one or two configurations of
 /// each of the seed's tables, on a short grid.
 pub fn quick_suite() -> Suite {
-    let grid = [4096, 16384, 32768, 65536, 131072];
+    let grid = [2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072];
     let mut cases = vec![
         case("Table 2, sequential", "seq(qsort, inc)", &grid),
         case("Table 2, sequential", "seq(inc, nop)", &grid),
@@ -209,11 +209,11 @@ pub fn quick_suite() -> Suite {
         case("Table 6, layering", "tpool(2, pipe(qsort, inc))", &grid),
         case("Table 7, pipe vs tpool", "tpool(2, seq(inc, qsort))", &grid),
     ];
-    cases.extend(mapreduce_cases(&[2], &[ImageSize::Small], &[8, 16, 32, 64]));
+    cases.extend(mapreduce_cases(&[2], &[ImageSize::Small], &[8, 16, 24, 32, 48, 64]));
     Suite {
         name: "quick".into(),
         cases,
-        kernel_sizes: kernel_grid(&grid, &[1, 2, 4, 8]),
+        kernel_sizes: kernel_grid(&grid, &[1, 2, 3, 4, 6, 8]),
         sampling: Sampling {
             warmup: 1,
             min_reps: 5,
@@ -415,6 +415,19 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// All measurements taken (blocks first), for saving.
     pub series: Vec<Series>,
+    /// 1-minute load average of the machine before and after the run (Linux), to judge
+    /// how much other work disturbed the measurements.
+    pub load: Option<(f64, f64)>,
+}
+
+/// The 1-minute load average (Linux `/proc/loadavg`).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The stable `--json` schema.
@@ -521,6 +534,7 @@ pub fn run_suite(
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
+    let load_before = load_average();
     // Check every configuration before measuring anything: a typo should fail in
     // milliseconds, not after the block measurements.
     let mut parsed = Vec::new();
@@ -654,6 +668,7 @@ pub fn run_suite(
         components: models,
         rows,
         series,
+        load: load_before.zip(load_average()),
     })
 }
 

@@ -305,4 +305,15 @@ fn print_report(report: &Report) {
             "not included (run `perfcompose bench --overhead` to calibrate)"
         }
     );
+    if let Some((before, after)) = report.load {
+        println!(
+            "load average {before:.1} before, {after:.1} after the run on {} cores{}",
+            report.cores,
+            if before.max(after) > report.cores as f64 * 0.75 {
+                ": other work competed for the cores, so whole-program times are inflated; validate on a quiet machine"
+            } else {
+                ""
+            }
+        );
+    }
 }
