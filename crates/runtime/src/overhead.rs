@@ -285,6 +285,25 @@ impl Calibration {
         }
     }
 
+    /// The hook for composition: `model + overhead_ns(term)`, for a parsed term. Terms the
+    /// runtime cannot run (symbolic thread counts, `dc`) get no overhead (`model` as is).
+    ///
+    /// `perfcompose predict` and `validate` call this when a calibration is stored for the
+    /// machine (`Calibration::load(&Calibration::default_path()?)`), unless told not to.
+    pub fn add_to(
+        &self,
+        model: perfcompose_core::Expr,
+        term: &perfcompose_core::term::Term,
+    ) -> perfcompose_core::Expr {
+        match crate::validate::plan_from_term(term) {
+            Ok(plan) if self.overhead_ns(&plan) > 0.0 => perfcompose_core::Expr::add(
+                model,
+                perfcompose_core::Expr::constant(self.overhead_ns(&plan)),
+            ),
+            _ => model,
+        }
+    }
+
     fn extra(&self, plan: &Plan) -> f64 {
         let stage = self.stage_ns();
         match plan {

@@ -209,7 +209,11 @@ pub fn quick_suite() -> Suite {
         case("Table 6, layering", "tpool(2, pipe(qsort, inc))", &grid),
         case("Table 7, pipe vs tpool", "tpool(2, seq(inc, qsort))", &grid),
     ];
-    cases.extend(mapreduce_cases(&[2], &[ImageSize::Small], &[8, 16, 24, 32, 48, 64]));
+    cases.extend(mapreduce_cases(
+        &[2],
+        &[ImageSize::Small],
+        &[8, 16, 24, 32, 48, 64],
+    ));
     Suite {
         name: "quick".into(),
         cases,
