@@ -50,7 +50,7 @@ pub struct Calibration {
 /// Elements streamed per repetition of a calibration run.
 pub const DEFAULT_ELEMENTS: usize = 20_000;
 /// Repetitions per pattern (runtime and baseline alternate).
-pub const DEFAULT_REPETITIONS: usize = 11;
+pub const DEFAULT_REPETITIONS: usize = 21;
 
 /// The patterns calibrated on a machine with `cores` cores: up to 2·cores workers, so
 /// over-subscribed task pools have a measured cost too.

@@ -1,18 +1,25 @@
 //! A checked, runnable pattern and the driver that feeds it a stream of elements.
 //!
-//! The calling thread is the driver: it both feeds the first queue and drains the last
-//! one, selecting whichever is ready (crossbeam's `Select`), so a run needs no extra
-//! feeder or collector thread and can never deadlock on its own queues. Worker threads are
-//! scoped to the run: they start before the clock of [`Program::run_measured`] starts and
-//! are joined before it returns.
+//! A feeder thread takes elements from the input iterator and puts them into the first
+//! queue; the calling thread drains the last queue and puts the outputs back in input
+//! order. This is the same shape as a hand-written producer/consumer program (the
+//! baseline of `perfcompose bench --overhead`): an earlier version let the calling thread
+//! feed and drain at once through `Select`, which woke it for every element and cost up to
+//! 9x the baseline through `tpool(4, nop)`. Worker threads are scoped to the run: they
+//! start before the clock of [`Program::run_measured`] starts and are joined before it
+//! returns.
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, Select, TrySendError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+
+use crossbeam_channel::bounded;
 
 use crate::ctx::{Config, Ctx};
 use crate::error::{BuildError, RunError};
 use crate::pattern::{start, Envelope, Pattern};
+use crate::unwind::WORKER_THREAD_NAME;
 
 /// A pattern that passed its checks, with its run configuration.
 #[derive(Clone, Debug)]
@@ -57,6 +64,7 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     pub fn run<It>(&self, inputs: It) -> Result<Vec<O>, RunError<O>>
     where
         It: IntoIterator<Item = I>,
+        It::IntoIter: Send,
     {
         self.run_measured(inputs).map(|m| m.outputs)
     }
@@ -65,99 +73,58 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     pub fn run_measured<It>(&self, inputs: It) -> Result<Measured<O>, RunError<O>>
     where
         It: IntoIterator<Item = I>,
+        It::IntoIter: Send,
     {
         let ctx = Ctx::new(&self.config);
-        let mut inputs = inputs.into_iter();
+        let inputs = inputs.into_iter();
         let node = &*self.pattern.node;
         let mut delivered: Vec<Option<O>> = Vec::new();
-        let mut fed: u64 = 0;
+        let fed = AtomicU64::new(0);
+        // The feeder waits at the gate so that thread start-up stays outside the clock.
+        let gate = Barrier::new(2);
         let mut elapsed = Duration::ZERO;
 
         std::thread::scope(|scope| {
             let (in_tx, in_rx) = bounded::<Envelope<I>>(ctx.capacity);
             let (out_tx, out_rx) = bounded::<Envelope<O>>(ctx.capacity);
             start(node, scope, in_rx, out_tx, &ctx);
-
+            let (gate_ref, ctx_ref, fed_ref) = (&gate, &ctx, &fed);
+            std::thread::Builder::new()
+                .name(WORKER_THREAD_NAME.into())
+                .spawn_scoped(scope, move || {
+                    gate_ref.wait();
+                    let mut seq = 0u64;
+                    for item in inputs {
+                        // A fault stops the feeding; the element just read is dropped
+                        // without reaching a block (the one-element look-ahead).
+                        if ctx_ref.stopped() {
+                            break;
+                        }
+                        if in_tx.send(Envelope { seq, item }).is_err() {
+                            break;
+                        }
+                        seq += 1;
+                        fed_ref.store(seq, Ordering::Release);
+                        if ctx_ref.stopped() {
+                            break;
+                        }
+                    }
+                    // Dropping `in_tx` here ends the stream: every stage drains and exits.
+                })
+                .expect("the OS refused to start the feeder thread");
             let t0 = Instant::now();
-            let mut pending = inputs.next();
-            let mut in_tx = Some(in_tx);
-            let mut store = |env: Envelope<O>| {
+            gate.wait();
+            for env in out_rx.iter() {
                 let i = env.seq as usize;
                 if delivered.len() <= i {
                     delivered.resize_with(i + 1, || None);
                 }
                 debug_assert!(delivered[i].is_none(), "element {i} delivered twice");
                 delivered[i] = Some(env.item);
-            };
-            // Feed and drain at once until the input is exhausted (or a fault stops it).
-            // Fast path: non-blocking send and receive; only when neither can proceed does
-            // the driver sleep in a select on both queues (never spins).
-            while let Some(tx) = &in_tx {
-                let Some(item) = pending.take() else {
-                    in_tx = None;
-                    break;
-                };
-                if ctx.stopped() {
-                    // Not fed: the element is dropped here, never seen by a block, and the
-                    // input is not read further.
-                    drop(item);
-                    in_tx = None;
-                    break;
-                }
-                let env = match tx.try_send(Envelope { seq: fed, item }) {
-                    Ok(()) => {
-                        fed += 1;
-                        // Look ahead only while the run goes on, so a stopped run reads
-                        // (at most) one element it does not feed.
-                        pending = if ctx.stopped() { None } else { inputs.next() };
-                        continue;
-                    }
-                    Err(TrySendError::Full(env)) => env,
-                    // Every worker of the first stage is gone (only after a fault).
-                    Err(TrySendError::Disconnected(_)) => {
-                        in_tx = None;
-                        break;
-                    }
-                };
-                let mut drained = false;
-                while let Ok(out) = out_rx.try_recv() {
-                    store(out);
-                    drained = true;
-                }
-                if drained {
-                    pending = Some(env.item);
-                    continue;
-                }
-                let mut sel = Select::new();
-                let send_op = sel.send(tx);
-                let recv_op = sel.recv(&out_rx);
-                let op = sel.select();
-                if op.index() == send_op {
-                    if op.send(tx, env).is_err() {
-                        in_tx = None;
-                        break;
-                    }
-                    fed += 1;
-                    pending = if ctx.stopped() { None } else { inputs.next() };
-                } else {
-                    debug_assert_eq!(op.index(), recv_op);
-                    pending = Some(env.item);
-                    match op.recv(&out_rx) {
-                        Ok(out) => store(out),
-                        Err(_) => {
-                            in_tx = None;
-                            break;
-                        }
-                    }
-                }
-            }
-            drop(in_tx);
-            // Drain: the workers finish what is in flight, then drop their senders.
-            for env in out_rx.iter() {
-                store(env);
             }
             elapsed = t0.elapsed();
         });
+        let fed = fed.into_inner();
 
         let faults = ctx.take_faults();
         if faults.is_empty() {
