@@ -266,9 +266,14 @@ pub fn stream_inputs(
         }
         .into());
     }
-    let template = k.input(x, inputs)?;
+    // Distinct inputs, cycled (see `Inputs::variant`): copies of one array would let the
+    // branch predictor learn it.
+    let templates = (0..crate::kernel::input_pool_size(x).min(count))
+        .map(|v| k.input(x, &inputs.variant(v as u64)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
+    for i in 0..count {
+        let template = &templates[i % templates.len()];
         out.push(template.try_clone().ok_or_else(|| KernelError::BadInput {
             kernel: source_kernel.to_string(),
             message: "its input cannot be copied for a stream".into(),

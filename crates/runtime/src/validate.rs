@@ -538,6 +538,18 @@ pub fn run_suite(
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
+    run_suite_with(suite, registry, opts, progress, &mut |_| {})
+}
+
+/// [`run_suite`], calling `on_row` as soon as each configuration is done (long suites
+/// can save partial results).
+pub fn run_suite_with(
+    suite: &Suite,
+    registry: &Registry,
+    opts: &Options,
+    progress: &mut dyn FnMut(Progress<'_>),
+    on_row: &mut dyn FnMut(&Row),
+) -> Result<Report, Error> {
     let load_before = load_average();
     // Check every configuration before measuring anything: a typo should fail in
     // milliseconds, not after the block measurements.
@@ -556,7 +568,7 @@ pub fn run_suite(
         let mut s = bench::bench_kernel(
             k.as_ref(),
             &kernel_sizes(suite, registry, &kernel)?,
-            &Inputs { image },
+            &Inputs::with_image(image),
             &suite.sampling,
             opts.memory_limit,
             progress,
@@ -603,7 +615,7 @@ pub fn run_suite(
             registry,
             opts.config.clone(),
             &c.sizes,
-            &Inputs { image: c.image },
+            &Inputs::with_image(c.image),
             &suite.sampling,
             opts.memory_limit,
             progress,
@@ -662,6 +674,7 @@ pub fn run_suite(
             let reasons = miss_reasons(&row, &measured, opts);
             row.notes.extend(reasons);
         }
+        on_row(&row);
         series.push(measured);
         rows.push(row);
     }

@@ -478,9 +478,7 @@ fn plans_run_the_seed_kernels() {
 #[test]
 fn mapreduce_plans_count_the_image_histogram_both_ways() {
     let reg = Registry::builtin();
-    let cfg = Inputs {
-        image: ImageSize::Small,
-    };
+    let cfg = Inputs::with_image(ImageSize::Small);
     let one = histogram(&ImageSize::Small.image());
     for reduce in ["reduce_pairwise", "reduce_per_key"] {
         let plan = Plan::MapReduce {

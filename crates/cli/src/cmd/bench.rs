@@ -226,7 +226,7 @@ fn list(registry: &Registry) -> anyhow::Result<()> {
 pub(crate) fn inputs_of(image: &str) -> anyhow::Result<Inputs> {
     let image = ImageSize::parse(image)
         .with_context(|| format!("unknown image size `{image}` (use small, medium or large)"))?;
-    Ok(Inputs { image })
+    Ok(Inputs::with_image(image))
 }
 
 pub(crate) fn config_of(pin: bool, capacity: Option<usize>) -> anyhow::Result<Config> {

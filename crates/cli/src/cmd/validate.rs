@@ -179,8 +179,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let steps = validate::steps(&suite, &registry).map_err(anyhow::Error::from)?;
     let bar = bar(steps as u64, args.json);
     let mut tick = progress(&bar);
-    let report = validate::run_suite(&suite, &registry, &opts, &mut |p| {
-        tick(p);
+    // With --save, every finished row is appended to DIR/rows.jsonl at once, so an
+    // interrupted long suite keeps what it measured.
+    let mut partial = match &args.save {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let p = dir.join("rows.jsonl");
+            Some(
+                std::fs::File::create(&p)
+                    .with_context(|| format!("cannot create {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let report = validate::run_suite_with(&suite, &registry, &opts, &mut |p| tick(p), &mut |row| {
+        if let Some(f) = partial.as_mut() {
+            use std::io::Write;
+            let line = serde_json::json!({
+                "configuration": row.configuration,
+                "threads": row.threads,
+                "within_cores": row.within_cores,
+                "modular": row.modular.to_string(),
+                "monolithic": row.monolithic.to_string(),
+                "coefficient_error": row.coefficient_error,
+                "time_error": row.time_error,
+                "overhead_ns": row.overhead_ns,
+                "passed": row.passed(),
+                "notes": row.notes,
+            });
+            let _ = writeln!(f, "{line}");
+            let _ = f.flush();
+        }
     })
     .map_err(anyhow::Error::from)?;
     bar.finish_and_clear();

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::ctx::Config;
 use crate::data::Data;
 use crate::error::{Error, KernelError};
-use crate::kernel::{unit_call, Inputs, Kernel, Registry};
+use crate::kernel::{input_pool_size, unit_call, Inputs, Kernel, Registry};
 use crate::plan::{stream_inputs, Built, Plan};
 
 /// Metric name written to measurement files.
@@ -202,7 +202,12 @@ pub fn time_kernel(
         .into());
     }
     let op = kernel.op();
-    let template = kernel.input(x, inputs)?;
+    let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
+    let templates = (0..pool)
+        .map(|v| kernel.input(x, &inputs.variant(v as u64)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let template = &templates[0];
+    let mut next = 0usize;
     let copy = |d: &Data| {
         d.try_clone().ok_or_else(|| {
             Error::from(KernelError::BadInput {
@@ -219,7 +224,7 @@ pub fn time_kernel(
     // batch.
     let mut probe = f64::INFINITY;
     for _ in 0..2 {
-        let input = copy(&template)?;
+        let input = copy(template)?;
         let t0 = Instant::now();
         let out = call(input)?;
         probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
@@ -232,7 +237,10 @@ pub fn time_kernel(
     let mut outputs: Vec<Data> = Vec::with_capacity(batch as usize);
     let (values, converged) = sample(spec, || {
         let prepared = (0..batch)
-            .map(|_| copy(&template))
+            .map(|_| {
+                next = (next + 1) % templates.len();
+                copy(&templates[next])
+            })
             .collect::<Result<Vec<_>, _>>()?;
         outputs.clear();
         let t = Instant::now();

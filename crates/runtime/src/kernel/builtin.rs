@@ -19,8 +19,12 @@ pub const HISTOGRAM_KEYS: usize = 768;
 /// and machines compare).
 const INPUT_SEED: u64 = 0x5EED_0000;
 
-fn ints_input(x: usize) -> Result<Data, KernelError> {
-    random_ints(x, INPUT_SEED).map(Data::Ints)
+fn ints_input(x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+    random_ints(
+        x,
+        INPUT_SEED ^ inputs.variant.wrapping_mul(0xA076_1D64_78BD_642F),
+    )
+    .map(Data::Ints)
 }
 
 fn expect_ints(kernel: &str, d: Data) -> Vec<i32> {
@@ -53,8 +57,8 @@ impl Kernel for Nop {
     fn size_meaning(&self) -> &str {
         "array length (ignored)"
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
-        ints_input(x)
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        ints_input(x, inputs)
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
         4 * x as u128
@@ -95,8 +99,8 @@ impl Kernel for Inc {
     fn size_meaning(&self) -> &str {
         "array length"
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
-        ints_input(x)
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        ints_input(x, inputs)
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
         4 * x as u128
@@ -127,8 +131,8 @@ impl Kernel for QSort {
     fn size_meaning(&self) -> &str {
         "array length"
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
-        ints_input(x)
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        ints_input(x, inputs)
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
         4 * x as u128
@@ -228,10 +232,11 @@ impl Kernel for ReducePairwise {
             vec![256, 512, 768, 1024, 2048, 4096, 8192]
         }
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        let seed = INPUT_SEED + 2 * inputs.variant;
         Ok(Data::Batch(vec![
-            Data::Counts(counts_input(x, INPUT_SEED)?),
-            Data::Counts(counts_input(x, INPUT_SEED + 1)?),
+            Data::Counts(counts_input(x, seed)?),
+            Data::Counts(counts_input(x, seed + 1)?),
         ]))
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
@@ -263,8 +268,8 @@ impl Kernel for ReducePerKey {
             (7..=13).map(|e| 1usize << e).collect()
         }
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
-        counts_input(x, INPUT_SEED).map(Data::Counts)
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        counts_input(x, INPUT_SEED + inputs.variant).map(Data::Counts)
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
         8 * x as u128
@@ -295,8 +300,8 @@ impl Kernel for IntsBlock {
     fn size_meaning(&self) -> &str {
         "array length"
     }
-    fn input(&self, x: usize, _: &Inputs) -> Result<Data, KernelError> {
-        ints_input(x)
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        ints_input(x, inputs)
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
         4 * x as u128

@@ -56,10 +56,37 @@ impl Op {
     }
 }
 
-/// Knobs of the synthetic inputs (the image resolution of the MapReduce kernels).
+/// Knobs of the synthetic inputs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Inputs {
+    /// Image resolution of the MapReduce kernels.
     pub image: ImageSize,
+    /// Which of several distinct deterministic inputs of the same size (0 = the default).
+    /// Benchmarks cycle through several: sorting the very same array again and again
+    /// lets the branch predictor learn it (qsort of 2,048 ints ran 10x faster than on
+    /// fresh data on this machine), which no real program sees.
+    pub variant: u64,
+}
+
+impl Inputs {
+    pub fn with_image(image: ImageSize) -> Inputs {
+        Inputs { image, variant: 0 }
+    }
+
+    pub fn variant(self, variant: u64) -> Inputs {
+        Inputs { variant, ..self }
+    }
+}
+
+/// Distinct inputs a benchmark cycles through for size `x`: enough that a branch
+/// predictor cannot learn them for small `x`; fewer for large `x`, where one input alone
+/// exceeds what a predictor holds and generating them costs time and memory.
+pub fn input_pool_size(x: usize) -> usize {
+    match x {
+        0..=16_384 => 64,
+        16_385..=131_072 => 16,
+        _ => 4,
+    }
 }
 
 /// A sequential building block.
