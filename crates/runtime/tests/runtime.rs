@@ -455,13 +455,21 @@ fn plans_run_the_seed_kernels() {
     let built = plan.build(&reg, Config::default()).unwrap();
     assert_eq!(built.source_kernel, "qsort");
     let input = stream_inputs(&reg, "qsort", 500, 6, &cfg, u128::MAX).unwrap();
-    let mut expected = ints(&input[0]).clone();
-    expected.sort();
-    expected.iter_mut().for_each(|v| *v += 10);
+    // The stream cycles through distinct inputs (no two alike).
+    assert_ne!(ints(&input[0]), ints(&input[1]));
+    let expected: Vec<Vec<i32>> = input
+        .iter()
+        .map(|d| {
+            let mut e = ints(d).clone();
+            e.sort();
+            e.iter_mut().for_each(|v| *v += 10);
+            e
+        })
+        .collect();
     let out = built.program.run(input).unwrap();
     assert_eq!(out.len(), 6);
-    for o in &out {
-        assert_eq!(ints(o), &expected);
+    for (o, e) in out.iter().zip(&expected) {
+        assert_eq!(ints(o), e);
     }
     let pipe3 = Plan::Pipe(vec![k("inc"), k("nop"), k("qsort")]);
     assert_eq!(pipe3.to_string(), "pipe(inc, nop, qsort)");
