@@ -150,6 +150,14 @@ pub fn calibrate(
     let cores = available_cores();
     let registry = Registry::builtin();
     let terms = calibration_terms(cores);
+    // One untimed pass over every pattern first: the first patterns measured in a cold
+    // process came out up to 3x slower than in later passes (page faults, allocator and
+    // CPU frequency warm-up).
+    for plan in &terms {
+        let built = plan.build(&registry, config.clone())?;
+        built.program.run_measured(nop_elements(elements / 4 + 1))?;
+        baseline(plan, nop_elements(elements / 4 + 1), config.capacity);
+    }
     let mut patterns = Vec::new();
     for (i, plan) in terms.iter().enumerate() {
         let name = plan.to_string();

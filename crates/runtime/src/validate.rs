@@ -376,7 +376,9 @@ impl Default for Options {
 #[derive(Clone, Debug, Serialize)]
 pub struct Compared {
     pub x: u64,
-    pub measured_median: f64,
+    /// The measured time per element, reduced with the statistic the models are fitted
+    /// to (`Options::measure`: the median by default).
+    pub measured: f64,
     pub cv: f64,
     pub predicted: f64,
 }
@@ -627,14 +629,14 @@ pub fn run_suite_with(
             .iter()
             .map(|p| Compared {
                 x: p.x,
-                measured_median: p.median,
+                measured: opts.measure.of(&p.values),
                 cv: p.cv,
                 predicted: eval(&modular, p.x as f64),
             })
             .collect();
         let time_error = points
             .iter()
-            .map(|p| (p.predicted - p.measured_median).abs() / p.measured_median)
+            .map(|p| (p.predicted - p.measured).abs() / p.measured)
             .fold(0.0, f64::max);
         let x_max = c.sizes.iter().copied().max().unwrap_or(1) as f64;
         let lead = |e: &Expr| e.leading().map(|l| eval(&Expr::poly(l), x_max));
@@ -718,10 +720,10 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
     }
     // Worst point tells whether the miss is at small x (overhead) or large x (contention).
     if let Some(worst) = row.points.iter().max_by(|p, q| {
-        let e = |c: &Compared| (c.predicted - c.measured_median).abs() / c.measured_median;
+        let e = |c: &Compared| (c.predicted - c.measured).abs() / c.measured;
         e(p).total_cmp(&e(q))
     }) {
-        let under = worst.predicted < worst.measured_median;
+        let under = worst.predicted < worst.measured;
         r.push(format!(
             "largest time error at x={} (prediction {} than measured{})",
             worst.x,
