@@ -568,3 +568,73 @@ fn stream_inputs_refuse_sizes_beyond_the_memory_limit() {
     let err = stream_inputs(&reg, "qsort", 1 << 40, 16, &Inputs::default(), 1 << 30).unwrap_err();
     assert!(err.to_string().contains("more than"), "{err}");
 }
+
+#[test]
+fn task_pool_workers_and_pipeline_stages_really_run_at_once() {
+    // Each element waits (up to a generous deadline, only reached on failure) until
+    // another element is inside a block at the same time. A serialised pool or pipeline
+    // would never see two at once.
+    use std::time::{Duration, Instant};
+    fn meet(active: &AtomicUsize, seen: &AtomicUsize) {
+        active.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while active.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        if active.load(Ordering::SeqCst) >= 2 {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+        // Leave only once the partner has seen us too.
+        std::thread::sleep(Duration::from_millis(5));
+        active.fetch_sub(1, Ordering::SeqCst);
+    }
+    let active = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+    let pool = Program::new(tpool(
+        2,
+        block("meet", move |v: u32| {
+            meet(&a, &s);
+            v
+        }),
+    ))
+    .unwrap();
+    assert_eq!(pool.run(0..2u32).unwrap(), vec![0, 1]);
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "both workers were busy at once"
+    );
+
+    let active = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let second = block("second", {
+        let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+        move |v: u32| {
+            if v == 0 {
+                meet(&a, &s);
+            }
+            v
+        }
+    });
+    // Element 0 waits in the second stage until element 1 is in the first.
+    let p = Program::new(pipe(
+        block("first", {
+            let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+            move |v: u32| {
+                if v == 1 {
+                    meet(&a, &s);
+                }
+                v
+            }
+        }),
+        second,
+    ))
+    .unwrap();
+    assert_eq!(p.run(0..2u32).unwrap(), vec![0, 1]);
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "both stages were busy at once"
+    );
+}
