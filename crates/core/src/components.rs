@@ -588,6 +588,18 @@ mod tests {
         assert_eq!(c.get("a").unwrap().model.to_string(), "2 * x");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(3), ..Default::default() })]
+
+        #[test]
+        fn random_files_never_panic(src in "(\\[components\\.[a-z]{0,4}\\]\n|model = \"[x0-9*+/()^ .]{0,12}\"\n|measurements = '[a-z.]{0,5}'\n|[a-z =\"\\[\\]\n.]{0,10}){0,6}") {
+            if let Err(d) = parse(&src) {
+                proptest::prop_assert!(d.span.start <= src.len());
+                let _ = d.render();
+            }
+        }
+    }
+
     #[test]
     fn the_seed_table_is_built_in() {
         let c = seed_table1();

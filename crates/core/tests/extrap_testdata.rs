@@ -675,3 +675,56 @@ fn the_expectations_cover_every_input_file() {
         "files without an expectation: {missing:?}"
     );
 }
+
+/// Relative tolerance for statistics compared with Extra-P's printout (9 digits).
+const STAT_TOL: f64 = 1e-8;
+
+#[test]
+fn statistics_match_what_extrap_computes() {
+    use perfcompose_core::measure::SeriesKey;
+    // (file, callpath, metric, coordinate, mean, median, minimum, maximum), printed by
+    // Extra-P 4.2.5 for the same files.
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [f64], [f64; 4]);
+    let cases: &[Case] = &[
+        (
+            "cubeset/simple_threaded",
+            "main",
+            "time",
+            &[1.0],
+            [0.7, 0.65, 0.0, 1.5],
+        ),
+        (
+            "cubeset/single_parameter",
+            "main",
+            "max_time",
+            &[1.0],
+            [3.8177e-05; 4],
+        ),
+        (
+            "input/experiment_3_mp",
+            "main",
+            "max_time",
+            &[1.0, 1.0, 10.0],
+            [2.0669e-05; 4],
+        ),
+        (
+            "experiments/two_parameter3.txt.extra-p",
+            "merge",
+            "time",
+            &[20.0, 2.0],
+            [81.0551923, 80.7705583, 79.8489491, 82.3148349],
+        ),
+    ];
+    for (file, callpath, metric, coord, want) in cases {
+        let exp = read_path(root().join(file)).unwrap();
+        let points = &exp.series[&SeriesKey::new(*callpath, *metric)];
+        let p = points.iter().find(|p| p.coordinate == *coord).unwrap();
+        let got = [p.mean(), p.median(), p.minimum(), p.maximum()];
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= STAT_TOL * w.abs().max(1e-12),
+                "{file} {callpath}/{metric} {coord:?}: got {got:?}, Extra-P {want:?}"
+            );
+        }
+    }
+}

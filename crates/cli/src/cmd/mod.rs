@@ -4,6 +4,7 @@ pub mod bench;
 pub mod check;
 pub mod demo;
 pub mod fit;
+pub mod input;
 pub mod predict;
 pub mod simulate;
 pub mod validate;

@@ -1,9 +1,183 @@
-//! `perfcompose predict` (being built; see the open issues).
+//! `perfcompose predict`: compose a design's model from its components and evaluate it.
+
+use std::path::PathBuf;
+
+use perfcompose_core::compose::predict::{predict, Prediction};
+use perfcompose_core::compose::ComposeOptions;
+use perfcompose_core::model::format_significant;
+
+use super::input::{self, num};
 
 /// Flags of `perfcompose predict`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The design, e.g. 'pipe(tpool(4, qsort), seq(inc, nop))'.
+    #[arg(value_name = "TERM", required_unless_present = "term_file")]
+    pub term: Option<String>,
+    /// Read the term from a file instead.
+    #[arg(long, value_name = "FILE", conflicts_with = "term")]
+    pub term_file: Option<PathBuf>,
+    /// Components file (TOML) [default: the seed paper's Table 1, built in].
+    #[arg(long, value_name = "FILE")]
+    pub components: Option<PathBuf>,
+    /// Evaluate at NAME=V1,V2,...; repeat for a grid over several names.
+    #[arg(long = "at", value_name = "NAME=V1,V2,...")]
+    pub at: Vec<String>,
+    /// Cores per node: thread counts above C do not divide further [default: unlimited].
+    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cores: Option<u64>,
+    /// Print JSON (schema in the README).
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`perfcompose predict` is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let components = input::components(args.components.as_deref())?;
+    let term = input::term(args.term.as_deref(), args.term_file.as_deref())?;
+    let grid = input::grid(&args.at)?;
+    let opts = ComposeOptions { cores: args.cores };
+    let p = predict(&term, &components, opts, &grid)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&p)?);
+    } else {
+        print!("{}", human(&p, &components.origin));
+    }
+    Ok(())
+}
+
+/// `for all x >= 7.37` / `for all x >= 1`.
+fn from_x(x: f64) -> String {
+    format!("for all x >= {}", format_significant(x, 4))
+}
+
+fn human(p: &Prediction, origin: &str) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("term:        {}\n", p.term));
+    out.push_str(&format!("components:  {origin}\n"));
+    if let Some(c) = p.cores {
+        out.push_str(&format!("cores:       {c}\n"));
+    }
+    out.push_str(&format!("model:       {}\n", p.expr.rounded(input::DIGITS)));
+    let root = p.root_pipeline.map(|i| &p.pipelines[i]);
+    let dominant = p.dominant_expr.as_ref().map_or_else(
+        || "(cannot be determined symbolically)".to_string(),
+        |d| d.rounded(input::DIGITS),
+    );
+    match root.and_then(|r| (r.settles.len() == 1).then(|| &r.settles[0])) {
+        Some(s) => out.push_str(&format!(
+            "dominant:    {dominant}   (stage {} {})\n",
+            s.stage,
+            from_x(s.from_x)
+        )),
+        None => out.push_str(&format!("dominant:    {dominant}\n")),
+    }
+    if !p.parameters.is_empty() && p.values.is_empty() {
+        out.push_str(&format!(
+            "parameters:  {} (evaluate with --at {}=...)\n",
+            p.parameters.join(", "),
+            p.parameters[0]
+        ));
+    }
+
+    if !p.values.is_empty() {
+        let names = &p.grid;
+        let with_bottleneck = p.values.iter().any(|v| v.bottleneck.is_some());
+        let mut header = names.clone();
+        header.push("value".into());
+        if with_bottleneck {
+            header.push("bottleneck".into());
+        }
+        let mut t = input::table(header);
+        for v in &p.values {
+            let mut row: Vec<String> = names.iter().map(|n| num(v.point[n])).collect();
+            row.push(num(v.value));
+            if with_bottleneck {
+                row.push(v.bottleneck.clone().unwrap_or_default());
+            }
+            t.add_row(row);
+        }
+        out.push('\n');
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+
+    // Pipelines other than the root one, or the root one when it depends on parameters.
+    let listed: Vec<_> = p
+        .pipelines
+        .iter()
+        .filter(|r| root.is_none_or(|root| r.term != root.term) || r.settles.len() > 1)
+        .collect();
+    if !listed.is_empty() {
+        out.push_str("\npipelines:\n");
+        for r in listed {
+            out.push_str(&format!("  {}\n", r.term));
+            if !r.missing.is_empty() {
+                out.push_str(&format!(
+                    "    bottleneck depends on {} (give values with --at)\n",
+                    r.missing.join(", ")
+                ));
+                if let Some(a) = &r.asymptotic_stage {
+                    out.push_str(&format!("    asymptotically: {a}\n"));
+                }
+            }
+            for s in &r.settles {
+                let given = given(&s.given);
+                out.push_str(&format!(
+                    "    {given}bottleneck {} {}\n",
+                    s.stage,
+                    from_x(s.from_x)
+                ));
+            }
+        }
+    }
+
+    if !p.crossovers.is_empty() {
+        out.push_str("\ncrossovers (where the bottleneck stage changes):\n");
+        for c in &p.crossovers {
+            let range = if p.values.is_empty() {
+                ""
+            } else if c.in_range {
+                "  (within the evaluated range)"
+            } else {
+                "  (outside the evaluated range)"
+            };
+            out.push_str(&format!(
+                "  {}{}: {} -> {} at x = {}{range}\n",
+                given(&c.given),
+                c.pipeline,
+                c.from,
+                c.to,
+                format_significant(c.x, 6)
+            ));
+        }
+    }
+    for s in p.pipelines.iter().flat_map(|r| r.settles.iter()) {
+        if let Some(a) = &s.asymptotic_stage {
+            out.push_str(&format!(
+                "  note: {a} dominates asymptotically, but only beyond x = 1e30\n"
+            ));
+        }
+    }
+    if !p.notes.is_empty() {
+        out.push_str("\nnotes:\n");
+        for n in &p.notes {
+            out.push_str(&format!("  - {n}\n"));
+        }
+    }
+    if !p.suggestions.is_empty() {
+        out.push_str("\nsuggestions:\n");
+        for s in &p.suggestions {
+            out.push_str(&format!("  - {}\n", s.text));
+        }
+    }
+    out
+}
+
+fn given(g: &std::collections::BTreeMap<String, f64>) -> String {
+    if g.is_empty() {
+        String::new()
+    } else {
+        let parts: Vec<String> = g.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
+        format!("[{}] ", parts.join(", "))
+    }
 }

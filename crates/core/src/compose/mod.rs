@@ -61,13 +61,16 @@ pub struct Composition {
     pub threads: Option<u64>,
 }
 
-/// A pipeline and the models of its stages.
+/// A pipeline of the term. Stage models are built on demand ([`Composition::stages`]):
+/// in a deeply nested term every pipeline's last stage holds the rest of the term, and
+/// materialising all of them would make composition quadratic.
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     pub span: Span,
-    /// Canonical text of the pipeline.
-    pub term: String,
-    pub stages: Vec<Stage>,
+    /// The spans of its stages, in order.
+    pub stage_spans: Vec<Span>,
+    /// The factor the enclosing task pools put on every stage (`1/n`, ...).
+    pub factor: Expr,
 }
 
 /// One stage of a pipeline.
@@ -75,6 +78,8 @@ pub struct Pipeline {
 pub struct Stage {
     pub term: String,
     pub span: Span,
+    /// The stage's model as it enters the whole design: its own model times the factor
+    /// of enclosing task pools (which does not change which stage leads).
     pub model: Expr,
 }
 
@@ -105,7 +110,7 @@ pub enum NoteKind {
 /// let t = parse_term("<term>", "pipe(tpool(4, qsort), seq(inc, nop))").unwrap();
 /// let c = compose(&t, &seed_table1(), ComposeOptions::default()).unwrap();
 /// assert_eq!(c.model.to_string(), "max(258.5425 * x * log2(x), 5422.97 + 536.185 * x)");
-/// assert_eq!(c.pipelines[0].stages.len(), 2);
+/// assert_eq!(c.pipelines[0].stage_spans.len(), 2);
 /// ```
 pub fn compose(
     term: &Term,
@@ -120,8 +125,16 @@ pub fn compose(
         notes: Vec::new(),
         tpool_depth: 0,
     };
-    let model = c.node(&term.root)?;
-    let threads = threads_of(&term.root);
+    let model = c.node(&term.root, &Expr::one())?;
+    if !model.coefficients_finite() {
+        return Err(c
+            .error(
+                term.root.span,
+                "the composed model overflows: a coefficient is not finite",
+            )
+            .with_hint("check the components' constants and the counts in the term"));
+    }
+    let threads = threads_of(&term.root, opts.cores);
     let mut notes = c.notes;
     if let (Some(cores), Some(t)) = (opts.cores, threads) {
         if t > cores {
@@ -142,12 +155,14 @@ pub fn compose(
     })
 }
 
-/// Compose a sub-term on its own (used to locate evaluation errors).
+/// Compose a sub-term on its own, times `factor` (used to locate evaluation errors and
+/// to build stage models).
 pub(crate) fn compose_node(
     term: &Term,
     node: &Node,
     components: &Components,
     opts: ComposeOptions,
+    factor: &Expr,
 ) -> Result<Expr, Diagnostic> {
     let mut c = Composer {
         term,
@@ -157,7 +172,45 @@ pub(crate) fn compose_node(
         notes: Vec::new(),
         tpool_depth: 0,
     };
-    c.node(node)
+    c.node(node, factor)
+}
+
+impl Composition {
+    /// The stages of pipeline `index`, with their models.
+    pub fn stages(
+        &self,
+        index: usize,
+        term: &Term,
+        components: &Components,
+        opts: ComposeOptions,
+    ) -> Result<Vec<Stage>, Diagnostic> {
+        let p = &self.pipelines[index];
+        p.stage_spans
+            .iter()
+            .map(|span| {
+                let node = find_node(&term.root, *span).unwrap_or(&term.root);
+                Ok(Stage {
+                    term: node.to_string(),
+                    span: *span,
+                    model: compose_node(term, node, components, opts, &p.factor)?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The node with exactly this span.
+pub fn find_node(root: &Node, span: Span) -> Option<&Node> {
+    let mut n = root;
+    loop {
+        if n.span == span {
+            return Some(n);
+        }
+        n = n
+            .children()
+            .into_iter()
+            .find(|c| c.span.start <= span.start && span.end <= c.span.end)?;
+    }
 }
 
 struct Composer<'a> {
@@ -174,6 +227,9 @@ impl Composer<'_> {
         Diagnostic::new(&self.term.origin, &self.term.source, span, msg)
     }
 
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn component(&self, name: &str, span: Span) -> Result<Expr, Diagnostic> {
         match self.components.get(name) {
             Some(c) => Ok(c.model.clone()),
@@ -195,33 +251,61 @@ impl Composer<'_> {
         }
     }
 
-    fn node(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+    /// The model of `n` times `factor` (a single PMNF term). Task pools push their
+    /// `1/n` down to the components instead of rescaling the composed model: positive
+    /// scaling distributes over sums and maxima anyway, and this keeps composition
+    /// linear in the size of the term.
+    fn node(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         match &n.kind {
-            NodeKind::Component(name) => self.component(name, n.span),
+            NodeKind::Component(name) => {
+                Ok(Expr::mul(factor.clone(), self.component(name, n.span)?))
+            }
             NodeKind::Seq(parts) => {
                 let models = parts
                     .iter()
-                    .map(|p| self.node(p))
+                    .map(|p| self.node(p, factor))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Expr::sum_of(models))
             }
-            NodeKind::Pipe(_) => self.pipe(n),
+            NodeKind::Pipe(_) => self.pipe(n, factor),
             NodeKind::Tpool { threads, body } => {
-                self.tpool_depth += 1;
-                let inner = self.node(body);
-                self.tpool_depth -= 1;
                 let divisor = self.capped(threads, n.span, "tpool", "threads");
-                Ok(Expr::div(inner?, divisor))
+                self.tpool_depth += 1;
+                let inner = if divisor
+                    .as_pmnf()
+                    .is_some_and(|p| p.as_single_term().is_some())
+                {
+                    self.node(body, &Expr::div(factor.clone(), divisor))
+                } else {
+                    // min(n, C): not a single term, divide the composed model.
+                    self.node(body, factor).map(|m| Expr::div(m, divisor))
+                };
+                self.tpool_depth -= 1;
+                inner
             }
-            NodeKind::MapReduce(mr) => self.mapreduce(n, mr),
-            NodeKind::Dc(dc) => self.dc(dc),
+            NodeKind::MapReduce(mr) => self.mapreduce(n, mr, factor),
+            NodeKind::Dc(dc) => {
+                let m = self.dc(dc)?;
+                Ok(Expr::mul(factor.clone(), m))
+            }
         }
     }
 
     /// A thread count divided by, capped at the cores when they are given.
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn capped(&mut self, count: &Count, at: Span, pattern: &str, what: &str) -> Expr {
         let Some(cores) = self.opts.cores else {
             return count.to_expr();
+        };
+        // Name the pattern as written when it is short, else by its head and column.
+        let written = self.term.text(at);
+        let pattern = if written.len() <= 40 {
+            format!("`{written}`")
+        } else {
+            let (_, col) = crate::diag::line_col(&self.term.source, at.start);
+            format!("{pattern}(...) at column {col}")
         };
         match &count.value {
             CountValue::Int(k) if *k > cores => {
@@ -248,7 +332,10 @@ impl Composer<'_> {
         }
     }
 
-    fn pipe(&mut self, n: &Node) -> Result<Expr, Diagnostic> {
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
+    fn pipe(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         // Flatten directly nested pipes: by associativity they are one pipeline.
         let mut stage_nodes = Vec::new();
         let mut stack = vec![n];
@@ -258,39 +345,35 @@ impl Composer<'_> {
                 _ => stage_nodes.push(p),
             }
         }
-        let index = self.pipelines.len();
         self.pipelines.push(Pipeline {
             span: n.span,
-            term: n.to_string(),
-            stages: Vec::new(),
+            stage_spans: stage_nodes.iter().map(|s| s.span).collect(),
+            factor: factor.clone(),
         });
-        let mut stages = Vec::with_capacity(stage_nodes.len());
-        for s in stage_nodes {
-            let model = self.node(s)?;
-            stages.push(Stage {
-                term: s.to_string(),
-                span: s.span,
-                model,
-            });
-        }
-        let model = Expr::max_of(stages.iter().map(|s| s.model.clone()).collect());
-        self.pipelines[index].stages = stages;
-        Ok(model)
+        let models = stage_nodes
+            .into_iter()
+            .map(|s| self.node(s, factor))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Expr::max_of(models))
     }
 
-    fn mapreduce(&mut self, n: &Node, mr: &crate::term::MapReduce) -> Result<Expr, Diagnostic> {
+    /// Seed 000's eq. 5, times `factor`.
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
+    fn mapreduce(
+        &mut self,
+        n: &Node,
+        mr: &crate::term::MapReduce,
+        factor: &Expr,
+    ) -> Result<Expr, Diagnostic> {
         let m = mr.nodes.to_expr();
-        let threads = self.capped(
-            &mr.threads,
-            mr.threads.span,
-            "mapreduce",
-            "threads per node",
-        );
+        let threads = self.capped(&mr.threads, n.span, "mapreduce", "threads per node");
         let workers = Expr::mul(m.clone(), threads.clone());
         // The pattern's own names in keys= and per_key=.
         let outer = [("m", m.clone()), ("n", threads.clone())];
-        let keys = subst_simultaneous(&mr.keys.expr, &outer);
-        let per_key = subst_simultaneous(&mr.per_key.expr, &outer);
+        let keys = subst_simultaneous(mr.keys.expr.clone(), &outer);
+        let per_key = subst_simultaneous(mr.per_key.expr.clone(), &outer);
         let bound = |x: Expr| {
             [
                 ("x", x),
@@ -300,9 +383,10 @@ impl Composer<'_> {
             ]
         };
         let x = Expr::param("x");
+        let one = Expr::one();
 
-        let map = self.node(&mr.map)?;
-        let map_one = subst_simultaneous(&map, &bound(Expr::one()));
+        let map = self.node(&mr.map, &one)?;
+        let map_one = subst_simultaneous(map, &bound(Expr::one()));
         let map_phase = Expr::div(Expr::mul(x, map_one), workers.clone());
 
         let shuffle_phase = match &mr.shuffle {
@@ -315,7 +399,7 @@ impl Composer<'_> {
                         text: "a mapreduce with a shuffle runs inside a task pool; seed 000 treats the shuffle as a property of the cluster and excludes this nesting".to_string(),
                     });
                 }
-                subst_simultaneous(&model, &bound(per_key.clone()))
+                subst_simultaneous(model, &bound(per_key.clone()))
             }
             None => {
                 if mr.nodes.as_int() != Some(1) {
@@ -332,17 +416,42 @@ impl Composer<'_> {
             }
         };
 
-        let reduce = self.node(&mr.reduce)?;
-        let reduce_d = subst_simultaneous(&reduce, &bound(per_key.clone()));
-        let reduce_phase = Expr::div(Expr::mul(keys, reduce_d), workers);
-
-        Ok(Expr::sum_of(vec![map_phase, shuffle_phase, reduce_phase]))
+        // The reduce may be a large sub-term: push `factor · k / (m·n)` into its
+        // composition instead of rescaling it afterwards — allowed when that is a
+        // single term free of the names the substitution below replaces.
+        let bindings = bound(per_key.clone());
+        let replaced: Vec<&str> = bindings
+            .iter()
+            .filter(|(name, by)| *by != Expr::param(name))
+            .map(|(name, _)| *name)
+            .collect();
+        let scale = Expr::div(Expr::mul(factor.clone(), keys.clone()), workers.clone());
+        let single = scale
+            .as_pmnf()
+            .is_some_and(|p| p.as_single_term().is_some());
+        let reduce_phase = if single && !replaced.iter().any(|v| scale.mentions(v)) {
+            let reduce = self.node(&mr.reduce, &scale)?;
+            subst_simultaneous(reduce, &bindings)
+        } else {
+            let reduce = self.node(&mr.reduce, &one)?;
+            let reduce_d = subst_simultaneous(reduce, &bindings);
+            Expr::mul(
+                factor.clone(),
+                Expr::div(Expr::mul(keys, reduce_d), workers),
+            )
+        };
+        let rest = Expr::mul(factor.clone(), Expr::add(map_phase, shuffle_phase));
+        Ok(Expr::add(rest, reduce_phase))
     }
 
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
     fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
-        let divide = self.node(&dc.divide)?;
-        let combine = self.node(&dc.combine)?;
-        let leaf = self.node(&dc.leaf)?;
+        let one = Expr::one();
+        let divide = self.node(&dc.divide, &one)?;
+        let combine = self.node(&dc.combine, &one)?;
+        let leaf = self.node(&dc.leaf, &one)?;
         let exchange = self.component(&dc.exchange.name, dc.exchange.span)?;
         let procs = dc.procs.to_expr();
         let size = dc
@@ -357,7 +466,7 @@ impl Composer<'_> {
             Expr::param("x"),
             Expr::pow_expr(Expr::constant(2.0), level.clone()),
         );
-        let message = subst_simultaneous(&size, &[("x", sub.clone()), ("j", level)]);
+        let message = subst_simultaneous(size.clone(), &[("x", sub.clone()), ("j", level)]);
         let body = Expr::sum_of(vec![
             divide.subst("x", &sub),
             combine.subst("x", &sub),
@@ -372,14 +481,20 @@ impl Composer<'_> {
 
 /// Replace several names at once (`x := d(x)` and `k := k(x)` must not see each
 /// other's results), by renaming to placeholders no user can write first.
-pub fn subst_simultaneous(e: &Expr, bindings: &[(&str, Expr)]) -> Expr {
-    let active: Vec<&(&str, Expr)> = bindings.iter().filter(|(n, _)| e.mentions(n)).collect();
+pub fn subst_simultaneous(e: Expr, bindings: &[(&str, Expr)]) -> Expr {
+    // Identity bindings (`x := x`, `n := n`) change nothing; skipping them saves a pass
+    // over the model.
+    let active: Vec<&(&str, Expr)> = bindings
+        .iter()
+        .filter(|(n, by)| *by != Expr::param(n) && e.mentions(n))
+        .collect();
     if active.len() <= 1 {
-        return active
-            .first()
-            .map_or_else(|| e.clone(), |(n, by)| e.subst(n, by));
+        return match active.first() {
+            Some((n, by)) => e.subst(n, by),
+            None => e,
+        };
     }
-    let mut out = e.clone();
+    let mut out = e;
     for (i, (n, _)) in active.iter().enumerate() {
         out = out.subst(n, &Expr::param(&format!("#{i}")));
     }
@@ -398,28 +513,32 @@ fn fresh_var(base: &str, models: &[&Expr]) -> String {
 }
 
 /// Threads a node keeps busy at once (per node), when every count is a number: a
-/// pipeline runs its stages side by side, a task pool multiplies, everything else runs
-/// its parts one after the other.
-fn threads_of(n: &Node) -> Option<u64> {
+/// pipeline runs its stages side by side, a task pool multiplies (by at most the cores,
+/// since capping is noted on its own), everything else runs its parts one after the
+/// other.
+pub(crate) fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
+    let cap = |k: u64| cores.map_or(k, |c| k.min(c));
     match &n.kind {
         NodeKind::Component(_) => Some(1),
         NodeKind::Seq(v) => v
             .iter()
-            .map(threads_of)
+            .map(|c| threads_of(c, cores))
             .try_fold(1u64, |a, t| Some(a.max(t?))),
         NodeKind::Pipe(v) => v
             .iter()
-            .map(threads_of)
+            .map(|c| threads_of(c, cores))
             .try_fold(0u64, |a, t| a.checked_add(t?)),
-        NodeKind::Tpool { threads, body } => threads.as_int()?.checked_mul(threads_of(body)?),
+        NodeKind::Tpool { threads, body } => {
+            cap(threads.as_int()?).checked_mul(threads_of(body, cores)?)
+        }
         NodeKind::MapReduce(mr) => {
-            let inner = threads_of(&mr.map)?.max(threads_of(&mr.reduce)?);
-            mr.threads.as_int()?.checked_mul(inner)
+            let inner = threads_of(&mr.map, cores)?.max(threads_of(&mr.reduce, cores)?);
+            cap(mr.threads.as_int()?).checked_mul(inner)
         }
         NodeKind::Dc(dc) => Some(
-            threads_of(&dc.divide)?
-                .max(threads_of(&dc.combine)?)
-                .max(threads_of(&dc.leaf)?),
+            threads_of(&dc.divide, cores)?
+                .max(threads_of(&dc.combine, cores)?)
+                .max(threads_of(&dc.leaf, cores)?),
         ),
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::crossover::{self, Crossover};
 use super::grid::{format_point, Grid, Point};
-use super::{compose, compose_node, ComposeOptions, Composition, Pipeline};
+use super::{compose, compose_node, find_node, threads_of, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
 use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
@@ -23,6 +23,24 @@ pub const AXIS: &str = "x";
 pub const SUGGEST_MIN_SPEEDUP: f64 = 1.05;
 /// A stage this many times slower than the next one is worth replicating.
 pub const REPLICATE_MIN_RATIO: f64 = 2.0;
+/// Pipelines analysed (outermost first); deeper ones are only counted, which keeps
+/// `predict` interactive on terms with hundreds of nested pipelines.
+pub const MAX_ANALYSED_PIPELINES: usize = 32;
+/// Grid values of `x` added to the crossover scan (evenly thinned beyond this; the scan
+/// already samples every decade 16 times).
+pub const MAX_EXTRA_SAMPLES: usize = 256;
+/// Grid points the suggestions are evaluated at (evenly thinned, always with the last).
+pub const MAX_SUGGESTION_POINTS: usize = 64;
+
+/// At most `n` items of `v`, evenly spread, keeping the first and the last.
+fn thin<T: Clone>(v: &[T], n: usize) -> Vec<T> {
+    if v.len() <= n || n < 2 {
+        return v.to_vec();
+    }
+    (0..n)
+        .map(|i| v[i * (v.len() - 1) / (n - 1)].clone())
+        .collect()
+}
 
 /// The result of `predict`.
 #[derive(Clone, Debug, Serialize)]
@@ -37,6 +55,8 @@ pub struct Prediction {
     pub parameters: Vec<String>,
     /// `--cores`, when given.
     pub cores: Option<u64>,
+    /// The names of the grid, in the order given (the first varies slowest in `values`).
+    pub grid: Vec<String>,
     pub values: Vec<Value>,
     pub pipelines: Vec<PipelineReport>,
     /// Every crossover of every pipeline over `x >= 1`.
@@ -47,6 +67,9 @@ pub struct Prediction {
     pub expr: Expr,
     #[serde(skip)]
     pub dominant_expr: Option<Expr>,
+    /// Index in `pipelines` of the pipeline the whole term is (through task pools).
+    #[serde(skip)]
+    pub root_pipeline: Option<usize>,
 }
 
 /// The model at one grid point.
@@ -135,14 +158,36 @@ pub fn predict(
     let model = comp.model.clone();
     let params: Vec<String> = model.params().into_iter().collect();
 
+    // Stage models of the outermost pipelines, built once for all analyses.
+    let analysed: Vec<Analysed> = (0..comp.pipelines.len().min(MAX_ANALYSED_PIPELINES))
+        .filter_map(|i| {
+            let p = &comp.pipelines[i];
+            let stages = comp.stages(i, term, components, opts).ok()?;
+            Some(Analysed {
+                span: p.span,
+                term: find_node(&term.root, p.span)?.to_string(),
+                stages: stages
+                    .into_iter()
+                    .map(|s: Stage| AnalysedStage {
+                        threads: find_node(&term.root, s.span)
+                            .and_then(|n| threads_of(n, opts.cores)),
+                        term: s.term,
+                        model: s.model,
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+
+    let root_index =
+        root_pipeline(&term.root).and_then(|span| analysed.iter().position(|p| p.span == span));
     let mut values = Vec::new();
     if !grid.is_empty() {
         let names = grid.names();
         if let Some(p) = params.iter().find(|p| !names.contains(&p.as_str())) {
             return Err(free_parameter(term, components, p, &names));
         }
-        let root_pipe = root_pipeline(&term.root)
-            .and_then(|span| comp.pipelines.iter().find(|p| p.span == span));
+        let root_pipe = root_index.map(|i| &analysed[i]);
         for point in grid.points() {
             let v = model
                 .eval(&point)
@@ -160,8 +205,16 @@ pub fn predict(
         }
     }
 
-    let (pipelines, crossovers) = analyse_pipelines(&comp, grid);
-    let suggestions = suggest(&comp, grid, opts);
+    let (pipelines, crossovers) = analyse_pipelines(&analysed, grid);
+    let suggestions = suggest(&analysed, grid, opts);
+    let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
+    if comp.pipelines.len() > analysed.len() {
+        notes.push(format!(
+            "{} pipelines; the {} outermost are analysed for bottlenecks and crossovers",
+            comp.pipelines.len(),
+            analysed.len()
+        ));
+    }
     let dominant_expr = model.dominant();
     Ok(Prediction {
         term: term.root.to_string(),
@@ -169,14 +222,30 @@ pub fn predict(
         dominant: dominant_expr.as_ref().map(Expr::to_string),
         parameters: params,
         cores: opts.cores,
+        grid: grid.names().into_iter().map(String::from).collect(),
         values,
         pipelines,
         crossovers,
-        notes: comp.notes.iter().map(|n| n.text.clone()).collect(),
+        notes,
         suggestions,
         expr: model,
         dominant_expr,
+        root_pipeline: root_index,
     })
+}
+
+/// A pipeline with its stage models.
+struct Analysed {
+    span: Span,
+    term: String,
+    stages: Vec<AnalysedStage>,
+}
+
+struct AnalysedStage {
+    term: String,
+    model: Expr,
+    /// Threads the stage keeps busy (1 for sequential blocks).
+    threads: Option<u64>,
 }
 
 fn value_of(p: &Point, name: &str) -> Option<f64> {
@@ -196,7 +265,7 @@ fn root_pipeline(n: &Node) -> Option<Span> {
 }
 
 fn analyse_pipelines(
-    comp: &Composition,
+    analysed: &[Analysed],
     grid: &Grid,
 ) -> (Vec<PipelineReport>, Vec<CrossoverReport>) {
     let names = grid.names();
@@ -209,7 +278,7 @@ fn analyse_pipelines(
     });
     let mut reports = Vec::new();
     let mut all_crossings = Vec::new();
-    for p in &comp.pipelines {
+    for p in analysed {
         let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
         let mut missing: Vec<String> = models
             .iter()
@@ -230,7 +299,12 @@ fn analyse_pipelines(
                             .fold(m.clone(), |e, (n, v)| e.subst(n, &Expr::constant(*v)))
                     })
                     .collect();
-                let Some(s) = crossover::settling(&fixed, AXIS, &xs, &given) else {
+                let extra = {
+                    let mut sorted = xs.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    thin(&sorted, MAX_EXTRA_SAMPLES)
+                };
+                let Some(s) = crossover::settling(&fixed, AXIS, &extra, &given) else {
                     continue;
                 };
                 let given_map: BTreeMap<String, f64> = given.iter().cloned().collect();
@@ -275,10 +349,10 @@ fn analyse_pipelines(
 }
 
 /// Relation (iv) and stage replication, for every pipeline.
-fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
+fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
     let mut out = Vec::new();
-    let points = grid.points();
-    for p in &comp.pipelines {
+    let points = thin(&grid.points(), MAX_SUGGESTION_POINTS);
+    for p in analysed {
         let k = p.stages.len();
         if k < 2 {
             continue;
@@ -290,8 +364,13 @@ fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggest
         let stages_text: Vec<&str> = p.stages.iter().map(|s| s.term.as_str()).collect();
         let replacement = format!("tpool({k}, seq({}))", stages_text.join(", "));
 
-        // Relation (iv): the same k threads, each running the whole sequence.
-        let best = if points.is_empty() {
+        // Relation (iv): the same k threads, each running the whole sequence. The seed
+        // states it for sequential stages; a stage with its own threads would change
+        // the thread budget.
+        let sequential = p.stages.iter().all(|s| s.threads == Some(1));
+        let best = if !sequential {
+            None
+        } else if points.is_empty() {
             match compare_growth(&pipe_model, &alt_model) {
                 Growth::Same { ratio: Some(r) } => Some((r, BTreeMap::new())),
                 _ => None,
@@ -341,7 +420,7 @@ fn suggest(comp: &Composition, grid: &Grid, opts: ComposeOptions) -> Vec<Suggest
     out
 }
 
-fn replicate(p: &Pipeline, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
+fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
     let vals: Vec<f64> = p
         .stages
         .iter()
@@ -358,7 +437,7 @@ fn replicate(p: &Pipeline, pt: &Point, opts: ComposeOptions) -> Option<Suggestio
         .filter(|(i, _)| *i != imax)
         .map(|(_, v)| *v)
         .fold(f64::NEG_INFINITY, f64::max);
-    if !(second > 0.0) || vmax / second < REPLICATE_MIN_RATIO {
+    if second.is_nan() || second <= 0.0 || vmax / second < REPLICATE_MIN_RATIO {
         return None;
     }
     let r = (vmax / second).ceil().min(1e6) as u64;
@@ -432,15 +511,13 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
     let mut stack = vec![&term.root];
     while let Some(n) = stack.pop() {
         match &n.kind {
-            NodeKind::Component(c) => {
-                if components.get(c).is_some_and(|c| c.model.mentions(name)) {
-                    return (n.span, format!("; it comes from the model of `{c}`"));
-                }
+            NodeKind::Component(c) if components.get(c).is_some_and(|c| c.model.mentions(name)) => {
+                return (n.span, format!("; it comes from the model of `{c}`"));
             }
-            NodeKind::Tpool { threads, .. } => {
-                if threads.value == CountValue::Param(name.to_string()) {
-                    return (threads.span, String::new());
-                }
+            NodeKind::Tpool { threads, .. }
+                if threads.value == CountValue::Param(name.to_string()) =>
+            {
+                return (threads.span, String::new());
             }
             NodeKind::MapReduce(mr) => {
                 for c in [&mr.nodes, &mr.threads] {
@@ -529,7 +606,7 @@ fn deepest_failing(
     opts: ComposeOptions,
     point: &Point,
 ) -> Option<Span> {
-    let model = compose_node(term, node, components, opts).ok()?;
+    let model = compose_node(term, node, components, opts, &Expr::one()).ok()?;
     if model.eval(point).is_ok() {
         return None;
     }

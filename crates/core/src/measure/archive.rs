@@ -9,6 +9,7 @@
 //! refit.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io::{Cursor, Read};
 
@@ -22,6 +23,9 @@ pub const EXPERIMENT_FILE: &str = "experiment.json";
 
 /// Largest member we decompress (a guard against zip bombs).
 const MAX_MEMBER_BYTES: u64 = 1 << 31;
+
+/// A values file and its index.
+type Chunk = (Vec<u8>, Vec<u8>);
 
 type Zip<'a> = zip::ZipArchive<Cursor<&'a [u8]>>;
 
@@ -60,23 +64,22 @@ pub fn read_bytes(
     let top: OrderedMap = serde_json::from_str(&text)
         .map_err(|e| json_error(&b, &text, &text, &e, "an Extra-P experiment object"))?;
     let zip = RefCell::new(zip);
-    let chunks: RefCell<HashMap<u64, (Vec<u8>, Vec<u8>)>> = RefCell::new(HashMap::new());
+    // Value chunks (`.vals`, `.indx`), loaded when first needed.
+    let chunks: RefCell<HashMap<u64, Chunk>> = RefCell::new(HashMap::new());
     let lookup = |chunk: u64, index: u64| -> Result<Vec<f64>, String> {
         let mut chunks = chunks.borrow_mut();
-        if !chunks.contains_key(&chunk) {
-            let mut zip = zip.borrow_mut();
-            let vals = member(&mut zip, &format!("values/{chunk}.vals"))?;
-            let indx = member(&mut zip, &format!("values/{chunk}.indx"))?;
-            chunks.insert(chunk, (vals, indx));
-        }
-        let (vals, indx) = &chunks[&chunk];
+        let (vals, indx) = match chunks.entry(chunk) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => {
+                let mut zip = zip.borrow_mut();
+                let vals = member(&mut zip, &format!("values/{chunk}.vals"))?;
+                let indx = member(&mut zip, &format!("values/{chunk}.indx"))?;
+                v.insert((vals, indx))
+            }
+        };
         stored_array(vals, indx, index)
     };
-    let mut exp = read_nested_with(b, &top, &text, Nested::Saved, &lookup)?;
-    if let Some(src) = &mut exp.source {
-        src.origin = inner;
-    }
-    Ok(exp)
+    read_nested_with(b, &top, &text, Nested::Saved, &lookup)
 }
 
 /// Array `index` of a values chunk: the index file holds a magic line, a count and one

@@ -9,7 +9,7 @@ use super::{Experiment, Point, ReadOptions, SeriesKey, Source, Summary};
 use crate::diag::{line_col, Diagnostic, Span};
 
 /// A coordinate as a hashable key (bit patterns, with −0 folded into +0).
-fn key_of(coord: &[f64]) -> Vec<u64> {
+pub(crate) fn key_of(coord: &[f64]) -> Vec<u64> {
     coord
         .iter()
         .map(|v| if *v == 0.0 { 0 } else { v.to_bits() })
@@ -155,15 +155,19 @@ impl<'a> Builder<'a> {
 
     /// Add repetitions at coordinate `coord` of series `key`, merging with earlier ones.
     pub(crate) fn add(&mut self, key: SeriesKey, coord: usize, values: Vec<f64>, span: Span) {
-        let c = self.coords[coord].clone();
+        let coords = &self.coords;
         let acc = self.series.entry(key).or_insert_with(|| SeriesAcc {
             first: span,
             points: HashMap::new(),
         });
-        acc.points
-            .entry(coord)
-            .and_modify(|p| p.values.extend_from_slice(&values))
-            .or_insert_with(|| Point::new(c, values).at(span));
+        match acc.points.entry(coord) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                o.get_mut().values.extend_from_slice(&values)
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Point::new(coords[coord].clone(), values).at(span));
+            }
+        }
     }
 
     /// Add a point known only by its statistics.
@@ -178,9 +182,6 @@ impl<'a> Builder<'a> {
 
     /// Validate and build. `no_data` is the message for an input without any point.
     pub(crate) fn finish(self) -> Result<Experiment, Diagnostic> {
-        if self.parameters.is_empty() {
-            return Err(self.err(Span::new(0, 0), "the input declares no parameters"));
-        }
         let series: Vec<_> = self
             .series
             .iter()
@@ -191,6 +192,9 @@ impl<'a> Builder<'a> {
                 Span::new(0, self.text.len().min(1)),
                 "the input holds no measurements",
             ));
+        }
+        if self.parameters.is_empty() {
+            return Err(self.err(Span::new(0, 0), "the input declares no parameters"));
         }
         // Extra-P's rule: every series is measured at every coordinate of the experiment.
         for (key, acc) in &series {

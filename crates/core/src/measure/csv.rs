@@ -79,7 +79,7 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         .comment(Some(b'#'))
         .trim(::csv::Trim::All)
         .has_headers(true)
-        .from_reader(text[body_start..].as_bytes());
+        .from_reader(&text.as_bytes()[body_start..]);
     let csv_err = |b: &Builder, e: ::csv::Error| -> Diagnostic {
         let at = e.position().map_or(0, |p| body_start + p.byte() as usize);
         let msg = match e.kind() {
@@ -207,15 +207,20 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
         let mut coord = Vec::with_capacity(layout.parameters.len());
         for &i in &layout.parameters {
             let cell = &record[i];
-            let span = field_span(i);
             let v: f64 = cell.parse().map_err(|_| {
+                let span = field_span(i);
                 let mut d = b.err(span, format!("expected a number for parameter `{}`, found `{cell}`", &headers[i]));
                 if !explicit {
                     d = d.with_hint("name text columns `callpath` or `metric`, or choose the columns explicitly (the `--csv-*` options)");
                 }
                 d
             })?;
-            coord.push(b.parameter_value(v, span)?);
+            // Spans cost a scan of the row: compute them only for errors.
+            coord.push(if v.is_finite() {
+                v
+            } else {
+                b.parameter_value(v, field_span(i))?
+            });
         }
         let mut values = Vec::new();
         for &i in &layout.values {
@@ -223,17 +228,20 @@ pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experime
             if cell.is_empty() {
                 continue;
             }
-            let span = field_span(i);
             let v: f64 = cell.parse().map_err(|_| {
                 b.err(
-                    span,
+                    field_span(i),
                     format!(
                         "expected a number in column `{}`, found `{cell}`",
                         &headers[i]
                     ),
                 )
             })?;
-            values.push(b.value(v, span)?);
+            values.push(if v.is_finite() && (v >= 0.0 || opts.allow_negative) {
+                v
+            } else {
+                b.value(v, field_span(i))?
+            });
         }
         if values.is_empty() {
             return Err(b.err(row_span, "row has no value"));

@@ -42,6 +42,18 @@ pub enum Scaling {
     Strong,
 }
 
+impl std::str::FromStr for Scaling {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Scaling, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "weak" => Ok(Scaling::Weak),
+            "strong" => Ok(Scaling::Strong),
+            _ => Err(format!("unknown scaling `{s}` (known: weak, strong)")),
+        }
+    }
+}
+
 /// Options of the CUBE reader.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CubeOptions {
@@ -133,13 +145,21 @@ pub fn read_dir(dir: &Path, opts: &ReadOptions) -> Result<Experiment, Diagnostic
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (names, values) = parameters_from_folder(&name).map_err(|m| whole(&folder, m))?;
-        if let Some((_, first, _)) = files.first() {
+        if let Some((first_file, first, _)) = files.first() {
             if *first != names {
-                return Err(whole(&folder, format!(
-                    "parameters must be the same and in the same order in every folder: ({}) here, ({}) in the first folder",
-                    names.join(", "),
-                    first.join(", ")
-                )));
+                let first_folder = first_file
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Err(whole(
+                    &folder,
+                    format!(
+                        "parameters must be the same and in the same order in every folder: ({}) here, ({}) in `{first_folder}`",
+                        names.join(", "),
+                        first.join(", ")
+                    ),
+                ));
             }
         }
         for f in cubex {
@@ -286,8 +306,13 @@ struct Metric {
 fn read_profile(path: &Path, scaling: Scaling) -> Result<Profile, Diagnostic> {
     let bytes =
         std::fs::read(path).map_err(|e| whole(path, format!("cannot read the file: {e}")))?;
+    parse_profile(path, &bytes, scaling)
+}
+
+/// Parse the bytes of one `.cubex` file; `path` names it in messages.
+fn parse_profile(path: &Path, bytes: &[u8], scaling: Scaling) -> Result<Profile, Diagnostic> {
     let mut members: HashMap<String, Vec<u8>> = HashMap::new();
-    let mut archive = tar::Archive::new(bytes.as_slice());
+    let mut archive = tar::Archive::new(bytes);
     let entries = archive
         .entries()
         .map_err(|e| whole(path, format!("not a CUBE file (tar archive): {e}")))?;
@@ -655,6 +680,11 @@ fn decode(raw: &[u8], dtype: &str, little: bool) -> Result<Vec<f64>, String> {
         "INT8" => each::<1>(raw, little, |a| a[0] as i8 as f64),
         _ => each::<1>(raw, little, |a| a[0] as f64),
     })
+}
+
+/// Parse one `.cubex` file from memory and count its series (for fuzzing and tests).
+pub fn check_profile(bytes: &[u8]) -> Result<usize, Diagnostic> {
+    parse_profile(Path::new("<memory>"), bytes, Scaling::Weak).map(|p| p.values.len())
 }
 
 #[cfg(test)]

@@ -172,13 +172,12 @@ fn read(
             }
         }
         let mut coord = Vec::with_capacity(b.parameters.len());
-        for name in b.parameters.clone() {
-            let Some((_, v)) = map.0.iter().find(|(k, _)| *k == name) else {
+        for name in &b.parameters {
+            let Some((_, v)) = map.0.iter().find(|(k, _)| k == name) else {
                 return Err(b.err(pspan, format!("parameter `{name}` is missing")));
             };
-            let span = raw_span(parsed, v);
             let x = number(&b, v, parsed, "a parameter value")?;
-            coord.push(b.parameter_value(x, span)?);
+            coord.push(b.parameter_value(x, raw_span(parsed, v))?);
         }
         let name_of = |field: Option<&RawValue>, what: &str, default: &str| match field {
             Some(raw) => string(&b, raw, parsed, what),

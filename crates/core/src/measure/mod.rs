@@ -242,10 +242,11 @@ impl Experiment {
     /// Every coordinate of the experiment, in the order of the series' points (each
     /// coordinate once).
     pub fn coordinates(&self) -> Vec<Vec<f64>> {
+        let mut seen = std::collections::HashSet::new();
         let mut out: Vec<Vec<f64>> = Vec::new();
         for points in self.series.values() {
             for p in points {
-                if !out.contains(&p.coordinate) {
+                if seen.insert(builder::key_of(&p.coordinate)) {
                     out.push(p.coordinate.clone());
                 }
             }
@@ -334,6 +335,26 @@ impl Format {
             Format::ExtraP => "extra-p",
             Format::ExtraP3 => "extrap3",
             Format::Cube => "cube",
+        }
+    }
+
+    /// One line for `--help` and format listings.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Text => "Extra-P text input (PARAMETER, POINTS, REGION, METRIC, DATA)",
+            Format::JsonLines => {
+                "JSON Lines: {\"params\":{..},\"callpath\":..,\"metric\":..,\"value\":..} per line"
+            }
+            Format::Json => {
+                "Extra-P JSON (id-based, or {\"parameters\":[..],\"measurements\":{..}})"
+            }
+            Format::Csv => {
+                "CSV: one column per parameter, value column(s), optional callpath/metric"
+            }
+            Format::Talpas => "Talpas: JSON Lines with `;` between fields",
+            Format::ExtraP => "Extra-P saved experiment (*.extra-p)",
+            Format::ExtraP3 => "Extra-P 3 binary experiment",
+            Format::Cube => "directory of CUBE profiles (mm.x10y1.r1/profile.cubex)",
         }
     }
 
@@ -486,6 +507,23 @@ pub fn read_path_with(
             read_str(format, &origin, &text, opts)
         }
     }
+}
+
+/// Write `exp` to `path`: JSON Lines for `.jsonl`/`.ndjson`, Extra-P text otherwise (the
+/// two formats perfcompose writes, both readable by Extra-P).
+pub fn write_path(path: impl AsRef<Path>, exp: &Experiment) -> Result<(), WriteError> {
+    let path = path.as_ref();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let out = match ext.as_str() {
+        "jsonl" | "ndjson" => jsonl::write(exp)?,
+        _ => text::write(exp)?,
+    };
+    std::fs::write(path, out)
+        .map_err(|e| WriteError(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Read a text format from memory; `origin` names it in messages.

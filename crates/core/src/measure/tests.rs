@@ -326,6 +326,7 @@ fn jsonl_errors_name_line_and_column() {
             "duplicate key `x`",
         ),
         ("[1,2]\n", (1, 2), "invalid JSON"),
+        ("\n\n", (1, 1), "the input holds no measurements"),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::JsonLines, src);
@@ -613,6 +614,15 @@ fn point_statistics() {
 
 // ---- property tests: round trips, and no panic on any input ------------------------
 
+/// The number of cases: `default`, or `PROPTEST_CASES` when set (for long local fuzzing
+/// runs: `PROPTEST_CASES=100000 cargo test -p perfcompose-core --lib measure::tests`).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn experiment_strategy() -> impl Strategy<Value = Experiment> {
     let names = prop::sample::subsequence(vec!["x", "y", "p", "n"], 1..=4);
     let callpaths = prop::sample::subsequence(vec!["main", "main->a", "b c", "é->ü"], 1..=3);
@@ -681,7 +691,7 @@ fn corpus() -> Vec<(Format, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
 
     #[test]
     fn text_round_trip(e in experiment_strategy()) {
@@ -699,7 +709,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn random_text_never_panics(src in "(PARAMETER|POINTS|REGION|METRIC|DATA|#|\\(|\\)|[ \t\n]|-?[0-9.e]{1,6}|[a-z>-]{1,4}|nan|inf){0,40}") {
@@ -746,4 +756,108 @@ proptest! {
         zip.extend_from_slice(&bytes);
         let _ = archive::read_bytes("in", &zip, &ReadOptions::default());
     }
+}
+
+fn testdata(rel: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/peers/extrap")
+        .join(rel);
+    std::fs::read(path).unwrap()
+}
+
+/// Flip, overwrite or cut bytes of a valid binary file.
+fn mutate(mut data: Vec<u8>, edits: &[(prop::sample::Index, u8, u8)]) -> Vec<u8> {
+    for (at, op, byte) in edits {
+        if data.is_empty() {
+            break;
+        }
+        let i = at.index(data.len());
+        match op % 4 {
+            0 => data[i] ^= 1 << (byte % 8),
+            1 => data[i] = *byte,
+            2 => data.truncate(i),
+            _ => data.insert(i, *byte),
+        }
+    }
+    data
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_binary_files_never_panic(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<u8>()), 1..8)) {
+        let opts = ReadOptions::default();
+        let _ = extrap3::read_bytes("in", &mutate(testdata("input/experiment_3"), &edits), &opts);
+        let _ = archive::read_bytes("in", &mutate(testdata("experiments/two_parameter3.txt.extra-p"), &edits), &opts);
+        let _ = cube::check_profile(&mutate(testdata("cubeset/simple_threaded/example.f1/cube-example1.cubex"), &edits));
+        let _ = cube::check_profile(&mutate(testdata("cubeset/single_parameter/mm.x10y1z1.r1/profile.cubex"), &edits));
+    }
+}
+
+#[test]
+fn unmutated_binary_files_read() {
+    assert_eq!(
+        cube::check_profile(&testdata(
+            "cubeset/simple_threaded/example.f1/cube-example1.cubex"
+        ))
+        .unwrap(),
+        9
+    );
+    assert!(extrap3::read_bytes(
+        "in",
+        &testdata("input/experiment_3"),
+        &ReadOptions::default()
+    )
+    .is_ok());
+}
+
+#[test]
+fn blank_metrics_round_trip_through_text_without_metric_lines() {
+    let e = ok(
+        Format::Text,
+        "PARAMETER x\nPOINTS 1 2\nREGION a->b\nDATA 1\nDATA 2\nREGION c\nDATA 3\nDATA 4\n",
+    );
+    let out = text::write(&e).unwrap();
+    assert!(!out.contains("METRIC"), "{out}");
+    assert!(ok(Format::Text, &out).same_data(&e));
+    let mut mixed = e.clone();
+    mixed.push(key("c", "time"), vec![1.0], vec![1.0]);
+    mixed.push(key("c", "time"), vec![2.0], vec![1.0]);
+    assert!(text::write(&mixed).unwrap_err().0.contains("empty metric"));
+}
+
+#[test]
+fn a_directory_is_only_read_as_cube() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/peers/extrap/text");
+    let opts = ReadOptions {
+        format: Some(Format::Text),
+        ..ReadOptions::default()
+    };
+    let d = read_path_with(&dir, &opts).unwrap_err();
+    assert!(
+        d.message
+            .contains("only the `cube` format reads directories"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn write_path_picks_the_writer_by_extension() {
+    let dir = std::env::temp_dir().join(format!("perfcompose-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = sample();
+    for name in ["m.txt", "m.jsonl"] {
+        let path = dir.join(name);
+        write_path(&path, &e).unwrap();
+        assert!(read_path(&path).unwrap().same_data(&e), "{name}");
+    }
+    assert!(std::fs::read_to_string(dir.join("m.jsonl"))
+        .unwrap()
+        .starts_with('{'));
+    let err = write_path(dir.join("no/such/dir/m.txt"), &e).unwrap_err();
+    assert!(err.0.starts_with("cannot write"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use num_traits::{One, Signed, Zero};
 
-use super::pmnf::{pow_q, q_to_f64, Monomial, Pmnf, Power};
+use super::pmnf::{pow_q, q_to_f64, Monomial, Pmnf, Power, MAX_PRODUCT_TERMS};
 use super::Q;
 
 /// A performance model: a function of named, positive parameters.
@@ -214,15 +214,11 @@ impl Expr {
                 }
                 other => {
                     let (c, m, core) = split_scalar(other);
-                    if let Some(slot) = others.iter_mut().find(|(k, km, _)| *k == core && *km == m)
-                    {
-                        slot.2 += c;
-                    } else {
-                        others.push((core, m, c));
-                    }
+                    others.push((core, m, c));
                 }
             }
         }
+        let others = merge_like_terms(others);
         let mut rest: Vec<Expr> = Vec::new();
         for (core, m, c) in others {
             if c == 0.0 {
@@ -289,12 +285,14 @@ impl Expr {
             return Expr::scale(c, &m, other);
         }
         match other {
-            // Distribute a polynomial over a sum.
-            Expr::Add(args) => Expr::sum_of(
-                args.into_iter()
-                    .map(|a| Expr::mul(Expr::Poly(p.clone()), a))
-                    .collect(),
-            ),
+            // Distribute a polynomial over a sum (unless the expansion would be huge).
+            Expr::Add(args) if p.len().saturating_mul(args.len()) <= MAX_PRODUCT_TERMS => {
+                Expr::sum_of(
+                    args.into_iter()
+                        .map(|a| Expr::mul(Expr::Poly(p.clone()), a))
+                        .collect(),
+                )
+            }
             Expr::Div(n, d) => Expr::div(Expr::mul(Expr::Poly(p), *n), *d),
             Expr::Mul(mut fs) => {
                 if let Some(Expr::Poly(q)) = fs.first() {
@@ -372,11 +370,18 @@ impl Expr {
             (Expr::Div(n, d), other) | (other, Expr::Div(n, d)) => {
                 Expr::div(Expr::mul(*n, other), *d)
             }
-            (Expr::Add(args), other) | (other, Expr::Add(args)) => Expr::sum_of(
-                args.into_iter()
-                    .map(|x| Expr::mul(x, other.clone()))
-                    .collect(),
-            ),
+            (Expr::Add(args), other) | (other, Expr::Add(args))
+                if args.len().saturating_mul(match &other {
+                    Expr::Add(o) => o.len(),
+                    _ => 1,
+                }) <= MAX_PRODUCT_TERMS =>
+            {
+                Expr::sum_of(
+                    args.into_iter()
+                        .map(|x| Expr::mul(x, other.clone()))
+                        .collect(),
+                )
+            }
             (a, b) => {
                 let mut fs = Vec::new();
                 for e in [a, b] {
@@ -896,6 +901,25 @@ impl Expr {
         }
     }
 
+    /// True when every coefficient (and constant) in the model is a finite number.
+    pub fn coefficients_finite(&self) -> bool {
+        match self {
+            Expr::Poly(p) => p.terms().all(|(c, _)| c.is_finite()),
+            Expr::Add(v) | Expr::Mul(v) | Expr::Max(v) | Expr::Min(v) => {
+                v.iter().all(Expr::coefficients_finite)
+            }
+            Expr::Div(a, b) | Expr::PowE(a, b) => {
+                a.coefficients_finite() && b.coefficients_finite()
+            }
+            Expr::Pow(a, _) | Expr::Log2(a) | Expr::Ceil(a) | Expr::Floor(a) => {
+                a.coefficients_finite()
+            }
+            Expr::Sum { from, to, body, .. } => {
+                from.coefficients_finite() && to.coefficients_finite() && body.coefficients_finite()
+            }
+        }
+    }
+
     /// Number of nodes (a size measure for benchmarks and limits).
     pub fn node_count(&self) -> usize {
         1 + match self {
@@ -960,6 +984,50 @@ fn eval_pmnf(p: &Pmnf, env: &dyn Env) -> Result<f64, EvalError> {
     Ok(sum)
 }
 
+/// Merge like terms `c1 · m · core + c2 · m · core` of a sum, keeping the order of
+/// first appearance and adding coefficients in that order. Sorting by structure finds
+/// the groups in O(n log n); a pairwise search made long sums quadratic (a 150 kB
+/// model took seconds to read).
+fn merge_like_terms(others: Vec<(Expr, Monomial, f64)>) -> Vec<(Expr, Monomial, f64)> {
+    use std::cmp::Ordering;
+    let n = others.len();
+    if n < 2 {
+        return others;
+    }
+    let key = |a: usize, b: usize| {
+        cmp_structure(&others[a].0, &others[b].0).then_with(|| others[a].1.cmp(&others[b].1))
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    // Stable: within a group the first appearance comes first.
+    order.sort_by(|&a, &b| key(a, b));
+    let mut leader: Vec<usize> = (0..n).collect();
+    let mut i = 0;
+    while i < n {
+        let first = order[i];
+        let mut j = i + 1;
+        while j < n && key(order[j], first) == Ordering::Equal {
+            let k = order[j];
+            if others[k].0 == others[first].0 && others[k].1 == others[first].1 {
+                leader[k] = first;
+            }
+            j += 1;
+        }
+        i = j;
+    }
+    let mut slots: Vec<Option<(Expr, Monomial, f64)>> = others.into_iter().map(Some).collect();
+    for k in 0..n {
+        let l = leader[k];
+        if l != k {
+            if let Some((_, _, c)) = slots[k].take() {
+                if let Some(slot) = slots[l].as_mut() {
+                    slot.2 += c;
+                }
+            }
+        }
+    }
+    slots.into_iter().flatten().collect()
+}
+
 /// Split `c · m · core` (a `Mul` led by a single PMNF term) into its parts, so like
 /// terms can be merged in sums.
 fn split_scalar(e: Expr) -> (f64, Monomial, Expr) {
@@ -978,16 +1046,112 @@ fn split_scalar(e: Expr) -> (f64, Monomial, Expr) {
     (1.0, Monomial::one(), e)
 }
 
-/// Sort arguments of commutative nodes into the canonical (printed) order.
+/// Sort arguments of commutative nodes into the canonical order: PMNF arguments first,
+/// in the order of their printed form, then the other arguments by a structural order
+/// ([`cmp_structure`]).
+///
+/// Printing every argument to sort it made composition quadratic in the depth of a
+/// model (a task pool rescales, and so re-sorts, every level below it); the structural
+/// order decides almost every comparison at the first node.
 fn sort_canonical(v: &mut [Expr]) {
     if v.len() < 2 {
         return;
     }
-    let mut keyed: Vec<(String, Expr)> = v.iter().map(|e| (e.to_string(), e.clone())).collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    for (slot, (_, e)) in v.iter_mut().zip(keyed) {
-        *slot = e;
+    let polys = v.iter().filter(|e| matches!(e, Expr::Poly(_))).count();
+    if polys < 2 {
+        v.sort_by(cmp_structure);
+        return;
     }
+    // Sort a permutation, then move the arguments into place (no clones: the
+    // arguments can be large).
+    let keys: Vec<Option<String>> = v
+        .iter()
+        .map(|e| matches!(e, Expr::Poly(_)).then(|| e.to_string()))
+        .collect();
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| match (&keys[a], &keys[b]) {
+        (Some(x), Some(y)) => x.cmp(y),
+        _ => cmp_structure(&v[a], &v[b]),
+    });
+    let mut taken: Vec<Option<Expr>> = v
+        .iter_mut()
+        .map(|e| Some(std::mem::replace(e, Expr::zero())))
+        .collect();
+    for (slot, i) in v.iter_mut().zip(order) {
+        *slot = taken[i].take().unwrap_or_else(Expr::zero);
+    }
+}
+
+/// A total order on models: by kind (PMNF first), then by parts, left to right.
+/// Coefficients compare with `f64::total_cmp`, so the order is total.
+fn cmp_structure(a: &Expr, b: &Expr) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn rank(e: &Expr) -> u8 {
+        match e {
+            Expr::Poly(_) => 0,
+            Expr::Add(_) => 1,
+            Expr::Mul(_) => 2,
+            Expr::Div(_, _) => 3,
+            Expr::Pow(_, _) => 4,
+            Expr::PowE(_, _) => 5,
+            Expr::Log2(_) => 6,
+            Expr::Max(_) => 7,
+            Expr::Min(_) => 8,
+            Expr::Ceil(_) => 9,
+            Expr::Floor(_) => 10,
+            Expr::Sum { .. } => 11,
+        }
+    }
+    fn slices(x: &[Expr], y: &[Expr]) -> Ordering {
+        for (p, q) in x.iter().zip(y) {
+            let o = cmp_structure(p, q);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        x.len().cmp(&y.len())
+    }
+    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
+        (Expr::Poly(p), Expr::Poly(q)) => {
+            for ((cp, mp), (cq, mq)) in p.terms().zip(q.terms()) {
+                let o = mp.cmp(mq).then(cp.total_cmp(&cq));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            p.len().cmp(&q.len())
+        }
+        (Expr::Add(x), Expr::Add(y))
+        | (Expr::Mul(x), Expr::Mul(y))
+        | (Expr::Max(x), Expr::Max(y))
+        | (Expr::Min(x), Expr::Min(y)) => slices(x, y),
+        (Expr::Div(a1, b1), Expr::Div(a2, b2)) | (Expr::PowE(a1, b1), Expr::PowE(a2, b2)) => {
+            cmp_structure(a1, a2).then_with(|| cmp_structure(b1, b2))
+        }
+        (Expr::Pow(x, q), Expr::Pow(y, r)) => cmp_structure(x, y).then(q.cmp(r)),
+        (Expr::Log2(x), Expr::Log2(y))
+        | (Expr::Ceil(x), Expr::Ceil(y))
+        | (Expr::Floor(x), Expr::Floor(y)) => cmp_structure(x, y),
+        (
+            Expr::Sum {
+                var: v1,
+                from: f1,
+                to: t1,
+                body: b1,
+            },
+            Expr::Sum {
+                var: v2,
+                from: f2,
+                to: t2,
+                body: b2,
+            },
+        ) => v1
+            .cmp(v2)
+            .then_with(|| cmp_structure(f1, f2))
+            .then_with(|| cmp_structure(t1, t2))
+            .then_with(|| cmp_structure(b1, b2)),
+        _ => Ordering::Equal,
+    })
 }
 
 fn fresh_name(base: &str, a: &Expr, b: &Expr) -> String {

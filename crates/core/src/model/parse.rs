@@ -84,6 +84,14 @@ pub fn parse_model_with(
         library,
     };
     let e = p.expr()?;
+    if !e.coefficients_finite() {
+        return Err(p
+            .error(
+                Span::new(0, source.len()),
+                "the model overflows: a coefficient is not finite",
+            )
+            .with_hint("constants must stay within about 1e308"));
+    }
     if let Some(tok) = p.peek() {
         let span = tok.span;
         return Err(p
@@ -307,23 +315,58 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Constant arithmetic can overflow (`1e300 * 1e300`, `10^400`): an infinite
+    /// coefficient would print as `inf`, which reads back as a parameter.
+    fn finite(&self, e: Expr, op: Span) -> Result<Expr, Diagnostic> {
+        let ok = match &e {
+            Expr::Poly(p) => p.terms().all(|(c, _)| c.is_finite()),
+            _ => true,
+        };
+        if ok {
+            Ok(e)
+        } else {
+            Err(self
+                .error(op, "the model overflows here: a coefficient is not finite")
+                .with_hint("constants must stay within about 1e308"))
+        }
+    }
+
     fn expr(&mut self) -> Result<Expr, Diagnostic> {
-        let mut acc = self.product()?;
+        // Collect the whole chain `a + b - c ...` and simplify it once: folding it
+        // pairwise re-simplified the growing sum at every step (quadratic in its length).
+        let mut terms = vec![self.product()?];
+        let mut ops = Vec::new();
         loop {
             match self.peek_kind() {
                 Some(Kind::Plus) => {
-                    self.bump();
-                    let rhs = self.product()?;
-                    acc = Expr::add(acc, rhs);
+                    ops.push(self.bump().expect("peeked").span);
+                    terms.push(self.product()?);
                 }
                 Some(Kind::Minus) => {
-                    self.bump();
+                    ops.push(self.bump().expect("peeked").span);
                     let rhs = self.product()?;
-                    acc = Expr::sub(acc, rhs);
+                    terms.push(Expr::neg(rhs));
                 }
-                _ => return Ok(acc),
+                _ => break,
             }
         }
+        if terms.len() == 1 {
+            return Ok(terms.pop().expect("one term"));
+        }
+        let sum = Expr::sum_of(terms.clone());
+        if sum
+            .as_pmnf()
+            .is_none_or(|p| p.terms().all(|(c, _)| c.is_finite()))
+        {
+            return Ok(sum);
+        }
+        // An overflow: add pairwise to find the operator where it happens.
+        let mut it = terms.into_iter();
+        let mut acc = it.next().expect("two or more terms");
+        for (t, op) in it.zip(ops) {
+            acc = self.finite(Expr::add(acc, t), op)?;
+        }
+        Ok(acc)
     }
 
     fn product(&mut self) -> Result<Expr, Diagnostic> {
@@ -331,14 +374,14 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek_kind() {
                 Some(Kind::Star) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.unary()?;
-                    acc = Expr::mul(acc, rhs);
+                    acc = self.finite(Expr::mul(acc, rhs), op)?;
                 }
                 Some(Kind::Slash) => {
-                    self.bump();
+                    let op = self.bump().expect("peeked").span;
                     let rhs = self.unary()?;
-                    acc = Expr::div(acc, rhs);
+                    acc = self.finite(Expr::div(acc, rhs), op)?;
                 }
                 _ => return Ok(acc),
             }
@@ -369,24 +412,29 @@ impl<'a> Parser<'a> {
         let base = self.atom()?;
         if matches!(self.peek_kind(), Some(Kind::Caret)) {
             let caret = self.bump().expect("peeked");
-            // An exact rational exponent first; if the exponent mentions a name
-            // (`2^j`), backtrack and read it as a general expression.
+            // An exact rational exponent first. If that fails, read the exponent as a
+            // general expression: one that mentions a name (`2^j`) makes a general
+            // power, and so does a constant no exact small rational can hold
+            // (`x^1.2e73`, `x^9.1e18`: that is how such powers print). Any other
+            // failure is the rational parser's error.
             let save = (self.pos, self.depth);
             match self.exponent() {
-                Ok(q) => return Ok(Expr::pow(base, q)),
+                Ok(q) => return self.finite(Expr::pow(base, q), caret.span),
                 Err(e) => {
-                    let mentions_name = self.tokens[save.0..]
-                        .iter()
-                        .take_while(|t| !matches!(t.kind, Kind::Comma))
-                        .any(|t| matches!(t.kind, Kind::Name(_)));
-                    if !mentions_name {
-                        return Err(e);
-                    }
+                    let unrepresentable = e.message.contains("cannot be represented")
+                        || e.message.contains("too large")
+                        || e.message.contains("overflows");
                     (self.pos, self.depth) = save;
                     self.enter(caret.span)?;
-                    let exp = self.unary()?;
+                    let Ok(exp) = self.unary() else {
+                        return Err(e);
+                    };
                     self.depth -= 1;
-                    return Ok(Expr::pow_expr(base, exp));
+                    let constant = exp.params().is_empty();
+                    if constant && !(unrepresentable && exp.as_constant().is_some()) {
+                        return Err(e);
+                    }
+                    return self.finite(Expr::pow_expr(base, exp), caret.span);
                 }
             }
         }

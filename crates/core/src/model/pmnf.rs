@@ -198,6 +198,9 @@ impl PartialOrd for Monomial {
     }
 }
 
+/// Largest number of term pairs a product of two PMNFs is expanded into.
+pub const MAX_PRODUCT_TERMS: usize = 256;
+
 /// A sum of coefficient × monomial terms; the constant term is the empty monomial.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Pmnf {
@@ -332,6 +335,11 @@ impl Pmnf {
     /// Product, expanded term by term (exact in the exponents); `None` on exponent
     /// overflow.
     pub fn mul(&self, other: &Pmnf) -> Option<Pmnf> {
+        // Expanding long products of sums grows exponentially (a 250-character model
+        // reached 25,000 terms); past this size the product stays a product.
+        if self.terms.len().saturating_mul(other.terms.len()) > MAX_PRODUCT_TERMS {
+            return None;
+        }
         let mut out = Pmnf::zero();
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {

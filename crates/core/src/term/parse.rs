@@ -12,10 +12,11 @@ use super::{
 use crate::diag::{Diagnostic, Span};
 use crate::model::{parse_model_with, Functions, NoFunctions};
 
-/// Deepest nesting of patterns accepted. Composition recurses once per level; this
-/// bound keeps parsing, composing and dropping a term well inside a 2 MiB thread stack
-/// while leaving room for the 1,000-level terms of the benchmark.
-pub const MAX_TERM_DEPTH: usize = 1500;
+/// Deepest nesting of patterns accepted. Parsing, composing, evaluating and printing
+/// recurse once per level; at this depth a release build needs about 1.25 MiB of stack,
+/// inside the 2 MiB of a test thread. (The benchmark's 1,000 patterns nest about 860
+/// levels deep.)
+pub const MAX_TERM_DEPTH: usize = 1000;
 
 /// Parse a term; errors name `origin` (`<term>` or a file path).
 ///
@@ -343,6 +344,9 @@ impl Parser<'_> {
 
     /// After an argument: `,` (then more, or a trailing `)`) or `)`.
     /// Returns `Some(close span)` at the end of the list.
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn separator(&mut self, name: &str, open: Span) -> Result<Option<Span>, Diagnostic> {
         let t = self.bump();
         match t.kind {
@@ -383,6 +387,9 @@ impl Parser<'_> {
         }
     }
 
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn list(&mut self, name: &str, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
         let mut items = Vec::new();
         if self.peek().kind == Tok::RParen {
@@ -413,6 +420,9 @@ impl Parser<'_> {
         }
     }
 
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn tpool(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
         if let Some(k) = self.at_keyword() {
             return Err(self
@@ -496,6 +506,9 @@ impl Parser<'_> {
     }
 
     /// A count: a positive integer or a parameter name.
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn count(&mut self, pattern: &str, what: &str) -> Result<Count, Diagnostic> {
         let t = self.peek();
         let hint = || {
@@ -544,6 +557,9 @@ impl Parser<'_> {
     }
 
     /// A model expression: everything up to the next top-level `,` or `)`.
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn expr_arg(&mut self, key: &str) -> Result<ExprArg, Diagnostic> {
         let b = self.src.as_bytes();
         let start = self.skip_ws(self.pos);
@@ -579,6 +595,9 @@ impl Parser<'_> {
         })
     }
 
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn name_arg(&mut self, key: &str) -> Result<Name, Diagnostic> {
         let t = self.peek();
         match &t.kind {
@@ -607,13 +626,16 @@ impl Parser<'_> {
     }
 
     /// Positional terms followed by keyword arguments (mapreduce, dc).
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn args(
         &mut self,
         pattern: &str,
         open: Span,
         positional: &[&str],
         keywords: &[Keyword],
-    ) -> Result<(Vec<Node>, Vec<(&'static str, KwValue)>, Span), Diagnostic> {
+    ) -> Result<Args, Diagnostic> {
         let mut terms = Vec::new();
         let mut kws: Vec<(&'static str, KwValue, Span)> = Vec::new();
         let usage = usage(pattern);
@@ -724,6 +746,9 @@ impl Parser<'_> {
         ))
     }
 
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn mapreduce(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
         let (terms, kws, close) =
             self.args("mapreduce", open, &["map", "reduce"], MAPREDUCE_KEYWORDS)?;
@@ -747,6 +772,9 @@ impl Parser<'_> {
         })
     }
 
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
     fn dc(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
         let (terms, kws, close) =
             self.args("dc", open, &["divide", "combine", "leaf"], DC_KEYWORDS)?;
@@ -769,6 +797,9 @@ impl Parser<'_> {
         })
     }
 }
+
+/// Positional terms, keyword values and the closing parenthesis of an argument list.
+type Args = (Vec<Node>, Vec<(&'static str, KwValue)>, Span);
 
 /// Keyword values by name (the parser has already checked presence and kinds).
 struct Kws(Vec<(&'static str, KwValue)>);

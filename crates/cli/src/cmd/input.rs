@@ -1,0 +1,60 @@
+//! Inputs shared by `predict`, `check` (and later commands): the components file, the
+//! term, the evaluation grid, and table/number formatting for people.
+
+use std::path::Path;
+
+use anyhow::Context;
+use comfy_table::{presets, Table};
+use perfcompose_core::components::{seed_table1, Components, LoadOptions};
+use perfcompose_core::compose::grid::Grid;
+use perfcompose_core::model::format_significant;
+use perfcompose_core::term::{parse_term, Term};
+use perfcompose_core::Diagnostic;
+
+/// Significant digits of numbers shown to people.
+pub const DIGITS: usize = 6;
+
+/// How components files are read: the place where the function library (communication
+/// models) and the fitter (`measurements = "file"`) get plugged in.
+pub fn load_options() -> LoadOptions<'static> {
+    LoadOptions::default()
+}
+
+/// The components of `--components FILE`, or the seed's Table 1 without one.
+pub fn components(path: Option<&Path>) -> Result<Components, Diagnostic> {
+    match path {
+        Some(p) => Components::load(p, load_options()),
+        None => Ok(seed_table1()),
+    }
+}
+
+/// The term from the command line or from `--term-file`.
+pub fn term(arg: Option<&str>, file: Option<&Path>) -> anyhow::Result<Term> {
+    match (arg, file) {
+        (Some(t), None) => Ok(parse_term("<term>", t)?),
+        (None, Some(f)) => {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read the term file {}", f.display()))?;
+            Ok(parse_term(&f.display().to_string(), &text)?)
+        }
+        _ => anyhow::bail!("give the term as an argument or with --term-file FILE, not both"),
+    }
+}
+
+pub fn grid(at: &[String]) -> Result<Grid, Diagnostic> {
+    Grid::parse(at)
+}
+
+/// A number for people.
+pub fn num(v: f64) -> String {
+    format_significant(v, DIGITS)
+}
+
+/// A table in the house style (plain ASCII, no wrapping: output is stable across
+/// terminals, which the golden tests rely on).
+pub fn table(header: Vec<String>) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::ASCII_BORDERS_ONLY_CONDENSED);
+    t.set_header(header);
+    t
+}
