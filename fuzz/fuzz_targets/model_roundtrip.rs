@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(e) => {
             let printed = e.to_string();
             let again = parse_model(&printed).expect("a printed model parses");
-            assert_eq!(again.to_string(), printed, "print -> parse -> print is a fixed point");
+            // The fixed point is promised below the expansion cap: beyond it, how far a
+            // product of sums was expanded depends on the order it was built in.
+            if e.is_canonical_size() {
+                assert_eq!(again.to_string(), printed, "print -> parse -> print is a fixed point");
+            }
             let _ = e.eval_at(&[("x", 1024.0), ("p", 8.0), ("n", 4.0), ("m", 2.0)]);
             let _ = e.leading();
             let _ = e.extrap();

@@ -9,7 +9,7 @@
 //! model = "(m*n - 1) / (m*n) * 12288 * x / 0.125"
 //!
 //! [components.scan]
-//! measurements = "scan.txt"           # fitted on load (once a fitter is plugged in)
+//! measurements = "scan.txt"           # fitted on load (`perfcompose predict` plugs in fit::DEFAULT_FITTER)
 //! ```
 //!
 //! Meaning of the names inside a component model: `x` is the component's own input size
@@ -17,6 +17,19 @@
 //! and `k` are bound by an enclosing `mapreduce` (nodes, threads per node, keys); every
 //! other name stays a free parameter of the composed model and needs a value (`--at`)
 //! when the model is evaluated.
+//!
+//! A `[machine]` table fixes machine parameters for every model of the file (a
+//! calibration's `alpha`, `beta`, `T_flops`, ...): each name is replaced by its value as
+//! the models are read.
+//!
+//! ```toml
+//! [machine]
+//! alpha = 2.6e-6     # s, from a ping-pong
+//! beta = 4.8e-11     # s per byte
+//!
+//! [components.sync]
+//! model = "allreduce_ring(p, 8 * x)"
+//! ```
 //!
 //! Model strings are parsed with a pluggable function library
 //! ([`crate::model::Functions`]), and a bad model is reported at its own line and column
@@ -59,6 +72,8 @@ pub struct Components {
     /// The file (or `built-in ...`) they came from.
     pub origin: String,
     entries: BTreeMap<String, Component>,
+    /// The `[machine]` table: parameters already replaced by these values in every model.
+    machine: BTreeMap<String, f64>,
 }
 
 /// Fits a model to a measurements file: the hook through which the modeler makes
@@ -89,6 +104,7 @@ impl Default for LoadOptions<'_> {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     components: Option<BTreeMap<String, Spanned<RawComponent>>>,
+    machine: Option<BTreeMap<String, Spanned<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -128,7 +144,7 @@ impl Components {
             }
             let d = Diagnostic::new(origin, source, span, msg);
             if e.message().contains("unknown field") {
-                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"`, and optionally `description`; components live in [components.NAME] tables")
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"`, and optionally `description`; components live in [components.NAME] tables, machine parameters in a [machine] table")
             } else {
                 d
             }
@@ -142,6 +158,34 @@ impl Components {
             )
             .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
         };
+        let mut machine = BTreeMap::new();
+        for (name, value) in raw.machine.unwrap_or_default() {
+            let span = Span::new(value.span().start, value.span().end);
+            let key = key_span(source, &name, value.span());
+            if let Err((msg, hint)) = check_name(&name) {
+                let msg = msg.replace("a component name", "a machine parameter");
+                return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
+            }
+            if RESERVED.contains(&name.as_str()) {
+                return Err(Diagnostic::new(
+                    origin,
+                    source,
+                    key,
+                    format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
+                )
+                .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
+            }
+            let v = value.into_inner();
+            if !v.is_finite() {
+                return Err(Diagnostic::new(
+                    origin,
+                    source,
+                    span,
+                    format!("machine parameter `{name}` must be a finite number"),
+                ));
+            }
+            machine.insert(name, v);
+        }
         let mut entries = BTreeMap::new();
         for (key, comp) in table {
             let name = key;
@@ -178,7 +222,24 @@ impl Components {
                         )
                         .with_hint("give the component a model instead: model = \"...\""));
                     };
-                    (fitter.fit(&name, &path)?, ComponentSource::Fitted { path })
+                    // A missing file is the components file's mistake: say so there.
+                    let model = fitter.fit(&name, &path).map_err(|d| {
+                        if path.exists() {
+                            d
+                        } else {
+                            Diagnostic::new(
+                                origin,
+                                source,
+                                span,
+                                format!(
+                                    "component `{name}`: measurements file `{}` not found",
+                                    path.display()
+                                ),
+                            )
+                            .with_hint("the path is relative to the components file's directory")
+                        }
+                    })?;
+                    (model, ComponentSource::Fitted { path })
                 }
                 (Some(_), Some(file)) => {
                     return Err(Diagnostic::new(
@@ -203,6 +264,9 @@ impl Components {
                     .with_hint("add model = \"536.185 * x\" (x is the component's input size)"))
                 }
             };
+            let model = machine
+                .iter()
+                .fold(model, |m, (p, v)| m.subst(p, &Expr::constant(*v)));
             entries.insert(
                 name.clone(),
                 Component {
@@ -225,7 +289,13 @@ impl Components {
         Ok(Components {
             origin: origin.to_string(),
             entries,
+            machine,
         })
+    }
+
+    /// The `[machine]` table of the file (its values are already in the models).
+    pub fn machine(&self) -> &BTreeMap<String, f64> {
+        &self.machine
     }
 
     /// Components from `(name, model)` pairs (built-in tables, tests).
@@ -250,6 +320,7 @@ impl Components {
         Ok(Components {
             origin: origin.to_string(),
             entries,
+            machine: BTreeMap::new(),
         })
     }
 
@@ -351,6 +422,7 @@ pub fn seed_table1() -> Components {
     Components {
         origin: "built-in (seed 000, Table 1)".to_string(),
         entries,
+        machine: BTreeMap::new(),
     }
 }
 
@@ -393,6 +465,9 @@ fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
 }
 
 /// A component name must be usable in a term.
+/// Names the patterns bind inside component models (see the module docs).
+const RESERVED: &[&str] = &["x", "m", "n", "k"];
+
 fn check_name(name: &str) -> Result<(), (String, String)> {
     let mut chars = name.chars();
     let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
@@ -616,5 +691,42 @@ mod tests {
             )
             .to_string()
         );
+    }
+
+    #[test]
+    fn a_machine_table_fixes_parameters_in_every_model() {
+        struct Lib;
+        impl Functions for Lib {
+            fn call(&self, name: &str, args: Vec<Expr>) -> Option<Result<Expr, String>> {
+                (name == "hockney").then(|| {
+                    Ok(Expr::add(
+                        Expr::param("alpha"),
+                        Expr::mul(Expr::param("beta"), args[0].clone()),
+                    ))
+                })
+            }
+            fn names(&self) -> Vec<String> {
+                vec!["hockney".into()]
+            }
+        }
+        let src = "[machine]\nalpha = 2e-6\nbeta = 1\n\n[components.msg]\nmodel = \"hockney(8 * x) + gamma\"\n";
+        let opts = LoadOptions {
+            library: &Lib,
+            ..LoadOptions::default()
+        };
+        let c = Components::parse("m.toml", src, Path::new("."), opts).unwrap();
+        assert_eq!(
+            c.get("msg").unwrap().model.to_string(),
+            "2e-6 + gamma + 8 * x"
+        );
+        assert_eq!(c.machine().get("beta"), Some(&1.0));
+        // Pattern-bound names and non-numbers are rejected where they are written.
+        let bad = "[machine]\nx = 3\n[components.a]\nmodel = \"x\"\n";
+        let d =
+            Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).unwrap_err();
+        assert!(d.message.contains("bound by the patterns"), "{}", d.message);
+        assert_eq!(crate::diag::line_col(bad, d.span.start), (2, 1));
+        let bad = "[machine]\nalpha = \"fast\"\n[components.a]\nmodel = \"x\"\n";
+        assert!(Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).is_err());
     }
 }

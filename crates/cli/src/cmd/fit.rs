@@ -1,9 +1,332 @@
-//! `perfcompose fit` (being built; see the open issues).
+//! `perfcompose fit FILE...`: fit performance models to measurements (Extra-P's job).
+//!
+//! Reads each file (Extra-P text, JSON Lines, Extra-P JSON, CSV, Extra-P experiments;
+//! see `docs/formats.md`), fits every
+//! callpath/metric series with the chosen modeler (or with user-given basis functions),
+//! and prints one line per series — the model in Extra-P's syntax and its SMAPE — or,
+//! with `--json`, the documented schema of `docs/fitting.md`.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+
+use perfcompose_core::fit::{self, Fit, FitOptions, Measure, DEFAULT_MODELER};
+use perfcompose_core::measure::csv::CsvOptions;
+use perfcompose_core::measure::{Format, ReadOptions, SeriesKey};
+use perfcompose_core::model::{format_q, Q};
+use perfcompose_core::Diagnostic;
+
+/// Files with at least this many series get a progress bar (on a terminal).
+const PROGRESS_MIN_SERIES: usize = 50;
 
 /// Flags of `perfcompose fit`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Measurement files: Extra-P text, JSON Lines, Extra-P JSON, CSV, ... (docs/formats.md).
+    #[arg(required_unless_present = "list_modelers")]
+    pub files: Vec<PathBuf>,
+    /// How the repetitions at a point are reduced: mean, median, minimum or maximum.
+    #[arg(long, default_value = "mean", value_parser = parse_measure)]
+    pub measure: Measure,
+    /// The modeler (`--list-modelers` shows them).
+    #[arg(long, default_value = DEFAULT_MODELER)]
+    pub modeler: String,
+    /// Fit these basis functions by least squares instead of searching a model, e.g.
+    /// "1, N, M" (seed 004's block costs). Repeat to compare coefficient sets.
+    #[arg(long)]
+    pub basis: Vec<String>,
+    /// Print JSON (schema in docs/fitting.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Also print RSS, adjusted R², coefficient standard errors and, per point, the
+    /// coefficient of variation of the repetitions.
+    #[arg(long)]
+    pub stats: bool,
+    /// List the modelers and exit.
+    #[arg(long)]
+    pub list_modelers: bool,
+    /// Read this format instead of detecting it (text, jsonl, json, csv, talpas,
+    /// extra-p, extrap3, cube).
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Accept negative values (a metric that can be negative).
+    #[arg(long)]
+    pub allow_negative: bool,
+    /// CSV: the parameter columns, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub csv_parameters: Vec<String>,
+    /// CSV: the value column(s), comma-separated (repetitions).
+    #[arg(long, value_delimiter = ',')]
+    pub csv_values: Vec<String>,
+    /// CSV: the callpath column(s), comma-separated (joined with `->`).
+    #[arg(long, value_delimiter = ',')]
+    pub csv_callpath: Vec<String>,
+    /// CSV: the metric column.
+    #[arg(long)]
+    pub csv_metric: Option<String>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`perfcompose fit` is not implemented yet")
+fn parse_measure(s: &str) -> Result<Measure, String> {
+    s.parse()
+}
+
+/// One fitted series, for printing.
+struct Row {
+    file: String,
+    key: SeriesKey,
+    basis: Option<String>,
+    fit: Fit,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.list_modelers {
+        for m in fit::modelers() {
+            let default = if m.name() == DEFAULT_MODELER {
+                " (default)"
+            } else {
+                ""
+            };
+            println!("{}{default}: {}", m.name(), m.description());
+        }
+        return Ok(());
+    }
+    let modeler = fit::modeler(&args.modeler).ok_or_else(|| {
+        let names: Vec<&str> = fit::modelers().iter().map(|m| m.name()).collect();
+        anyhow::anyhow!(
+            "unknown modeler `{}` (known: {})",
+            args.modeler,
+            names.join(", ")
+        )
+    })?;
+    let bases = args
+        .basis
+        .iter()
+        .map(|b| fit::parse_basis(b))
+        .collect::<Result<Vec<_>, Diagnostic>>()?;
+    let options = FitOptions {
+        measure: args.measure,
+        allow_negative: args.allow_negative,
+    };
+    let read = ReadOptions {
+        format: args
+            .format
+            .as_deref()
+            .map(str::parse::<Format>)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--format: {e}"))?,
+        allow_negative: args.allow_negative,
+        csv: CsvOptions {
+            parameters: args.csv_parameters.clone(),
+            values: args.csv_values.clone(),
+            callpath: args.csv_callpath.clone(),
+            metric: args.csv_metric.clone(),
+            ..CsvOptions::default()
+        },
+        ..ReadOptions::default()
+    };
+    let mut rows = Vec::new();
+    for path in &args.files {
+        let origin = path.display().to_string();
+        let exp = perfcompose_core::measure::read_path_with(path, &read)?;
+        let total = exp.series.len() * bases.len().max(1);
+        let bar = if total >= PROGRESS_MIN_SERIES {
+            let bar = ProgressBar::new(total as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} series")
+                    .expect("static template")
+                    .progress_chars("=> "),
+            );
+            bar.set_message(origin.clone());
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        for (key, points) in &exp.series {
+            let fail = |e: fit::FitError| -> anyhow::Error {
+                Diagnostic::whole(origin.clone(), format!("series {}: {e}", show_key(key))).into()
+            };
+            if bases.is_empty() {
+                let fit = modeler
+                    .fit(&exp.parameters, points, &options)
+                    .map_err(fail)?;
+                rows.push(Row {
+                    file: origin.clone(),
+                    key: key.clone(),
+                    basis: None,
+                    fit,
+                });
+                bar.inc(1);
+            }
+            for (text, basis) in args.basis.iter().zip(&bases) {
+                let fit = fit::fit_basis(&exp.parameters, points, basis, &options).map_err(fail)?;
+                rows.push(Row {
+                    file: origin.clone(),
+                    key: key.clone(),
+                    basis: Some(text.clone()),
+                    fit,
+                });
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
+    }
+    if args.json {
+        let models: Vec<Value> = rows.iter().map(|r| row_json(r, &args)).collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "models": models }))
+                .context("serialising the models")?
+        );
+    } else {
+        for r in &rows {
+            print_human(r, &args);
+        }
+    }
+    Ok(())
+}
+
+fn show_key(key: &SeriesKey) -> String {
+    let show = |s: &str| {
+        if s.is_empty() {
+            "<empty>".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    format!("{} / {}", show(&key.callpath), show(&key.metric))
+}
+
+fn print_human(r: &Row, args: &Args) {
+    let model = r.fit.model.extrap();
+    let s = &r.fit.stats;
+    match &r.basis {
+        None => println!(
+            "{}; {}; {}; SMAPE {:.3}%",
+            r.key.callpath, r.key.metric, model, s.smape
+        ),
+        Some(b) => println!(
+            "{}; {}; {}; R² {:.6}; SMAPE {:.3}%  [basis {b}]",
+            r.key.callpath, r.key.metric, model, s.r2, s.smape
+        ),
+    }
+    for w in &r.fit.warnings {
+        eprintln!("warning: {}: series {}: {w}", r.file, show_key(&r.key));
+    }
+    if args.stats {
+        println!(
+            "    RSS {:.6e}  R² {:.6}  adjusted R² {:.6}  points {}",
+            s.rss, s.r2, s.ar2, s.points
+        );
+        for c in &s.coefficients {
+            let se = c.std_error.map_or("–".to_string(), |e| format!("{e:.4e}"));
+            println!("    {:>24}  {:>14.6e} ± {se}", c.term, c.value);
+        }
+        for p in &r.fit.points {
+            let coord: Vec<String> = p.coordinate.iter().map(|v| format!("{v}")).collect();
+            let cv =
+                p.cv.map_or("–".to_string(), |cv| format!("{:.2}%", cv * 100.0));
+            println!(
+                "    at ({}): measured {:.6e}, model {:.6e}, CV {cv}",
+                coord.join(", "),
+                p.value,
+                p.predicted
+            );
+        }
+    }
+}
+
+/// An exponent for JSON: integers as numbers (`1`), fractions as exact strings for the
+/// polynomial exponent (`"3/2"`), as the schema says.
+fn q_json(q: Q) -> Value {
+    if q.is_integer() {
+        json!(*q.numer())
+    } else {
+        json!(format_q(q))
+    }
+}
+
+fn row_json(r: &Row, args: &Args) -> Value {
+    let fit = &r.fit;
+    let s = &fit.stats;
+    let mut constant = 0.0;
+    let mut constant_se = Value::Null;
+    let mut terms = Vec::new();
+    if let (Some(p), None) = (fit.pmnf(), &r.basis) {
+        // Coefficients in the statistics follow the PMNF's term order, constant first.
+        let mut se = s.coefficients.iter().map(|c| c.std_error);
+        for (c, m) in p.terms() {
+            let e = se.next().flatten();
+            if m.is_constant() {
+                constant = c;
+                constant_se = json!(e);
+                continue;
+            }
+            let factors: Vec<Value> = m
+                .factors()
+                .map(|(name, pw)| {
+                    json!({
+                        "parameter": name,
+                        "exponent": format_q(pw.exp),
+                        "log_exponent": q_json(pw.log),
+                    })
+                })
+                .collect();
+            terms.push(json!({"coefficient": c, "std_error": e, "factors": factors}));
+        }
+    } else if let Some(p) = fit.pmnf() {
+        constant = p.constant_term();
+        for (c, m) in p.terms().filter(|(_, m)| !m.is_constant()) {
+            let factors: Vec<Value> = m
+                .factors()
+                .map(|(name, pw)| {
+                    json!({"parameter": name, "exponent": format_q(pw.exp), "log_exponent": q_json(pw.log)})
+                })
+                .collect();
+            terms.push(json!({"coefficient": c, "factors": factors}));
+        }
+    }
+    let mut out = json!({
+        "callpath": r.key.callpath,
+        "metric": r.key.metric,
+        "parameters": fit.parameters,
+        "model": fit.model.extrap(),
+        "constant": constant,
+        "terms": terms,
+        "rss": finite(s.rss),
+        "smape": finite(s.smape),
+        "ar2": finite(s.ar2),
+        "file": r.file,
+        "modeler": if r.basis.is_some() { "basis".to_string() } else { args.modeler.clone() },
+        "measure": args.measure.name(),
+        "r2": finite(s.r2),
+        "constant_std_error": constant_se,
+        "points": fit.points.iter().map(|p| json!({
+            "coordinate": p.coordinate,
+            "value": p.value,
+            "predicted": p.predicted,
+            "cv": p.cv,
+        })).collect::<Vec<_>>(),
+        "warnings": fit.warnings,
+    });
+    if let Some(b) = &r.basis {
+        out["basis"] = json!(s
+            .coefficients
+            .iter()
+            .map(|c| json!({"function": c.term, "coefficient": c.value, "std_error": c.std_error}))
+            .collect::<Vec<_>>());
+        out["basis_text"] = json!(b);
+    }
+    out
+}
+
+/// JSON has no NaN: statistics that are undefined (adjusted R² without residual degrees
+/// of freedom) become null.
+fn finite(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
 }

@@ -8,7 +8,8 @@ use comfy_table::{presets, Table};
 use perfcompose_core::components::{seed_table1, Components, LoadOptions};
 use perfcompose_core::compose::grid::Grid;
 use perfcompose_core::model::format_significant;
-use perfcompose_core::term::{parse_term, Term};
+use perfcompose_core::skeleton::StandardLibrary;
+use perfcompose_core::term::{parse_term_with, Term};
 use perfcompose_core::Diagnostic;
 
 /// Significant digits of numbers shown to people.
@@ -17,7 +18,11 @@ pub const DIGITS: usize = 6;
 /// How components files are read: the place where the function library (communication
 /// models) and the fitter (`measurements = "file"`) get plugged in.
 pub fn load_options() -> LoadOptions<'static> {
-    LoadOptions::default()
+    LoadOptions {
+        library: &StandardLibrary,
+        fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
+        ..LoadOptions::default()
+    }
 }
 
 /// The components of `--components FILE`, or the seed's Table 1 without one.
@@ -31,11 +36,15 @@ pub fn components(path: Option<&Path>) -> Result<Components, Diagnostic> {
 /// The term from the command line or from `--term-file`.
 pub fn term(arg: Option<&str>, file: Option<&Path>) -> anyhow::Result<Term> {
     match (arg, file) {
-        (Some(t), None) => Ok(parse_term("<term>", t)?),
+        (Some(t), None) => Ok(parse_term_with("<term>", t, &StandardLibrary)?),
         (None, Some(f)) => {
             let text = std::fs::read_to_string(f)
                 .with_context(|| format!("cannot read the term file {}", f.display()))?;
-            Ok(parse_term(&f.display().to_string(), &text)?)
+            Ok(parse_term_with(
+                &f.display().to_string(),
+                &text,
+                &StandardLibrary,
+            )?)
         }
         _ => anyhow::bail!("give the term as an argument or with --term-file FILE, not both"),
     }
@@ -43,6 +52,23 @@ pub fn term(arg: Option<&str>, file: Option<&Path>) -> anyhow::Result<Term> {
 
 pub fn grid(at: &[String]) -> Result<Grid, Diagnostic> {
     Grid::parse(at)
+}
+
+/// Refuse `--at NAME=...` for a name the components file's `[machine]` table already
+/// fixed: the value would be silently ignored.
+pub fn check_machine(components: &Components, grid: &Grid) -> anyhow::Result<()> {
+    if let Some(name) = grid
+        .names()
+        .into_iter()
+        .find(|n| components.machine().contains_key(*n))
+    {
+        anyhow::bail!(
+            "`{name}` is fixed to {} by the [machine] table of {}; remove it there to vary it with --at",
+            num(components.machine()[name]),
+            components.origin
+        );
+    }
+    Ok(())
 }
 
 /// A number for people.

@@ -35,6 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let components = input::components(args.components.as_deref())?;
     let term = input::term(args.term.as_deref(), args.term_file.as_deref())?;
     let grid = input::grid(&args.at)?;
+    input::check_machine(&components, &grid)?;
     let opts = ComposeOptions { cores: args.cores };
     let p = predict(&term, &components, opts, &grid)?;
     if args.json {

@@ -73,7 +73,7 @@ pub fn fit_basis(
             )));
         }
     }
-    let data = prepare(parameters, points, options.measure)?;
+    let data = prepare(parameters, points, options)?;
     if data.len() < basis.len() {
         return Err(FitError::TooFewPoints {
             got: data.len(),

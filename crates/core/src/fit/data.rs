@@ -1,10 +1,10 @@
 //! Measurements checked and reduced to what the modelers fit: one value per coordinate
-//! (the chosen [`Measure`] of its repetitions), plus what the repetitions say about noise.
+//! (the chosen [`Measure`](crate::measure::Measure) of its repetitions), plus what the repetitions say about noise.
 
 use std::collections::BTreeMap;
 
-use super::{FitError, Measure};
-use crate::measure::Point;
+use super::{FitError, FitOptions};
+use crate::measure::{Point, Summary};
 
 /// Smallest relative standard deviation of a mean we trust. Exact (noise-free) data would
 /// otherwise make every numerical rounding look significant.
@@ -23,9 +23,13 @@ pub struct Prepared {
     /// Coefficient of variation of the repetitions per point (`None` with one repetition
     /// or a zero mean).
     pub cv: Vec<Option<f64>>,
-    /// Pooled estimate of the *relative* variance of a point's value (the variance of a
-    /// mean of `r` repetitions is `s²/r`) and its degrees of freedom; `None` without
-    /// repetitions.
+    /// How the noise grows with the value: the standard deviation of the repetitions
+    /// is modelled as `s ∝ mean^β`, `β` in [0, 1] estimated from the repetitions
+    /// (1, relative noise, when they cannot tell). Weights are `1 / y^(2β)`.
+    pub noise_power: f64,
+    /// Pooled estimate of the variance of a point's value in weight units,
+    /// `s²/(r·mean^(2β))` (the variance of a mean of `r` repetitions is `s²/r`), and its
+    /// degrees of freedom; `None` without repetitions.
     pub rel_var: Option<(f64, usize)>,
 }
 
@@ -38,8 +42,9 @@ impl Prepared {
         self.y.is_empty()
     }
 
-    /// Relative weights `1 / y²`, with values near zero floored so that a zero
-    /// measurement does not get infinite weight.
+    /// Weights `1 / y^(2β)` (`β` = [`Prepared::noise_power`]; relative weights `1/y²`
+    /// for relative noise), with values near zero floored so that a zero measurement
+    /// does not get infinite weight.
     pub fn relative_weights(&self) -> Vec<f64> {
         let top = self.y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if top == 0.0 {
@@ -48,10 +53,7 @@ impl Prepared {
         let floor = (top * 1e-6).max(f64::MIN_POSITIVE);
         self.y
             .iter()
-            .map(|v| {
-                let v = v.abs().max(floor);
-                1.0 / (v * v)
-            })
+            .map(|v| v.abs().max(floor).powf(-2.0 * self.noise_power))
             .collect()
     }
 
@@ -66,19 +68,61 @@ fn describe(coordinate: &[f64]) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// Check the points and reduce them. Errors name the offending coordinate.
+/// Statistics of several points listed at the same coordinate: exact from the pooled
+/// repetitions when all have them, else combined from their summaries (weighted mean,
+/// extreme minimum and maximum, pooled spread; the median is approximated by the
+/// weighted mean of the medians).
+fn combine(parts: &[&Point]) -> Option<Summary> {
+    if parts.iter().all(|p| !p.values.is_empty()) {
+        let all: Vec<f64> = parts
+            .iter()
+            .flat_map(|p| p.values.iter().copied())
+            .collect();
+        return Summary::of(&all);
+    }
+    let sums: Vec<Summary> = parts.iter().filter_map(|p| p.summary()).collect();
+    if sums.len() == 1 {
+        return Some(sums[0]);
+    }
+    let n: f64 = sums.iter().map(|s| s.repetitions.max(1) as f64).sum();
+    if sums.is_empty() || n == 0.0 {
+        return None;
+    }
+    let w = |s: &Summary| s.repetitions.max(1) as f64 / n;
+    let mean: f64 = sums.iter().map(|s| w(s) * s.mean).sum();
+    let var: f64 = sums
+        .iter()
+        .map(|s| w(s) * (s.std * s.std + (s.mean - mean) * (s.mean - mean)))
+        .sum();
+    Some(Summary {
+        mean,
+        median: sums.iter().map(|s| w(s) * s.median).sum(),
+        minimum: sums.iter().map(|s| s.minimum).fold(f64::INFINITY, f64::min),
+        maximum: sums
+            .iter()
+            .map(|s| s.maximum)
+            .fold(f64::NEG_INFINITY, f64::max),
+        std: var.sqrt(),
+        repetitions: sums.iter().map(|s| s.repetitions).sum(),
+    })
+}
+
+/// Check the points and reduce them. Errors name the offending coordinate. Points that
+/// carry only statistics (Extra-P's saved experiments) work as well as points with
+/// their repetitions.
 pub fn prepare(
     parameters: &[String],
     points: &[Point],
-    measure: Measure,
+    options: &FitOptions,
 ) -> Result<Prepared, FitError> {
+    let measure = options.measure;
     if points.is_empty() {
         return Err(FitError::NoPoints);
     }
     // Merge repeated coordinates (a file may list a point twice); keep first-seen order,
     // which Extra-P's line selection depends on.
-    let mut order: Vec<Vec<f64>> = Vec::new();
-    let mut merged: BTreeMap<Vec<u64>, Vec<f64>> = BTreeMap::new();
+    let mut order: Vec<Vec<u64>> = Vec::new();
+    let mut merged: BTreeMap<Vec<u64>, Vec<&Point>> = BTreeMap::new();
     for p in points {
         if p.coordinate.len() != parameters.len() {
             return Err(FitError::Dimension {
@@ -95,14 +139,22 @@ pub fn prepare(
                 });
             }
         }
-        for &v in &p.values {
+        let stats = p.summary();
+        let checked = p.values.iter().copied().chain(
+            stats
+                .filter(|_| p.values.is_empty())
+                .map(|s| [s.mean, s.median, s.minimum, s.maximum])
+                .into_iter()
+                .flatten(),
+        );
+        for v in checked {
             if !v.is_finite() {
                 return Err(FitError::NonFinite {
                     coordinate: describe(&p.coordinate),
                     value: v,
                 });
             }
-            if v < 0.0 {
+            if v < 0.0 && !options.allow_negative {
                 return Err(FitError::Negative {
                     coordinate: describe(&p.coordinate),
                     value: v,
@@ -110,56 +162,107 @@ pub fn prepare(
             }
         }
         let key: Vec<u64> = p.coordinate.iter().map(|v| (v + 0.0).to_bits()).collect();
-        let entry = merged.entry(key).or_insert_with(|| {
-            order.push(p.coordinate.clone());
-            Vec::new()
-        });
-        entry.extend_from_slice(&p.values);
+        merged
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(p);
     }
     let mut coords = Vec::with_capacity(order.len());
     let mut y = Vec::with_capacity(order.len());
     let mut mean = Vec::with_capacity(order.len());
     let mut cv = Vec::with_capacity(order.len());
-    let (mut rel_var_sum, mut rel_var_dof, mut rel_var_points) = (0.0, 0usize, 0usize);
-    for c in order {
-        let key: Vec<u64> = c.iter().map(|v| (v + 0.0).to_bits()).collect();
-        let values = &merged[&key];
-        if values.is_empty() {
+    // (repetitions, mean, sample variance) per point with at least two repetitions.
+    let mut spread: Vec<(f64, f64, f64)> = Vec::new();
+    for key in order {
+        let parts = &merged[&key];
+        let coordinate = parts[0].coordinate.clone();
+        let Some(stats) = combine(parts) else {
             return Err(FitError::EmptyPoint {
-                coordinate: describe(&c),
+                coordinate: describe(&coordinate),
             });
-        }
-        let r = values.len() as f64;
-        let m = values.iter().sum::<f64>() / r;
-        let var = if values.len() > 1 {
-            values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (r - 1.0)
-        } else {
-            0.0
         };
-        let point_cv = (values.len() > 1 && m > 0.0).then(|| var.sqrt() / m);
-        if values.len() > 1 && m > 0.0 {
-            // Relative variance of the mean at this point, pooled over points below.
-            rel_var_sum += var / r / (m * m) * (r - 1.0);
-            rel_var_dof += values.len() - 1;
-            rel_var_points += 1;
+        if let Some(sd) = stats.sample_std() {
+            if stats.mean != 0.0 {
+                spread.push((stats.repetitions as f64, stats.mean.abs(), sd * sd));
+            }
         }
-        y.push(measure.of(values));
-        mean.push(m);
-        cv.push(point_cv);
-        coords.push(c);
+        y.push(stats.get(measure));
+        mean.push(stats.mean);
+        cv.push(stats.cv());
+        coords.push(coordinate);
     }
-    let rel_var = (rel_var_points > 0).then(|| {
-        let v = rel_var_sum / rel_var_dof as f64;
-        (v.max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA), rel_var_dof)
+    let noise_power = noise_power(&spread);
+    let rel_var = (!spread.is_empty()).then(|| {
+        let (mut sum, mut dof) = (0.0, 0.0);
+        for &(r, m, var) in &spread {
+            sum += var / r / m.powf(2.0 * noise_power) * (r - 1.0);
+            dof += r - 1.0;
+        }
+        (
+            (sum / dof).max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA),
+            dof as usize,
+        )
     });
     Ok(Prepared {
         coords,
         y,
         mean,
         cv,
+        noise_power,
         rel_var,
     })
 }
+
+/// Points with repetitions needed to estimate how noise grows with the value.
+const NOISE_POWER_MIN_POINTS: usize = 4;
+/// ... and the spread of their log-means (natural log) needed: below it the values are
+/// too alike for the slope to mean anything.
+const NOISE_POWER_MIN_LOG_SPREAD: f64 = 1.0;
+
+/// `β` of `s ∝ mean^β`: half the slope of `ln s²` against `ln mean` (least squares over
+/// the points with repetitions), clamped to [0, 1] (between absolute and relative
+/// noise); 1 when the points cannot tell.
+fn noise_power(spread: &[(f64, f64, f64)]) -> f64 {
+    let pts: Vec<(f64, f64)> = spread
+        .iter()
+        .filter(|(_, m, var)| *m > 0.0 && *var > 0.0)
+        .map(|&(_, m, var)| (m.ln(), var.ln()))
+        .collect();
+    if pts.len() < NOISE_POWER_MIN_POINTS {
+        return 1.0;
+    }
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let mz = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxz: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - mz)).sum();
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        });
+    if hi - lo < NOISE_POWER_MIN_LOG_SPREAD || sxx <= 0.0 {
+        return 1.0;
+    }
+    let slope = sxz / sxx;
+    let a = mz - slope * mx;
+    let resid: f64 = pts.iter().map(|p| (p.1 - a - slope * p.0).powi(2)).sum();
+    let se = (resid / (n - 2.0) / sxx).sqrt() / 2.0;
+    let beta = slope / 2.0;
+    // Relative noise unless the repetitions clearly say otherwise: an estimate from a
+    // handful of points is itself noisy, and a wrong β costs more than it saves.
+    if (beta - 1.0).abs() < NOISE_POWER_EVIDENCE * se {
+        1.0
+    } else {
+        beta.clamp(0.0, 1.0)
+    }
+}
+
+/// Standard errors by which `β` must differ from 1 before it is used.
+const NOISE_POWER_EVIDENCE: f64 = 3.0;
 
 /// Groups of point indices that differ only in parameter `l` (a "line" along `l`),
 /// each sorted by the value of `l`, in order of first appearance.
@@ -203,7 +306,7 @@ mod tests {
             Point::new(vec![2.0], vec![20.0]),
             Point::new(vec![1.0], vec![10.0]),
         ];
-        let d = prepare(&names(&["x"]), &pts, Measure::Mean).unwrap();
+        let d = prepare(&names(&["x"]), &pts, &FitOptions::default()).unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d.y, vec![10.0, 20.0]);
         let (v, dof) = d.rel_var.unwrap();
@@ -224,7 +327,9 @@ mod tests {
             (vec![Point::new(vec![1.0], vec![])], "no values"),
             (vec![], "no points"),
         ] {
-            let e = prepare(&p, &pts, Measure::Mean).unwrap_err().to_string();
+            let e = prepare(&p, &pts, &FitOptions::default())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
         }
     }
@@ -235,8 +340,38 @@ mod tests {
             .iter()
             .map(|&(x, y)| Point::new(vec![x, y], vec![1.0]))
             .collect();
-        let d = prepare(&names(&["x", "y"]), &pts, Measure::Mean).unwrap();
+        let d = prepare(&names(&["x", "y"]), &pts, &FitOptions::default()).unwrap();
         assert_eq!(lines_along(&d, 0), vec![vec![0, 1, 3], vec![2]]);
         assert_eq!(lines_along(&d, 1), vec![vec![0, 2], vec![1], vec![3]]);
+    }
+}
+
+#[cfg(test)]
+mod noise_tests {
+    use super::*;
+
+    /// Deterministic "noise": repetitions at ±d around the mean.
+    fn points(scale: impl Fn(f64) -> f64) -> Vec<Point> {
+        [1.0, 10.0, 100.0, 1e3, 1e4, 1e5]
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                // Vary the spread a little so the regression has residuals.
+                let d = scale(m) * (1.0 + 0.1 * (i % 2) as f64);
+                Point::new(vec![i as f64 + 1.0], vec![m - d, m, m + d])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn noise_power_tells_absolute_from_relative_noise() {
+        let p = vec!["x".to_string()];
+        let relative = prepare(&p, &points(|m| 0.02 * m), &FitOptions::default()).unwrap();
+        assert_eq!(relative.noise_power, 1.0);
+        let absolute = prepare(&p, &points(|_| 0.5), &FitOptions::default()).unwrap();
+        assert!(absolute.noise_power < 0.1, "{}", absolute.noise_power);
+        // The pooled variance is then in absolute units: about d² / 3 per point.
+        let (v, _) = absolute.rel_var.unwrap();
+        assert!(v > 0.01 && v < 1.0, "{v}");
     }
 }

@@ -4,7 +4,7 @@
 //! `modelers/multi_parameter/multi_parameter_modeler.py` and `entities/hypotheses.py`:
 //!
 //! * **One parameter.** Start from the constant model (the mean; if its RSS is exactly 0,
-//!   stop there). Every building block `x^i · log2(x)^j` of the [`space`] (without logs when
+//!   stop there). Every building block `x^i · log2(x)^j` of the [`space`](super::space) (without logs when
 //!   any `x < 1`) gives the hypothesis `c0 + c1 · x^i · log2(x)^j`, scored by leave-one-out
 //!   cross-validated SMAPE: for each point, fit on the others by unweighted least squares,
 //!   zero `c0` when `|c0 / min(y)| < 0.0005` (the "clean constant" step; `|c0| < 0.0005`
@@ -277,16 +277,14 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
 fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec<String>) {
     let mut warnings = Vec::new();
     let n = data.len();
-    let d = parameters.len();
     // Per parameter, the line model; keep the non-constant ones.
     let mut kept: Vec<(usize, Power, SingleModel)> = Vec::new();
-    for l in 0..d {
+    for (l, name) in parameters.iter().enumerate() {
         let (xs, ys) = best_line(data, l, measure);
         if xs.len() < MIN_POINTS {
             warnings.push(format!(
-                "only {} points along `{}`; Extra-P wants at least {MIN_POINTS}",
-                xs.len(),
-                parameters[l]
+                "only {} points along `{name}`; Extra-P wants at least {MIN_POINTS}",
+                xs.len()
             ));
         }
         let m = single(&xs, &ys);
@@ -403,7 +401,7 @@ impl Modeler for ExtraP {
         points: &[Point],
         options: &FitOptions,
     ) -> Result<Fit, FitError> {
-        let data = prepare(parameters, points, options.measure)?;
+        let data = prepare(parameters, points, options)?;
         if parameters.is_empty() {
             let m = Pmnf::constant(mean(&data.y));
             return Ok(finish_pmnf(parameters, &data, m, None, Vec::new()));

@@ -8,6 +8,12 @@
 //! the rank ourselves on `R`'s diagonal because QR returns *some* answer for a rank-deficient
 //! matrix without saying so.
 
+// `!(a > b)` is deliberate throughout: a NaN must fail the check, which `a <= b` would
+// let through.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+// Index loops mirror the textbook triangular solves they implement.
+#![allow(clippy::needless_range_loop)]
+
 use nalgebra::{DMatrix, DVector};
 
 /// Relative size of `R`'s smallest diagonal entry (after column scaling) below which the

@@ -8,7 +8,7 @@
 //!
 //! | name | what it does |
 //! |---|---|
-//! | `perfcompose` (default) | weighted (relative-error) fits, noise estimated from the repetitions, term significance against that noise, up to two terms per parameter, multi-parameter exponents chosen from all lines at once ([`refined`]) |
+//! | `perfcompose` (default) | weighted (relative-error) fits, noise estimated from the repetitions, term significance against that noise, two terms where one parameter acts alone and the data supports them, multi-parameter exponents chosen from all lines at once ([`refined`]) |
 //! | `extrap` | Extra-P 4.2.5's default modeler reproduced: 42 single-term hypotheses, leave-one-out SMAPE, line-based multi-parameter combination ([`extrap`]) |
 //!
 //! Besides the modelers, [`basis::fit_basis`] fits user-given basis functions (`1, N, M`)
@@ -32,89 +32,27 @@
 pub mod basis;
 pub mod data;
 pub mod extrap;
+pub mod file;
 pub mod lsq;
 pub mod refined;
 pub mod space;
 pub mod synth;
 
-use std::fmt;
-use std::str::FromStr;
-
+pub use crate::measure::Measure;
 use crate::measure::Point;
 use crate::model::{Expr, Monomial, Pmnf};
 
 pub use basis::{fit_basis, parse_basis, BasisFit};
 pub use data::Prepared;
-
-/// How the repetitions at one coordinate are reduced to the value a model is fitted to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Measure {
-    #[default]
-    Mean,
-    Median,
-    Minimum,
-    Maximum,
-}
-
-impl Measure {
-    pub const ALL: [Measure; 4] = [
-        Measure::Mean,
-        Measure::Median,
-        Measure::Minimum,
-        Measure::Maximum,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Measure::Mean => "mean",
-            Measure::Median => "median",
-            Measure::Minimum => "minimum",
-            Measure::Maximum => "maximum",
-        }
-    }
-
-    /// The measure of a non-empty slice of values.
-    pub fn of(self, values: &[f64]) -> f64 {
-        match self {
-            Measure::Mean => values.iter().sum::<f64>() / values.len() as f64,
-            Measure::Median => {
-                let mut v = values.to_vec();
-                v.sort_by(f64::total_cmp);
-                let n = v.len();
-                if n % 2 == 1 {
-                    v[n / 2]
-                } else {
-                    (v[n / 2 - 1] + v[n / 2]) / 2.0
-                }
-            }
-            Measure::Minimum => values.iter().copied().fold(f64::INFINITY, f64::min),
-            Measure::Maximum => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
-}
-
-impl FromStr for Measure {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Measure, String> {
-        Measure::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                format!("unknown measure `{s}` (expected mean, median, minimum or maximum)")
-            })
-    }
-}
-
-impl fmt::Display for Measure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use file::{fit_component, ComponentFitter, DEFAULT_FITTER};
 
 /// Options every modeler understands.
 #[derive(Clone, Debug, Default)]
 pub struct FitOptions {
     pub measure: Measure,
+    /// Accept negative values (a metric that can be negative); by default a negative
+    /// value is an error, as it is for the readers.
+    pub allow_negative: bool,
 }
 
 /// Why a series could not be fitted. Messages are lower-case and name the coordinate; the

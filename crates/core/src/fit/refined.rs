@@ -5,53 +5,96 @@
 //! * **Relative error.** Times span orders of magnitude and their noise grows with them,
 //!   so every fit is weighted least squares with weights `1/y²` — it minimises relative,
 //!   not absolute, residuals (Extra-P's unweighted fit lets the largest point decide).
+//!   Where the repetitions clearly show noise growing more slowly than the value
+//!   (`s ∝ mean^β`, [`super::data::Prepared::noise_power`]), the weights are `1/y^(2β)`.
 //! * **The repetitions' spread.** The repetitions give an estimate `σ²` of the relative
 //!   variance of each point's value, independent of any model (pure error). A model's
 //!   weighted residual sum of squares divided by `σ²` is then on an absolute scale, so
 //!   models of different sizes compare by `χ² = WRSS/σ² + λ·k` (`k` coefficients,
-//!   `λ = z²`): a term is kept only if it explains `z²` times more than noise would. This
+//!   `λ = z²`, `z` raised to Student's t for the degrees of freedom of `σ²`): a term is
+//!   kept only if it explains `z²` times more than noise would. This
 //!   guards against over-fitting without holding points out, and it is what lets a
 //!   second term in where the data supports it. Without repetitions `σ²` is estimated
 //!   from the residuals of the richest candidate instead.
-//! * **Several terms.** One parameter may get `c0 + c1·t1 + c2·t2` (found by a forward
-//!   step and a swap pass over the space), accepted only under the rule above and with
+//! * **Several terms.** A parameter acting alone may get `c0 + c1·t1 + c2·t2` (every pair
+//!   of blocks, ranked from one Gram matrix), accepted only under the rule above and with
 //!   non-negative term coefficients (costs add up).
 //! * **All lines at once.** With several parameters, the exponent of each parameter is
 //!   chosen by pooling *every* line of points along it (each line with its own `c0`, `c1`,
 //!   which all of Extra-P's combination forms imply), not one averaged line; a parameter
 //!   counts as active when the pooled improvement over constants beats the `χ²` quantile
 //!   for that many lines. The active terms are then combined into products and sums
-//!   (Extra-P's forms plus the full hierarchical ones) fitted on all points, chosen by the
-//!   same criterion, and each exponent is re-checked against its runners-up in the chosen
-//!   form.
+//!   (Extra-P's forms plus all covering combinations of up to three products), each with
+//!   every combination of the parameters' statistically indistinguishable runner-up
+//!   exponents; one Gram matrix per combination ranks the forms, the best few are refitted
+//!   by QR, and the same criterion picks the model.
+//! * **Negative constants** cost one coefficient's worth of evidence (forbidden without
+//!   repetitions): a cost rarely has one, but `log2(p/500)` has.
+
+// `!(a > b)` is deliberate: a NaN must fail the check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+// Index loops mirror the textbook Cholesky solve they implement.
+#![allow(clippy::needless_range_loop)]
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
 use super::lsq::{affine, constant, lstsq};
-
-/// Weighted RSS of `y ≈ a + b·t` with `a ≥ 0` (see [`Ctx::fit`]).
-fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64]) -> Option<f64> {
-    let (a, _, wrss) = affine(t, y, w)?;
-    if a >= 0.0 {
-        return Some(wrss);
-    }
-    let (mut sty, mut stt) = (0.0, 0.0);
-    for k in 0..t.len() {
-        sty += w[k] * t[k] * y[k];
-        stt += w[k] * t[k] * t[k];
-    }
-    let b = sty / stt;
-    Some((0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum())
-}
 use super::space::{eval_power, usable_blocks};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
 use crate::measure::Point;
 use crate::model::{Monomial, Pmnf, Power};
 
-/// The modeler, with its one tuning knob.
+/// A multiply-rotate hasher for the small integer keys of the term cache (SipHash,
+/// the default, showed up in profiles; no adversary chooses these keys).
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Values of `(parameter, power)` at the parameter's distinct values.
+type PowerCache = HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>;
+
+/// Active parameters up to which all forms and exponent combinations are searched.
+const MAX_SEARCHED_PARAMETERS: usize = 4;
+
+/// [`forms`] for 1..=4 active parameters, built once.
+fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
+    static FORMS: OnceLock<Vec<Vec<Vec<Vec<usize>>>>> = OnceLock::new();
+    &FORMS.get_or_init(|| (0..=MAX_SEARCHED_PARAMETERS).map(forms).collect())[k]
+}
+
+/// A runner-up exponent is re-checked in the combined model when its pooled line RSS is
+/// within this many `z²` of the best one's.
+const ALTERNATIVE_MARGIN: f64 = 2.0;
+
+/// Multi-parameter candidates (form × exponents) ranked best by the Gram shortcut and
+/// refitted exactly.
+const REFINED_FORMS: usize = 6;
+
+/// The modeler, with its tuning knobs.
 #[derive(Clone, Copy, Debug)]
 pub struct Refined {
     /// Significance in standard deviations: a term must reduce `WRSS/σ²` by `z²`.
@@ -73,6 +116,36 @@ impl Default for Refined {
     }
 }
 
+/// Weighted RSS of `y ≈ a + b·t`, where a negative constant `a` costs `neg_cost` (see
+/// [`Ctx::fit`]).
+fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64], neg_cost: f64) -> Option<f64> {
+    let (a, _, wrss) = affine(t, y, w)?;
+    if a >= 0.0 {
+        return Some(wrss);
+    }
+    let (mut sty, mut stt) = (0.0, 0.0);
+    for k in 0..t.len() {
+        sty += w[k] * t[k] * y[k];
+        stt += w[k] * t[k] * t[k];
+    }
+    let b = sty / stt;
+    let through_origin: f64 = (0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum();
+    Some(through_origin.min(wrss + neg_cost))
+}
+
+/// The Student-t quantile with `dof` degrees of freedom at the normal quantile `z`
+/// (Cornish–Fisher expansion; exact enough for the tail used here, and `z` itself for
+/// many degrees of freedom).
+fn student_t(z: f64, dof: usize) -> f64 {
+    if dof == 0 {
+        return z;
+    }
+    let n = dof as f64;
+    let z3 = z * z * z;
+    let z5 = z3 * z * z;
+    z + (z3 + z) / (4.0 * n) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * n * n)
+}
+
 /// Wilson–Hilferty approximation of the χ² quantile with `k` degrees of freedom at `z`
 /// standard deviations above the mean.
 fn chi2_quantile(k: f64, z: f64) -> f64 {
@@ -91,6 +164,8 @@ struct Candidate {
     /// Constant first, then one per term.
     coef: Vec<f64>,
     wrss: f64,
+    /// Added to `wrss` when scoring: the price of a negative constant.
+    penalty: f64,
 }
 
 impl Candidate {
@@ -108,7 +183,10 @@ struct Ctx<'a> {
     /// 5×5×5 grid, not 125), which is most of what makes this modeler fast.
     index: Vec<Vec<usize>>,
     distinct: Vec<Vec<f64>>,
-    powers: RefCell<HashMap<(usize, Power), Rc<Vec<f64>>>>,
+    powers: RefCell<PowerCache>,
+    /// What a negative constant costs, in weighted-RSS units: `λ·σ²` with repetitions,
+    /// infinite (forbidden) without.
+    neg_cost: f64,
 }
 
 impl<'a> Ctx<'a> {
@@ -132,7 +210,8 @@ impl<'a> Ctx<'a> {
             lambda,
             index,
             distinct,
-            powers: RefCell::new(HashMap::new()),
+            powers: RefCell::new(HashMap::default()),
+            neg_cost: data.rel_var.map_or(f64::INFINITY, |(v, _)| lambda * v),
         }
     }
 
@@ -173,14 +252,24 @@ impl<'a> Ctx<'a> {
         let cols: Vec<Vec<f64>> = terms.iter().map(|t| self.column(t)).collect();
         let mut refs: Vec<&[f64]> = vec![&ones];
         refs.extend(cols.iter().map(|c| c.as_slice()));
-        let mut s = lstsq(&refs, &self.data.y, Some(&self.w), false).ok()?;
-        if s.coef[0] < 0.0 {
-            // A cost has no negative constant: the constrained optimum then lies on
-            // c0 = 0 (the problem is convex), so refit without the constant column.
+        let s = lstsq(&refs, &self.data.y, Some(&self.w), false).ok()?;
+        let mut penalty = 0.0;
+        let s = if s.coef[0] < 0.0 {
+            // Costs rarely have a negative constant: the constrained optimum lies on
+            // c0 = 0 (the problem is convex), so refit without the constant column, and
+            // keep the negative constant only if it is worth `neg_cost` (a coefficient's
+            // worth of evidence; infinite without repetitions to judge by).
             let mut z = lstsq(&refs[1..], &self.data.y, Some(&self.w), false).ok()?;
             z.coef.insert(0, 0.0);
-            s = z;
-        }
+            if z.wrss <= s.wrss + self.neg_cost {
+                z
+            } else {
+                penalty = self.neg_cost;
+                s
+            }
+        } else {
+            s
+        };
         if terms.len() >= 2 && s.coef[1..].iter().any(|&c| c < 0.0) {
             return None;
         }
@@ -188,11 +277,12 @@ impl<'a> Ctx<'a> {
             terms,
             coef: s.coef,
             wrss: s.wrss,
+            penalty,
         })
     }
 
     fn score(&self, c: &Candidate, sigma2: f64) -> f64 {
-        c.wrss / sigma2 + self.lambda * c.size() as f64
+        (c.wrss + c.penalty) / sigma2 + self.lambda * c.size() as f64
     }
 }
 
@@ -236,7 +326,7 @@ fn rank_parameter(ctx: &Ctx, l: usize) -> Option<Ranking> {
             for (g, (_, y, w)) in lines.iter().zip(&per_line) {
                 t.clear();
                 t.extend(g.iter().map(|&k| pv[ctx.index[l][k]]));
-                total += affine_nonnegative_constant(&t, y, w)?;
+                total += affine_nonnegative_constant(&t, y, w, ctx.neg_cost)?;
             }
             Some((p, total))
         })
@@ -285,7 +375,7 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
     if k > max_terms && !out.contains(&singles) {
         out.push(singles);
     }
-    if k >= 2 && k <= 3 {
+    if (2..=3).contains(&k) {
         out.push(subsets.clone());
     }
     out
@@ -294,7 +384,13 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
 impl Refined {
     fn select(&self, parameters: &[String], data: &Prepared) -> (Pmnf, Vec<f64>, Vec<String>) {
         let mut warnings = Vec::new();
-        let ctx = Ctx::new(data, self.z * self.z, parameters.len());
+        // With σ² estimated from few repetitions, a term must clear a higher bar: the
+        // normal quantile `z` becomes Student's t quantile for the pure-error degrees of
+        // freedom.
+        let z = data
+            .rel_var
+            .map_or(self.z, |(_, dof)| student_t(self.z, dof));
+        let ctx = Ctx::new(data, z * z, parameters.len());
         let n = data.len();
         let (c0, const_wrss) = constant(&data.y, &ctx.w);
         let constant_model = || Pmnf::constant(c0);
@@ -309,12 +405,11 @@ impl Refined {
         }
         // Per parameter: the pooled ranking of its terms.
         let mut rankings: Vec<Option<Ranking>> = Vec::new();
-        for l in 0..parameters.len() {
+        for (l, name) in parameters.iter().enumerate() {
             let r = rank_parameter(&ctx, l);
             if r.is_none() {
                 warnings.push(format!(
-                    "parameter `{}` never takes 3 values with the others fixed; treated as having no effect",
-                    parameters[l]
+                    "parameter `{name}` never takes 3 values with the others fixed; treated as having no effect"
                 ));
             }
             rankings.push(r);
@@ -347,11 +442,13 @@ impl Refined {
             let Some(&(_, best)) = r.ranked.first() else {
                 continue;
             };
-            if (r.const_wrss - best) / sigma2 > chi2_quantile(r.lines as f64, self.z) {
+            if (r.const_wrss - best) / sigma2 > chi2_quantile(r.lines as f64, z) {
+                // Runners-up that the lines cannot tell from the best.
                 let alts = r
                     .ranked
                     .iter()
                     .take(self.alternatives.max(1))
+                    .take_while(|(_, w)| (w - best) / sigma2 <= ALTERNATIVE_MARGIN * ctx.lambda)
                     .map(|(p, _)| *p)
                     .collect();
                 active.push((l, alts));
@@ -366,15 +463,70 @@ impl Refined {
                 .map(|t| t.iter().map(|&i| (active[i].0, choice[i])).collect())
                 .collect()
         };
-        // Fit every form with each parameter's best exponent.
-        let mut fitted: Vec<(Candidate, Option<Vec<Vec<usize>>>)> = forms(active.len())
-            .into_iter()
-            .filter_map(|form| Some((ctx.fit(build(&form, &choice))?, Some(form))))
-            .collect();
-        // One parameter: a second term where the data supports it.
-        if parameters.len() == 1 && active.len() == 1 {
-            if let Some(two) = self.second_term(&ctx) {
-                fitted.push((two, None));
+        let mut fitted: Vec<Candidate> = Vec::new();
+        if active.len() == 1 {
+            if let Some(c) = ctx.fit(build(&[vec![0]], &choice)) {
+                fitted.push(c);
+            }
+            // One parameter that matters: a second term where the data supports it.
+            if let Some(two) = self.second_term(&ctx, active[0].0) {
+                fitted.push(two);
+            }
+        } else if active.len() > MAX_SEARCHED_PARAMETERS {
+            // Beyond four active parameters the combinations explode; fall back to
+            // Extra-P's two forms (the product and the sum) with the best exponents.
+            let k = active.len();
+            for form in [
+                vec![(0..k).collect()],
+                (0..k).map(|i| vec![i]).collect::<Vec<_>>(),
+            ] {
+                if let Some(c) = ctx.fit(build(&form, &choice)) {
+                    fitted.push(c);
+                }
+            }
+        } else {
+            // Every form with every combination of each parameter's runners-up (its
+            // best exponent along the lines is not always its best inside a product or
+            // a sum), ranked cheaply from one Gram matrix per combination; the best few
+            // are refitted by QR.
+            let k = if active.len() <= 3 {
+                self.alternatives.max(1)
+            } else {
+                2
+            };
+            let mut combos: Vec<Vec<Power>> = vec![Vec::new()];
+            for (_, alts) in &active {
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        alts.iter().take(k).map(move |a| {
+                            let mut c = c.clone();
+                            c.push(*a);
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            let all_forms = forms_cached(active.len());
+            let sigma2_rank = sigma2;
+            let mut ranked: Vec<(f64, usize, usize)> = Vec::new();
+            for (ci, combo) in combos.iter().enumerate() {
+                let gram = Gram::new(&ctx, &active, combo);
+                for (fi, form) in all_forms.iter().enumerate() {
+                    if let Some(wrss) = gram.wrss(form, data.len(), ctx.neg_cost) {
+                        let score = wrss / sigma2_rank + ctx.lambda * (form.len() + 1) as f64;
+                        ranked.push((score, ci, fi));
+                    }
+                }
+            }
+            if ranked.len() > REFINED_FORMS {
+                ranked.select_nth_unstable_by(REFINED_FORMS, |a, b| a.0.total_cmp(&b.0));
+                ranked.truncate(REFINED_FORMS);
+            }
+            for &(_, ci, fi) in &ranked {
+                if let Some(c) = ctx.fit(build(&all_forms[fi], &combos[ci])) {
+                    fitted.push(c);
+                }
             }
         }
         // Without repetitions, σ² for choosing among sizes comes from the best residual
@@ -383,34 +535,18 @@ impl Refined {
             Some((v, _)) => v,
             None => fitted
                 .iter()
-                .filter(|(c, _)| n > c.size())
-                .map(|(c, _)| c.wrss / (n - c.size()) as f64)
+                .filter(|c| n > c.size())
+                .map(|c| c.wrss / (n - c.size()) as f64)
                 .fold(sigma2, f64::min)
                 .max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA),
         };
-        let Some((mut cand, form)) = fitted
+        let Some(cand) = fitted
             .into_iter()
-            .min_by(|a, b| ctx.score(&a.0, sigma2).total_cmp(&ctx.score(&b.0, sigma2)))
+            .min_by(|a, b| ctx.score(a, sigma2).total_cmp(&ctx.score(b, sigma2)))
         else {
             warnings.push("no model could be fitted; constant model used".into());
             return (constant_model(), ctx.w, warnings);
         };
-        // Re-check each exponent against its runners-up within the chosen form.
-        if let (Some(form), true) = (form, active.len() > 1) {
-            let mut choice = choice;
-            for i in 0..active.len() {
-                for alt in active[i].1.clone().into_iter().skip(1) {
-                    let mut trial = choice.clone();
-                    trial[i] = alt;
-                    if let Some(c) = ctx.fit(build(&form, &trial)) {
-                        if c.wrss < cand.wrss {
-                            cand = c;
-                            choice = trial;
-                        }
-                    }
-                }
-            }
-        }
         // The constant-only model competes too.
         let const_score = const_wrss / sigma2 + ctx.lambda;
         if const_score <= ctx.score(&cand, sigma2) {
@@ -433,14 +569,14 @@ impl Refined {
     /// (Frisch–Waugh–Lovell), `O(blocks²)` after an `O(blocks² · n)` Gram matrix. These
     /// squared-condition numbers only rank the pairs; the few best are refitted by QR,
     /// which also enforces the sign constraints.
-    fn second_term(&self, ctx: &Ctx) -> Option<Candidate> {
+    fn second_term(&self, ctx: &Ctx, l: usize) -> Option<Candidate> {
         let data = ctx.data;
         let n = data.len();
         if n < 5 {
             // Three coefficients need at least two residual degrees of freedom.
             return None;
         }
-        let blocks = usable_blocks(data.column(0));
+        let blocks = usable_blocks(data.column(l));
         let sw: Vec<f64> = ctx.w.iter().map(|w| w.sqrt()).collect();
         let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
         let norm = dot(&sw, &sw).sqrt();
@@ -455,8 +591,8 @@ impl Refined {
         let cols: Vec<Option<Vec<f64>>> = blocks
             .iter()
             .map(|b| {
-                let pv = ctx.power_values(0, *b);
-                let raw: Vec<f64> = (0..n).map(|k| sw[k] * pv[ctx.index[0][k]]).collect();
+                let pv = ctx.power_values(l, *b);
+                let raw: Vec<f64> = (0..n).map(|k| sw[k] * pv[ctx.index[l][k]]).collect();
                 let scale = dot(&raw, &raw).sqrt();
                 let c = off_constant(raw);
                 let len = dot(&c, &c).sqrt();
@@ -486,10 +622,161 @@ impl Refined {
         scored
             .into_iter()
             .take(4)
-            .filter_map(|(_, a, b)| ctx.fit(vec![vec![(0, blocks[a])], vec![(0, blocks[b])]]))
+            .filter_map(|(_, a, b)| ctx.fit(vec![vec![(l, blocks[a])], vec![(l, blocks[b])]]))
             .min_by(|x, y| x.wrss.total_cmp(&y.wrss))
     }
 }
+
+/// The weighted, unit-length columns of every product of the active parameters' terms
+/// (one per non-empty subset, plus the constant) and their Gram matrix, so that any form
+/// — a set of those products — is scored by a tiny normal-equation solve.
+struct Gram {
+    cols: Vec<Vec<f64>>,
+    g: Vec<Vec<f64>>,
+    yw: Vec<f64>,
+    /// `colsᵀ·yw` and `ywᵀ·yw`.
+    rhs: Vec<f64>,
+    yy: f64,
+}
+
+impl Gram {
+    fn new(ctx: &Ctx, active: &[(usize, Vec<Power>)], choice: &[Power]) -> Gram {
+        let k = active.len();
+        let n = ctx.data.len();
+        let sw: Vec<f64> = ctx.w.iter().map(|w| w.sqrt()).collect();
+        let yw: Vec<f64> = (0..n).map(|i| sw[i] * ctx.data.y[i]).collect();
+        // Column 0: the constant; column `mask`: the product over the set bits.
+        let mut cols: Vec<Vec<f64>> = Vec::with_capacity(1 << k);
+        for mask in 0usize..(1 << k) {
+            let term: Vec<(usize, Power)> = (0..k)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| (active[i].0, choice[i]))
+                .collect();
+            let raw = ctx.column(&term);
+            let mut c: Vec<f64> = raw.iter().zip(&sw).map(|(v, s)| v * s).collect();
+            let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 0.0 && norm.is_finite() {
+                c.iter_mut().for_each(|v| *v /= norm);
+            }
+            cols.push(c);
+        }
+        let m = cols.len();
+        let mut g = vec![vec![0.0; m]; m];
+        for a in 0..m {
+            for b in a..m {
+                let d: f64 = cols[a].iter().zip(&cols[b]).map(|(x, y)| x * y).sum();
+                g[a][b] = d;
+                g[b][a] = d;
+            }
+        }
+        let rhs = cols
+            .iter()
+            .map(|c| c.iter().zip(&yw).map(|(x, y)| x * y).sum())
+            .collect();
+        let yy = yw.iter().map(|y| y * y).sum();
+        Gram {
+            cols,
+            g,
+            yw,
+            rhs,
+            yy,
+        }
+    }
+
+    /// Weighted RSS of a form (constant plus the given products), with the constant
+    /// constrained to be non-negative and term coefficients to be non-negative when
+    /// there are several; `None` when the columns are (nearly) dependent or a sign
+    /// constraint fails.
+    fn wrss(&self, form: &[Vec<usize>], n: usize, neg_cost: f64) -> Option<f64> {
+        if form.len() + 1 >= n {
+            return None;
+        }
+        let mut idx: Vec<usize> = vec![0];
+        idx.extend(
+            form.iter()
+                .map(|t| t.iter().map(|i| 1usize << i).sum::<usize>()),
+        );
+        let (mut beta, mut explained) = self.solve(&idx)?;
+        let mut penalty = 0.0;
+        if beta[0] < 0.0 {
+            match self.solve(&idx[1..]) {
+                Some((mut b, e)) if self.yy - e <= self.yy - explained + neg_cost => {
+                    b.insert(0, 0.0);
+                    beta = b;
+                    explained = e;
+                }
+                _ if neg_cost.is_finite() => penalty = neg_cost,
+                _ => return None,
+            }
+        }
+        if form.len() >= 2 && beta[1..].iter().any(|&c| c < 0.0) {
+            return None;
+        }
+        let fast = self.yy - explained;
+        if fast > EXACT_FIT * self.yy {
+            return Some(fast + penalty);
+        }
+        // A (nearly) exact fit: the difference above is all rounding, sum the residuals.
+        let mut wrss = 0.0;
+        for (i, y) in self.yw.iter().enumerate() {
+            let p: f64 = idx
+                .iter()
+                .zip(&beta)
+                .map(|(&c, b)| b * self.cols[c][i])
+                .sum();
+            wrss += (y - p) * (y - p);
+        }
+        Some(wrss + penalty)
+    }
+
+    /// Least squares on the columns `idx` by Cholesky of their Gram matrix: the
+    /// coefficients and the explained sum of squares `|L⁻¹Aᵀy|²`.
+    fn solve(&self, idx: &[usize]) -> Option<(Vec<f64>, f64)> {
+        let p = idx.len();
+        let mut l = vec![vec![0.0; p]; p];
+        for a in 0..p {
+            for b in 0..=a {
+                let mut s = self.g[idx[a]][idx[b]];
+                for c in 0..b {
+                    s -= l[a][c] * l[b][c];
+                }
+                if a == b {
+                    if !(s > GRAM_PIVOT) {
+                        return None;
+                    }
+                    l[a][a] = s.sqrt();
+                } else {
+                    l[a][b] = s / l[b][b];
+                }
+            }
+        }
+        let rhs: Vec<f64> = idx.iter().map(|&c| self.rhs[c]).collect();
+        let mut z = vec![0.0; p];
+        for a in 0..p {
+            let mut s = rhs[a];
+            for c in 0..a {
+                s -= l[a][c] * z[c];
+            }
+            z[a] = s / l[a][a];
+        }
+        let mut beta = vec![0.0; p];
+        for a in (0..p).rev() {
+            let mut s = z[a];
+            for c in a + 1..p {
+                s -= l[c][a] * beta[c];
+            }
+            beta[a] = s / l[a][a];
+        }
+        Some((beta, z.iter().map(|z| z * z).sum()))
+    }
+}
+
+/// Below this fraction of `yᵀWy` a residual is recomputed point by point.
+const EXACT_FIT: f64 = 1e-8;
+
+/// Smallest Cholesky pivot of unit-length columns treated as independent (a squared
+/// sine of the angle to the span of the others).
+const GRAM_PIVOT: f64 = 1e-12;
 
 fn monomial(parameters: &[String], term: &[(usize, Power)]) -> Monomial {
     let mut m = Monomial::one();
@@ -507,7 +794,7 @@ impl Modeler for Refined {
     }
 
     fn description(&self) -> &'static str {
-        "relative-error weighted fits judged against the repetitions' noise; up to two terms per parameter; exponents from all lines at once (default)"
+        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once"
     }
 
     fn fit(
@@ -516,7 +803,7 @@ impl Modeler for Refined {
         points: &[Point],
         options: &FitOptions,
     ) -> Result<Fit, FitError> {
-        let data = prepare(parameters, points, options.measure)?;
+        let data = prepare(parameters, points, options)?;
         let (model, w, warnings) = self.select(parameters, &data);
         Ok(finish_pmnf(parameters, &data, model, Some(&w), warnings))
     }

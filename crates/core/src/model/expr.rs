@@ -243,6 +243,14 @@ impl Expr {
                 x => rest.push(x),
             }
         }
+        // Re-scaling (`c · core` distributing into a quotient or a max) can turn two
+        // different terms into like terms; merge again until nothing changes. Each
+        // round removes at least one term, so this ends.
+        if rest.len() > 1 && has_like_terms(&rest) {
+            let mut again = vec![Expr::Poly(poly)];
+            again.extend(rest);
+            return Expr::sum_of(again);
+        }
         sort_canonical(&mut rest);
         match (poly.is_zero(), rest.len()) {
             (_, 0) => Expr::Poly(poly),
@@ -397,6 +405,12 @@ impl Expr {
 
     /// Normalise a flat list of factors into the canonical `Mul` shape.
     fn rebuild_mul(fs: Vec<Expr>) -> Expr {
+        Expr::rebuild_mul_with(fs, true)
+    }
+
+    /// [`Expr::rebuild_mul`]; `absorb` lets a single term move into the first factor that
+    /// takes scalars (done at most once per call chain, so this always ends).
+    fn rebuild_mul_with(fs: Vec<Expr>, absorb: bool) -> Expr {
         let mut poly: Option<Pmnf> = None;
         let mut rest = Vec::new();
         let mut leftover_polys = Vec::new();
@@ -422,6 +436,22 @@ impl Expr {
             }
         }
         sort_canonical(&mut rest);
+        // A single term next to a factor that absorbs scalars (max, min, a quotient, a
+        // sum) goes into the first such factor: `c · max(a, b) · f = max(c·a, c·b) · f`.
+        // This is the shape the parser produces from the printed form, so printing stays
+        // a fixed point.
+        if absorb && leftover_polys.is_empty() {
+            if let Some((c, m)) = poly.as_ref().and_then(Pmnf::as_single_term) {
+                if c != 1.0 || !m.is_constant() {
+                    if let Some(i) = rest.iter().position(|f| absorbs_scalars(f, m)) {
+                        let (c, m) = (c, m.clone());
+                        let absorbed = Expr::scale(c, &m, rest.remove(i));
+                        rest.push(absorbed);
+                        return Expr::rebuild_mul_with(rest, false);
+                    }
+                }
+            }
+        }
         rest.extend(leftover_polys);
         let poly = poly.filter(|p| p.as_constant() != Some(1.0));
         match (poly, rest.len()) {
@@ -492,8 +522,8 @@ impl Expr {
     /// (or both are constants), a `PowE` node otherwise.
     pub fn pow_expr(a: Expr, b: Expr) -> Expr {
         if let Some(k) = b.as_constant() {
-            if k.fract() == 0.0 && k.abs() <= 1e6 {
-                return Expr::pow(a, Q::from_integer(k as i64));
+            if let Some(q) = super::parse::exponent_as_q(k) {
+                return Expr::pow(a, q);
             }
             if let Some(c) = a.as_constant() {
                 return Expr::constant(c.powf(k));
@@ -920,6 +950,43 @@ impl Expr {
         }
     }
 
+    /// True when some product was left unexpanded because expanding it would exceed
+    /// the cap on product size (a product with two PMNF factors, or with a sum among its
+    /// factors). Such models are equivalent but not canonical; see
+    /// [`super::ROUND_TRIP_NODES`].
+    pub fn hit_expansion_cap(&self) -> bool {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Poly(_) => {}
+                Expr::Mul(v) => {
+                    let polys = v.iter().filter(|f| matches!(f, Expr::Poly(_))).count();
+                    if polys > 1 || v.iter().any(|f| matches!(f, Expr::Add(_))) {
+                        return true;
+                    }
+                    stack.extend(v);
+                }
+                Expr::Add(v) | Expr::Max(v) | Expr::Min(v) => stack.extend(v),
+                Expr::Div(a, b) | Expr::PowE(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Expr::Pow(a, _) | Expr::Log2(a) | Expr::Ceil(a) | Expr::Floor(a) => stack.push(a),
+                Expr::Sum { from, to, body, .. } => {
+                    stack.push(from);
+                    stack.push(to);
+                    stack.push(body);
+                }
+            }
+        }
+        false
+    }
+
+    /// True when print → parse → print is promised to be a fixed point for this model.
+    pub fn is_canonical_size(&self) -> bool {
+        self.node_count() <= super::ROUND_TRIP_NODES && !self.hit_expansion_cap()
+    }
+
     /// Number of nodes (a size measure for benchmarks and limits).
     pub fn node_count(&self) -> usize {
         1 + match self {
@@ -1028,6 +1095,28 @@ fn merge_like_terms(others: Vec<(Expr, Monomial, f64)>) -> Vec<(Expr, Monomial, 
     slots.into_iter().flatten().collect()
 }
 
+/// Factors that take the scalar `c · m` into themselves under [`Expr::scale`].
+fn absorbs_scalars(e: &Expr, m: &Monomial) -> bool {
+    match e {
+        Expr::Max(_) | Expr::Min(_) | Expr::Div(_, _) | Expr::Add(_) => true,
+        Expr::Sum { var, .. } => !m.params().any(|p| p == var),
+        _ => false,
+    }
+}
+
+/// True when two of the (non-PMNF) summands differ only in their scalar factor.
+fn has_like_terms(rest: &[Expr]) -> bool {
+    let mut keys: Vec<(Expr, Monomial)> = rest
+        .iter()
+        .map(|e| {
+            let (_, m, core) = split_scalar(e.clone());
+            (core, m)
+        })
+        .collect();
+    keys.sort_by(|a, b| cmp_structure(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
 /// Split `c · m · core` (a `Mul` led by a single PMNF term) into its parts, so like
 /// terms can be merged in sums.
 fn split_scalar(e: Expr) -> (f64, Monomial, Expr) {
@@ -1041,6 +1130,13 @@ fn split_scalar(e: Expr) -> (f64, Monomial, Expr) {
                 Expr::Mul(rest)
             };
             return (c, m, core);
+        }
+    }
+    // A quotient with a single-term numerator is `c · m · (1 / d)`: its scalar lives in
+    // the numerator (where `scale` puts it), so pull it out to see like terms.
+    if let Expr::Div(n, d) = &e {
+        if let Some((c, m)) = n.single_term() {
+            return (c, m.clone(), Expr::Div(Box::new(Expr::one()), d.clone()));
         }
     }
     (1.0, Monomial::one(), e)

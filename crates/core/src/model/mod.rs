@@ -17,6 +17,13 @@ mod parse;
 mod pmnf;
 mod print;
 
+/// Models up to this many nodes ([`Expr::node_count`]) whose products were all expanded
+/// print canonically: print → parse → print is a fixed point ([`Expr::is_canonical_size`]).
+/// Larger models still parse, print and evaluate, but a product of sums beyond the
+/// expansion cap (`MAX_PRODUCT_TERMS` term pairs) may come back grouped differently (an
+/// equivalent model), since how far it expands depends on the order it was built in.
+pub const ROUND_TRIP_NODES: usize = 2_000;
+
 /// Exact rational exponents.
 pub type Q = num_rational::Ratio<i64>;
 

@@ -239,6 +239,16 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr, style: Style) {
             }
         }
         Expr::Mul(args) => {
+            // `-1 * f * g` reads as `-f * g` (the unary minus binds to the first factor).
+            let args = match args.split_first() {
+                Some((Expr::Poly(p), rest))
+                    if p.as_constant() == Some(-1.0) && !rest.is_empty() =>
+                {
+                    out.push('-');
+                    rest
+                }
+                _ => &args[..],
+            };
             for (i, a) in args.iter().enumerate() {
                 if i > 0 {
                     out.push_str(" * ");

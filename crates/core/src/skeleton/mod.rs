@@ -1,1 +1,19 @@
-//! Analytic skeleton models: parallel matrix multiplication (seed 002) and hypercube divide and conquer (seed 004).
+//! Analytic skeleton models: parallel matrix multiplication (seed 002) and hypercube
+//! divide and conquer (seed 004).
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Matmul`] | Fox's broadcast–multiply–roll on a `√N × √N` mesh: the seed's eqs. 5 and 9 for Dryad and MPI, the same derivation for any broadcast algorithm, parallel efficiency and overhead |
+//! | [`Hypercube`] | the HDC recursion `Σ_j [Div(S/2^j) + Comb(S/2^j) + Ex(K_j)] + Seq(S/P)` over block models |
+//! | [`StandardLibrary`] | every function of the model language (these skeletons and [`crate::comm`]'s communication models), for components files |
+//!
+//! Models come back as [`crate::model::Expr`]s: they print, compose with other models
+//! and evaluate once their machine parameters are known.
+
+mod dc;
+mod library;
+mod matmul;
+
+pub use dc::{exchange_words, DcError, Hypercube, LEVEL};
+pub use library::{SkeletonLibrary, StandardLibrary};
+pub use matmul::{names as matmul_names, Matmul};

@@ -1,0 +1,198 @@
+//! Fitting a component's model from a measurements file (`measurements = "file"` in a
+//! components file): read the file, pick the series that belongs to the component, fit
+//! it with a modeler.
+//!
+//! The series is the file's only one, or the one whose callpath is the component's name
+//! (or ends with `->NAME`); among several metrics of that callpath, `time` is preferred.
+//! The model keeps the file's parameter names, so a component's input size should be
+//! called `x` in its measurements, as in a model string.
+
+use std::path::Path;
+
+use super::{FitOptions, Measure, Modeler};
+use crate::components::Fitter;
+use crate::diag::Diagnostic;
+use crate::measure::{read_path, Experiment, SeriesKey};
+use crate::model::Expr;
+
+/// Which series of `exp` belongs to `component`.
+fn pick<'a>(exp: &'a Experiment, component: &str) -> Result<&'a SeriesKey, String> {
+    let keys: Vec<&SeriesKey> = exp.series.keys().collect();
+    if keys.len() == 1 {
+        return Ok(keys[0]);
+    }
+    let suffix = format!("->{component}");
+    let named: Vec<&SeriesKey> = keys
+        .iter()
+        .copied()
+        .filter(|k| k.callpath == component || k.callpath.ends_with(&suffix))
+        .collect();
+    match named.len() {
+        1 => Ok(named[0]),
+        0 => Err(format!(
+            "has {} series and none is called `{component}` (series: {})",
+            keys.len(),
+            list(&keys)
+        )),
+        _ => named
+            .iter()
+            .copied()
+            .find(|k| k.metric == "time")
+            .ok_or_else(|| {
+                format!(
+                    "has several series called `{component}` and none with metric `time` ({})",
+                    list(&named)
+                )
+            }),
+    }
+}
+
+fn list(keys: &[&SeriesKey]) -> String {
+    const SHOWN: usize = 8;
+    let mut names: Vec<String> = keys.iter().take(SHOWN).map(|k| k.to_string()).collect();
+    if keys.len() > SHOWN {
+        names.push(format!("and {} more", keys.len() - SHOWN));
+    }
+    names.join(", ")
+}
+
+/// Read `path` and fit the series of `component` with `modeler`. Errors are located in
+/// the measurements file (a bad file at its line and column; a series that cannot be
+/// fitted at its first point).
+pub fn fit_component(
+    component: &str,
+    path: &Path,
+    modeler: &dyn Modeler,
+    options: &FitOptions,
+) -> Result<Expr, Diagnostic> {
+    let exp = read_path(path)?;
+    let key = pick(&exp, component).map_err(|msg| {
+        exp.diagnostic(
+            None,
+            format!("component `{component}`: the measurements file {msg}"),
+        )
+        .with_hint("give each component its own file, or name the callpath after the component")
+    })?;
+    let fit = modeler
+        .fit(&exp.parameters, &exp.series[key], options)
+        .map_err(|e| {
+            exp.diagnostic(
+                exp.series_span(key),
+                format!("component `{component}`: series {key}: {e}"),
+            )
+        })?;
+    Ok(fit.model)
+}
+
+/// The fitter components files use for `measurements = "file"`: a modeler and its
+/// options, plugged into [`crate::components::LoadOptions::fitter`].
+pub struct ComponentFitter {
+    pub modeler: &'static dyn Modeler,
+    pub options: FitOptions,
+}
+
+impl Fitter for ComponentFitter {
+    fn fit(&self, component: &str, path: &Path) -> Result<Expr, Diagnostic> {
+        fit_component(component, path, self.modeler, &self.options)
+    }
+}
+
+/// The default modeler on the mean of the repetitions: what `perfcompose predict` fits
+/// components with.
+pub static DEFAULT_FITTER: ComponentFitter = ComponentFitter {
+    modeler: &super::REFINED,
+    options: FitOptions {
+        measure: Measure::Mean,
+        allow_negative: false,
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::modeler;
+
+    fn write(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("perfcompose-fit-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn two_regions() -> String {
+        let mut s = String::from("PARAMETER x\nPOINTS ( 2 ) ( 4 ) ( 8 ) ( 16 ) ( 32 )\n");
+        for (region, k) in [("scan", 3.0), ("main->sort", 0.5)] {
+            s.push_str(&format!("REGION {region}\nMETRIC time\n"));
+            for x in [2.0f64, 4.0, 8.0, 16.0, 32.0] {
+                let v = 1.0 + k * x * x.log2();
+                s.push_str(&format!("DATA {} {} {}\n", v * 0.999, v, v * 1.001));
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn the_component_picks_its_series_by_callpath() {
+        let path = write("two.txt", &two_regions());
+        let m = modeler("perfcompose").unwrap();
+        let scan = fit_component("scan", &path, m, &FitOptions::default()).unwrap();
+        assert_eq!(scan.rounded(3), "1 + 3 * x * log2(x)");
+        let sort = fit_component("sort", &path, m, &FitOptions::default()).unwrap();
+        assert_eq!(sort.rounded(3), "1 + 0.5 * x * log2(x)");
+        let e = fit_component("merge", &path, m, &FitOptions::default()).unwrap_err();
+        assert!(
+            e.message.contains("none is called `merge`"),
+            "{}",
+            e.message
+        );
+        assert!(e.origin.ends_with("two.txt"));
+    }
+
+    #[test]
+    fn components_files_fit_their_measurements_on_load() {
+        use crate::components::{Components, LoadOptions};
+        let dir = write("two.txt", &two_regions())
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let toml =
+            "[components.scan]\nmeasurements = \"two.txt\"\n\n[components.inc]\nmodel = \"2\"\n";
+        let opts = LoadOptions {
+            fitter: Some(&DEFAULT_FITTER),
+            ..LoadOptions::default()
+        };
+        let c = Components::parse("design.toml", toml, &dir, opts).unwrap();
+        assert_eq!(
+            c.get("scan").unwrap().model.rounded(3),
+            "1 + 3 * x * log2(x)"
+        );
+        // A component whose series is missing is an error located in the measurements file.
+        let toml = "[components.merge]\nmeasurements = \"two.txt\"\n";
+        let e = Components::parse("design.toml", toml, &dir, opts).unwrap_err();
+        assert!(
+            e.message.contains("none is called `merge`"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn unreadable_or_unfittable_files_are_located_errors() {
+        let m = modeler("perfcompose").unwrap();
+        let e = fit_component(
+            "scan",
+            Path::new("/nonexistent/scan.txt"),
+            m,
+            &FitOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.origin.contains("scan.txt"));
+        let bad = write(
+            "bad.txt",
+            "PARAMETER x\nPOINTS ( 1 )\nREGION r\nMETRIC time\nDATA 1 x\n",
+        );
+        let e = fit_component("r", &bad, m, &FitOptions::default()).unwrap_err();
+        assert_eq!(e.line_col().0, 5);
+    }
+}
