@@ -527,6 +527,7 @@ fn fit_series(series: &Series, opts: &Options) -> Result<Expr, Error> {
             &points,
             &FitOptions {
                 measure: opts.measure,
+                allow_negative: false,
             },
         )
         .map_err(|e| Error::Run(format!("cannot fit `{}`: {e}", series.name)))?;
@@ -629,7 +630,8 @@ pub fn run_suite_with(
             .iter()
             .map(|p| Compared {
                 x: p.x,
-                measured: opts.measure.of(&p.values),
+                measured: perfcompose_core::measure::Summary::of(&p.values)
+                    .map_or(f64::NAN, |s| s.get(opts.measure)),
                 cv: p.cv,
                 predicted: eval(&modular, p.x as f64),
             })
