@@ -106,7 +106,18 @@ impl Expr {
 }
 
 fn extremum_leading(v: &[Expr], is_max: bool) -> Option<Pmnf> {
-    let leads: Vec<Pmnf> = v.iter().map(Expr::leading).collect::<Option<_>>()?;
+    let leads: Vec<Pmnf> = if is_max {
+        v.iter().map(Expr::leading).collect::<Option<_>>()?
+    } else {
+        // A minimum is at most each of its arguments, so the arguments whose growth is
+        // known bound it: `min(1, p - 2^floor(log2(p)))` (a non-power-of-two correction
+        // in a collective) grows at most like 1. With no known argument: unknown.
+        let known: Vec<Pmnf> = v.iter().filter_map(Expr::leading).collect();
+        if known.is_empty() {
+            return None;
+        }
+        known
+    };
     if is_max {
         // Union of all leading terms, keeping the larger coefficient per monomial.
         let mut best: BTreeMap<Monomial, f64> = BTreeMap::new();
@@ -229,6 +240,13 @@ mod tests {
         assert_eq!(e.leading().unwrap().to_string(), "258.5425 * x * log2(x)");
         let d = m("x^2 / (x + 1)");
         assert_eq!(d.leading().unwrap().to_string(), "x");
+    }
+
+    #[test]
+    fn a_minimum_is_bounded_by_its_known_arguments() {
+        let e = m("x * log2(p) + min(1, p - 2^floor(log2(p)))");
+        assert_eq!(e.leading().unwrap().to_string(), "log2(p) * x");
+        assert_eq!(m("min(3, log2(x + 1))").leading().unwrap().to_string(), "3");
     }
 
     #[test]
