@@ -147,6 +147,41 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("included (calibrated)"));
+
+    // predict adds the calibrated overhead of the design (and says so), unless told not to.
+    let cal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let nop = cal["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["term"] == "nop")
+        .map(|p| p["ns_per_element"].as_f64().unwrap())
+        .unwrap();
+    let predict = |extra: &[&str]| {
+        let mut args = vec!["predict", "qsort", "--at", "x=1024", "--json"];
+        args.extend_from_slice(extra);
+        let o = perfcompose(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let with = predict(&["--calibration", file.to_str().unwrap()]);
+    let without = predict(&["--no-overhead"]);
+    let (a, b) = (
+        with["values"][0]["value"].as_f64().unwrap(),
+        without["values"][0]["value"].as_f64().unwrap(),
+    );
+    // A single block through the runtime costs one stage's hand-off (the `nop` program).
+    assert!((a - b - nop).abs() <= 1e-9 * a, "{a} - {b} != {nop}");
+    assert!(with["notes"].to_string().contains("runtime's own cost"));
+    // A named calibration that does not exist is an error, not a silent default.
+    let o = perfcompose(&["predict", "qsort", "--calibration", "/nonexistent/cal.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no overhead calibration"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

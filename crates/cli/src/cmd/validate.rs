@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use perfcompose_core::fit::Measure;
 use perfcompose_runtime::bench::Sampling;
-use perfcompose_runtime::overhead::{self, Calibration};
+use perfcompose_runtime::overhead;
 use perfcompose_runtime::validate::{self, Options, Report, Suite};
 use perfcompose_runtime::Plan;
 
@@ -156,17 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let overhead = if args.no_overhead {
         None
     } else {
-        let path = args.calibration.clone().or_else(Calibration::default_path);
-        match path {
-            Some(p) => {
-                let c = Calibration::load(&p).map_err(anyhow::Error::from)?;
-                if c.is_none() && args.calibration.is_some() {
-                    bail!("no calibration at {}", p.display());
-                }
-                c
-            }
-            None => None,
-        }
+        super::input::calibration(args.calibration.as_deref())?.map(|(c, _)| c)
     };
     let opts = Options {
         cores,
