@@ -21,7 +21,6 @@ pub fn load_options() -> LoadOptions<'static> {
     LoadOptions {
         library: &StandardLibrary,
         fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
-        ..LoadOptions::default()
     }
 }
 
