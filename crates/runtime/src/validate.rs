@@ -748,33 +748,6 @@ pub fn coefficient_error(modular: &Expr, monolithic: &Expr, x_max: f64) -> f64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use perfcompose_core::model::parse_model;
-
-    /// Exact arithmetic on a few terms.
-    const TOL: f64 = 1e-9;
-
-    #[test]
-    fn coefficient_error_compares_the_terms_that_dominate_where_measured() {
-        let m = |s: &str| parse_model(s).unwrap();
-        // Same monomial: coefficient ratio; constants ignored.
-        let e = coefficient_error(
-            &m("5000 + 1100 * x * log2(x)"),
-            &m("1000 * x * log2(x)"),
-            1e5,
-        );
-        assert!((e - 0.1).abs() < TOL, "{e}");
-        // The asymptotically larger x*log2(x)^2 is negligible at x = 64.
-        let e = coefficient_error(&m("24000 * x + 0.7 * x * log2(x)^2"), &m("25000 * x"), 64.0);
-        assert!((e - 0.04).abs() < TOL, "{e}");
-        // Maximum: the larger branch where measured.
-        let e = coefficient_error(&m("300 + max(2 * x, 100 + 0.5 * x)"), &m("2.2 * x"), 1e4);
-        assert!((e - 0.2 / 2.2).abs() < TOL, "{e}");
-    }
-}
-
 /// Why a row missed its target, as far as the measurements tell.
 fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
     let mut r = Vec::new();
@@ -820,4 +793,31 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
         ));
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfcompose_core::model::parse_model;
+
+    /// Exact arithmetic on a few terms.
+    const TOL: f64 = 1e-9;
+
+    #[test]
+    fn coefficient_error_compares_the_terms_that_dominate_where_measured() {
+        let m = |s: &str| parse_model(s).unwrap();
+        // Same monomial: coefficient ratio; constants ignored.
+        let e = coefficient_error(
+            &m("5000 + 1100 * x * log2(x)"),
+            &m("1000 * x * log2(x)"),
+            1e5,
+        );
+        assert!((e - 0.1).abs() < TOL, "{e}");
+        // The asymptotically larger x*log2(x)^2 is negligible at x = 64.
+        let e = coefficient_error(&m("24000 * x + 0.7 * x * log2(x)^2"), &m("25000 * x"), 64.0);
+        assert!((e - 0.04).abs() < TOL, "{e}");
+        // Maximum: the larger branch where measured.
+        let e = coefficient_error(&m("300 + max(2 * x, 100 + 0.5 * x)"), &m("2.2 * x"), 1e4);
+        assert!((e - 0.2 / 2.2).abs() < TOL, "{e}");
+    }
 }
