@@ -158,8 +158,22 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         .find(|p| p["term"] == "nop")
         .map(|p| p["ns_per_element"].as_f64().unwrap())
         .unwrap();
+    let blocks = dir.join("blocks.toml");
+    std::fs::write(
+        &blocks,
+        "[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"\n",
+    )
+    .unwrap();
     let predict = |extra: &[&str]| {
-        let mut args = vec!["predict", "qsort", "--at", "x=1024", "--json"];
+        let mut args = vec![
+            "predict",
+            "qsort",
+            "--components",
+            blocks.to_str().unwrap(),
+            "--at",
+            "x=1024",
+            "--json",
+        ];
         args.extend_from_slice(extra);
         let o = perfcompose(&args);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -174,6 +188,18 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     // A single block through the runtime costs one stage's hand-off (the `nop` program).
     assert!((a - b - nop).abs() <= 1e-9 * a, "{a} - {b} != {nop}");
     assert!(with["notes"].to_string().contains("runtime's own cost"));
+    // The built-in components (the paper's machine) get no overhead of this machine.
+    let builtin = perfcompose(&[
+        "predict",
+        "qsort",
+        "--at",
+        "x=1024",
+        "--json",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    let builtin: serde_json::Value = serde_json::from_slice(&builtin.stdout).unwrap();
+    assert_eq!(builtin["values"][0]["value"].as_f64().unwrap(), b);
     // A named calibration that does not exist is an error, not a silent default.
     let o = perfcompose(&["predict", "qsort", "--calibration", "/nonexistent/cal.json"]);
     assert_eq!(o.status.code(), Some(2));

@@ -45,10 +45,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let grid = input::grid(&args.at)?;
     input::check_machine(&components, &grid)?;
     let opts = ComposeOptions { cores: args.cores };
+    // The built-in components are the seed paper's measurements on its own machine:
+    // this machine's runtime overhead does not belong to them.
     let overhead = if args.no_overhead {
         None
     } else {
-        overhead_for(&term, args.calibration.as_deref())?
+        overhead_for(&term, args.calibration.as_deref())?.filter(|_| args.components.is_some())
     };
     let p = predict_with_overhead(&term, &components, opts, &grid, overhead.as_ref())?;
     if args.json {
