@@ -117,7 +117,11 @@ struct CnstState {
     end: u32,
     /// Position in the light list, or `NOT_LIGHT`.
     light_pos: u32,
+    /// `remaining / usage`, the level at which it saturates (see [`Solver::one_round`]).
+    level: f64,
     fatpipe: bool,
+    /// Among the first to saturate (see [`Solver::one_round`]).
+    first: bool,
 }
 
 /// Per-variable state of a solve.
@@ -174,7 +178,9 @@ impl Solver {
             start: 0,
             end: 0,
             light_pos: NOT_LIGHT,
+            level: 0.0,
             fatpipe,
+            first: false,
         });
         (self.cnst.len() - 1) as u32
     }
@@ -231,6 +237,9 @@ impl Solver {
         let nv = self.vars.len();
         self.values.clear();
         self.values.resize(nv, 0.0);
+        if self.one_round() {
+            return &self.values;
+        }
         // constraint -> variables (CSR), in variable order: prefix sums of the counts, fill.
         let mut acc = 0u32;
         for c in self.cnst.iter_mut() {
@@ -343,6 +352,46 @@ impl Solver {
             }
         }
         &self.values
+    }
+
+    /// The first round of progressive filling when it is the only one: the constraints
+    /// that saturate first (lowest `remaining / usage`) hold every variable and no variable
+    /// bound is below that level, so every variable is fixed at `level / penalty` — a
+    /// component whose flows all cross one saturated backbone. Checked and computed with
+    /// the operations of the full algorithm (same sums, same division, same comparisons),
+    /// so the rates are bit for bit the same, without building the constraint-to-variable
+    /// lists; false (nothing written) when more rounds are needed.
+    fn one_round(&mut self) -> bool {
+        let mut min_usage = -1.0f64;
+        for cs in self.cnst.iter_mut() {
+            if cs.remaining > cs.prec && cs.usage > 0.0 {
+                cs.level = cs.remaining / cs.usage;
+                if min_usage < 0.0 || min_usage > cs.level {
+                    min_usage = cs.level;
+                }
+            } else {
+                cs.level = -1.0;
+            }
+        }
+        if min_usage < 0.0 {
+            return false;
+        }
+        for cs in self.cnst.iter_mut() {
+            cs.first = cs.level == min_usage;
+        }
+        for var in &self.vars {
+            let bound_binds = var.bound > 0.0 && var.bound * var.penalty < min_usage;
+            let saturated = self.var_cnst[var.start as usize..var.end as usize]
+                .iter()
+                .any(|&c| self.cnst[c as usize].first);
+            if bound_binds || !saturated {
+                return false;
+            }
+        }
+        for (value, var) in self.values.iter_mut().zip(&self.vars) {
+            *value = min_usage / var.penalty;
+        }
+        true
     }
 
     fn drop_light(&mut self, c: usize) {
