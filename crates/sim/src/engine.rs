@@ -257,6 +257,8 @@ const NO_CNST: u32 = u32::MAX;
 enum Rates {
     /// `Sim::values[i]` for the i-th flow of the component.
     Values,
+    /// The solver's last solution, in the same order.
+    Solver,
     /// `level / penalty` (one binding link).
     Level(f64),
 }
@@ -318,6 +320,13 @@ fn order_key(t: f64, seq: u64) -> u128 {
     (u128::from(monotone) << 64) | u128::from(seq)
 }
 
+/// The (time, seq) an [`order_key`] was made of.
+fn from_order_key(k: u128) -> (f64, u64) {
+    let m = (k >> 64) as u64;
+    let bits = if m >> 63 == 1 { m & !(1 << 63) } else { !m };
+    (f64::from_bits(bits), k as u64)
+}
+
 /// A scheduled event, ordered by its key alone.
 #[derive(Clone, Copy, Debug)]
 struct Scheduled {
@@ -359,19 +368,29 @@ enum Ev {
 /// entry instead of leaving a stale event behind (which made the main heap grow).
 #[derive(Default)]
 struct FlowQueue {
-    /// (time, seq, flow)
-    heap: Vec<(f64, u64, u32)>,
+    /// (order key of (time, seq), flow): the key is computed once per entry, not at each
+    /// comparison.
+    heap: Vec<(u128, u32)>,
     /// Position of each flow in `heap`, or u32::MAX.
     pos: Vec<u32>,
 }
 
 impl FlowQueue {
-    fn less(a: &(f64, u64, u32), b: &(f64, u64, u32)) -> bool {
-        order_key(a.0, a.1) < order_key(b.0, b.1)
+    fn less(a: &(u128, u32), b: &(u128, u32)) -> bool {
+        a.0 < b.0
     }
 
+    /// The earliest entry: (time, seq, flow).
     fn peek(&self) -> Option<(f64, u64, u32)> {
-        self.heap.first().copied()
+        self.heap.first().map(|&(k, f)| {
+            let (t, seq) = from_order_key(k);
+            (t, seq, f)
+        })
+    }
+
+    /// The earliest entry's order key.
+    fn peek_key(&self) -> Option<u128> {
+        self.heap.first().map(|e| e.0)
     }
 
     fn set(&mut self, f: u32, t: f64, seq: u64) {
@@ -380,14 +399,14 @@ impl FlowQueue {
         }
         let p = self.pos[f as usize];
         if p == u32::MAX {
-            self.heap.push((t, seq, f));
+            self.heap.push((order_key(t, seq), f));
             let i = self.heap.len() - 1;
             self.pos[f as usize] = i as u32;
             self.up(i);
         } else {
             let i = p as usize;
             let old = self.heap[i];
-            self.heap[i] = (t, seq, f);
+            self.heap[i] = (order_key(t, seq), f);
             if Self::less(&self.heap[i], &old) {
                 self.up(i);
             } else {
@@ -409,7 +428,7 @@ impl FlowQueue {
         self.heap.pop();
         self.pos[f as usize] = u32::MAX;
         if i < self.heap.len() {
-            self.pos[self.heap[i].2 as usize] = i as u32;
+            self.pos[self.heap[i].1 as usize] = i as u32;
             self.up(i);
             self.down(i);
         }
@@ -432,9 +451,9 @@ impl FlowQueue {
         let p = self.pos[f as usize];
         if p == u32::MAX {
             self.pos[f as usize] = self.heap.len() as u32;
-            self.heap.push((t, seq, f));
+            self.heap.push((order_key(t, seq), f));
         } else {
-            self.heap[p as usize] = (t, seq, f);
+            self.heap[p as usize] = (order_key(t, seq), f);
         }
     }
 
@@ -448,7 +467,7 @@ impl FlowQueue {
         }
         self.heap.swap_remove(p as usize);
         self.pos[f as usize] = u32::MAX;
-        if let Some(&(_, _, g)) = self.heap.get(p as usize) {
+        if let Some(&(_, g)) = self.heap.get(p as usize) {
             self.pos[g as usize] = p;
         }
     }
@@ -477,7 +496,7 @@ impl FlowQueue {
                 i = m;
             }
         }
-        for (i, &(_, _, f)) in self.heap.iter().enumerate() {
+        for (i, &(_, f)) in self.heap.iter().enumerate() {
             self.pos[f as usize] = i as u32;
         }
     }
@@ -515,8 +534,8 @@ impl FlowQueue {
 
     fn swap(&mut self, a: usize, b: usize) {
         self.heap.swap(a, b);
-        self.pos[self.heap[a].2 as usize] = a as u32;
-        self.pos[self.heap[b].2 as usize] = b as u32;
+        self.pos[self.heap[a].1 as usize] = a as u32;
+        self.pos[self.heap[b].1 as usize] = b as u32;
     }
 }
 
@@ -684,6 +703,8 @@ struct Sim<'a> {
     values: Vec<f64>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
+    /// A flow's constraints while the problem is built.
+    cnst_buf: Vec<u32>,
     // counters
     actions: u64,
     messages: u64,
@@ -804,6 +825,7 @@ impl<'a> Sim<'a> {
             values: Vec::new(),
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
+            cnst_buf: Vec::new(),
             actions: 0,
             messages: 0,
             events: 0,
@@ -883,7 +905,7 @@ impl<'a> Sim<'a> {
     /// The earliest event of the heap and the flow queue, ties broken by sequence number.
     fn pop_event(&mut self) -> Option<(f64, Ev)> {
         let a = self.heap.peek().map(|Reverse(e)| e.key);
-        let b = self.flow_queue.peek().map(|(t, s, _)| order_key(t, s));
+        let b = self.flow_queue.peek_key();
         let take_flow = match (a, b) {
             (None, None) => return None,
             (None, Some(_)) => true,
@@ -1743,20 +1765,30 @@ impl<'a> Sim<'a> {
             self.comp_flows.clear();
             self.comp_flows.push(seed);
             if fl.nbind == 1 && self.single_link_component(seed, epoch) {
-                self.solve_component();
+                self.solve_component(false);
                 continue;
             }
-            // Component of flows joined by links that can bind.
+            // Component of flows joined by links that can bind, searched breadth first;
+            // the max-min problem is built on the way (constraints in the order links are
+            // reached, variables in the order flows are), ready if it must be solved.
             self.component += 1;
             let comp = self.component;
+            self.solver.clear();
+            let mut cnsts = std::mem::take(&mut self.cnst_buf);
             let mut i = 0;
             while i < self.comp_flows.len() {
                 let f = self.comp_flows[i];
                 i += 1;
-                for &l in Self::links_of(&self.route_links, &self.flows[f as usize]) {
+                cnsts.clear();
+                let fl = &self.flows[f as usize];
+                for &l in Self::links_of(&self.route_links, fl) {
                     let ls = &mut self.link_state[l as usize];
-                    if ls.mark != comp && ls.binding {
+                    if !ls.binding {
+                        continue;
+                    }
+                    if ls.mark != comp {
                         ls.mark = comp;
+                        ls.cnst = self.solver.add_constraint(ls.bandwidth, ls.fatpipe);
                         self.comp_links.push(l);
                         for &g in &self.link_flows[l as usize] {
                             let m = &mut self.flow_mark[g as usize];
@@ -1766,9 +1798,16 @@ impl<'a> Sim<'a> {
                             }
                         }
                     }
+                    cnsts.push(ls.cnst);
                 }
+                self.solver
+                    .add_variable(fl.penalty, fl.cap, cnsts.iter().copied());
             }
-            self.solve_component();
+            self.cnst_buf = cnsts;
+            for &l in &self.comp_links {
+                self.link_state[l as usize].cnst = NO_CNST;
+            }
+            self.solve_component(true);
         }
         self.seeds = seeds;
         let mut d = dirty;
@@ -1805,7 +1844,9 @@ impl<'a> Sim<'a> {
         true
     }
 
-    fn solve_component(&mut self) {
+    /// Solve the component in `comp_flows`/`comp_links` (its problem already in the
+    /// solver when `built`) and apply the rates.
+    fn solve_component(&mut self, built: bool) {
         self.solves += 1;
         self.solved_flows += self.comp_flows.len() as u64;
         if self.comp_flows.len() == 1 {
@@ -1813,16 +1854,20 @@ impl<'a> Sim<'a> {
             let f = self.comp_flows[0];
             self.values.clear();
             self.values.push(self.flows[f as usize].cap);
-        } else if self.comp_links.len() == 1 {
+            self.apply_rates(Rates::Values);
+            return;
+        }
+        if self.comp_links.len() == 1 {
             if let Some(level) = self.one_link_level(self.comp_links[0]) {
                 self.apply_rates(Rates::Level(level));
                 return;
             }
-            self.build_and_solve();
-        } else {
-            self.build_and_solve();
         }
-        self.apply_rates(Rates::Values);
+        if !built {
+            self.build();
+        }
+        self.solver.run();
+        self.apply_rates(Rates::Solver);
     }
 
     /// The component's flows share one binding link (a saturated backbone or NIC, the
@@ -1840,7 +1885,8 @@ impl<'a> Sim<'a> {
         single_constraint_level(ls.bandwidth, vars)
     }
 
-    fn build_and_solve(&mut self) {
+    /// The max-min problem of the component in `comp_flows`/`comp_links`, in the solver.
+    fn build(&mut self) {
         self.solver.clear();
         for &l in &self.comp_links {
             let ls = &mut self.link_state[l as usize];
@@ -1857,9 +1903,6 @@ impl<'a> Sim<'a> {
         for &l in &self.comp_links {
             self.link_state[l as usize].cnst = NO_CNST;
         }
-        let rates = self.solver.run();
-        self.values.clear();
-        self.values.extend_from_slice(rates);
     }
 
     /// Give the flows of `comp_flows` their new rates and move their completion times.
@@ -1872,6 +1915,7 @@ impl<'a> Sim<'a> {
             let fl = &mut self.flows[f as usize];
             let rate = match rates {
                 Rates::Values => self.values[i],
+                Rates::Solver => self.solver.rates()[i],
                 Rates::Level(level) => level / fl.penalty,
             } * bwf;
             if rate == fl.rate {
@@ -2069,11 +2113,14 @@ mod tests {
     }
 
     proptest! {
-        /// The integer key orders as (time by `total_cmp`, then sequence number).
+        /// The integer key orders as (time by `total_cmp`, then sequence number), and gives
+        /// both back.
         #[test]
         fn order_key_is_total_cmp_then_seq(a in any_time(), b in any_time(), sa in 0u64..4, sb in 0u64..4) {
             let expected = a.total_cmp(&b).then(sa.cmp(&sb));
             prop_assert_eq!(order_key(a, sa).cmp(&order_key(b, sb)), expected);
+            let (t, s) = from_order_key(order_key(a, sa));
+            prop_assert_eq!((t.to_bits(), s), (a.to_bits(), sa));
         }
 
         /// The flow queue pops what a sorted set of its entries would, whatever mix of

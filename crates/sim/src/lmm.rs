@@ -230,6 +230,11 @@ impl Solver {
         values.extend_from_slice(self.run());
     }
 
+    /// The rates found by the last [`Solver::run`], in the order variables were added.
+    pub fn rates(&self) -> &[f64] {
+        &self.values
+    }
+
     /// Solve the problem built since [`Solver::clear`]: the rate of each variable, in the
     /// order they were added.
     pub fn run(&mut self) -> &[f64] {
