@@ -12,6 +12,12 @@
 //! same order of operations and the same precision thresholds (`maxmin/precision` = 1e-5)
 //! so that rates match SimGrid's to rounding, including its handling of fatpipes with flows
 //! of different penalties.
+//!
+//! The replay solves hundreds of thousands of problems per trace, so the common ones are
+//! short-cut — one shared constraint ([`single_constraint_level`]), or a first round that
+//! fixes every variable — with the general algorithm's own operations in its order: the
+//! rates are the same bits (property tests compare them, and compare [`Solver`] with the
+//! straightforward implementation it replaced).
 
 /// SimGrid's `maxmin/precision` default.
 pub const MAXMIN_PRECISION: f64 = 1e-5;
