@@ -1,9 +1,481 @@
-//! `perfcompose bench` (being built; see the open issues).
+//! `perfcompose bench`: unit performance tests of kernels, whole-program measurement of a
+//! design, and calibration of the pattern overhead. Glue over
+//! `perfcompose_runtime::{bench, overhead}`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use indicatif::{ProgressBar, ProgressStyle};
+use perfcompose_runtime::bench::{self, Progress, Sampling, Series};
+use perfcompose_runtime::data::ImageSize;
+use perfcompose_runtime::kernel::Inputs;
+use perfcompose_runtime::overhead::{self, Calibration};
+use perfcompose_runtime::{Config, Plan, Registry};
 
 /// Flags of `perfcompose bench`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  perfcompose bench                          all kernels, fast grid (~1 minute)
+  perfcompose bench qsort inc -o blocks.txt  Extra-P text, ready for `perfcompose fit`
+  perfcompose bench --full qsort             the seed's grid: x = 1024, 2048, ..., 262144
+  perfcompose bench --term 'pipe(qsort, inc)' -o whole.txt
+  perfcompose bench --overhead               calibrate pattern overhead on this machine")]
+pub struct Args {
+    /// Kernels to time (default: every registered kernel).
+    pub kernels: Vec<String>,
+    /// Measure a whole design instead: average time per element of a stream.
+    #[arg(long, value_name = "TERM", conflicts_with = "kernels")]
+    pub term: Option<String>,
+    /// The seed's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
+    #[arg(long)]
+    pub full: bool,
+    /// Sizes to measure, comma separated (overrides the kernel's default sweep).
+    #[arg(long, value_delimiter = ',', value_name = "X,...")]
+    pub sizes: Option<Vec<usize>>,
+    /// Fewest repetitions per point.
+    #[arg(long, value_name = "N")]
+    pub reps: Option<u32>,
+    /// Most repetitions per point.
+    #[arg(long, value_name = "N")]
+    pub max_reps: Option<u32>,
+    /// Adaptive stop: repeat until the 95% CI of the median is within this fraction of it.
+    #[arg(long, value_name = "FRACTION")]
+    pub target: Option<f64>,
+    /// No adaptive stop: exactly --reps repetitions.
+    #[arg(long)]
+    pub fixed: bool,
+    /// Untimed warm-up repetitions per point.
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+    /// Image resolution for the MapReduce kernels: small (341x227), medium (1024x681),
+    /// large (3072x2048).
+    #[arg(long, default_value = "small")]
+    pub image: String,
+    /// Write the measurements to FILE: Extra-P text, or JSON when FILE ends in `.json`.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print JSON on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Pin worker threads to cores.
+    #[arg(long)]
+    pub pin: bool,
+    /// Capacity of the queues between stages.
+    #[arg(long, value_name = "N")]
+    pub capacity: Option<usize>,
+    /// Memory the inputs may take, in MiB (default: half of the available memory).
+    #[arg(long, value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    /// List the registered kernels and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Calibrate the per-element overhead of the patterns (nop through seq, pipe, tpool)
+    /// next to a hand-written crossbeam-channel baseline, and store it for this machine.
+    #[arg(long)]
+    pub overhead: bool,
+    /// Where the overhead calibration is stored
+    /// (default: ~/.config/perfcompose/overhead-HOST.json).
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+    /// Calibrate without storing the result.
+    #[arg(long, requires = "overhead")]
+    pub no_save: bool,
+    /// Elements per calibration run.
+    #[arg(long, value_name = "N", requires = "overhead")]
+    pub elements: Option<usize>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`perfcompose bench` is not implemented yet")
+/// Stay quiet for panics the runtime catches and reports itself (a panicking kernel);
+/// other panics (bugs) keep the default report.
+pub fn quiet_caught_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !(perfcompose_runtime::on_worker_thread() || perfcompose_runtime::in_user_code()) {
+            default(info);
+        }
+    }));
+}
+
+/// Environment variable that adds the test kernel `panic` (panics on every element), so
+/// tests can check that a failing kernel surfaces as an error.
+pub const TEST_KERNELS_ENV: &str = "PERFCOMPOSE_TEST_KERNELS";
+
+/// The kernels the commands know: the built-in ones (plus `panic` for tests).
+pub fn registry() -> Registry {
+    let mut r = Registry::builtin();
+    if std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1") {
+        r.register_block("panic", "panics on every element (for tests)", |_| {
+            panic!("the test kernel `panic` was called")
+        });
+    }
+    r
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    quiet_caught_panics();
+    let registry = registry();
+    if args.list {
+        return list(&registry);
+    }
+    if args.overhead {
+        return calibrate(&args);
+    }
+    let inputs = inputs_of(&args.image)?;
+    let spec = sampling(&args)?;
+    let config = config_of(args.pin, args.capacity)?;
+    let limit = memory_limit(args.memory_limit);
+    if let Some(sizes) = &args.sizes {
+        check_sizes(sizes)?;
+    }
+    let series = if let Some(term) = &args.term {
+        let plan = super::validate::plan_of(term)?;
+        let sizes = args
+            .sizes
+            .clone()
+            .unwrap_or_else(|| default_sizes_for(&registry, &plan, args.full));
+        let bar = bar(sizes.len() as u64, args.json);
+        let s = bench::bench_plan(
+            &plan,
+            &registry,
+            config,
+            &sizes,
+            &inputs,
+            &spec,
+            limit,
+            &mut progress(&bar),
+        )
+        .map_err(anyhow::Error::from)?;
+        bar.finish_and_clear();
+        vec![s]
+    } else {
+        let names = if args.kernels.is_empty() {
+            registry.names()
+        } else {
+            args.kernels.clone()
+        };
+        let kernels = names
+            .iter()
+            .map(|n| registry.get(n).map(Arc::clone))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| {
+                let hint = e.hint().unwrap_or_default();
+                anyhow::anyhow!("{e} ({hint})")
+            })?;
+        let plans: Vec<Vec<usize>> = kernels
+            .iter()
+            .map(|k| {
+                args.sizes
+                    .clone()
+                    .unwrap_or_else(|| k.default_sizes(args.full))
+            })
+            .collect();
+        let total: usize = plans.iter().map(Vec::len).sum();
+        let bar = bar(total as u64, args.json);
+        let mut out = Vec::new();
+        for (k, sizes) in kernels.iter().zip(&plans) {
+            let s = bench::bench_kernel(
+                k.as_ref(),
+                sizes,
+                &inputs,
+                &spec,
+                limit,
+                &mut progress(&bar),
+            )
+            .map_err(anyhow::Error::from)?;
+            bar.inc(1);
+            out.push(s);
+        }
+        bar.finish_and_clear();
+        out
+    };
+    if let Some(path) = &args.output {
+        let files = write_measurements(path, &series)?;
+        if !args.json {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&series)?);
+    } else {
+        print_table(&series);
+    }
+    Ok(())
+}
+
+fn list(registry: &Registry) -> anyhow::Result<()> {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec!["kernel", "role", "x is", "what it does"]);
+    for k in registry.iter() {
+        t.add_row(vec![
+            k.name().to_string(),
+            k.op().role().to_string(),
+            k.size_meaning().to_string(),
+            k.summary().to_string(),
+        ]);
+    }
+    println!("{t}");
+    Ok(())
+}
+
+pub(crate) fn inputs_of(image: &str) -> anyhow::Result<Inputs> {
+    let image = ImageSize::parse(image)
+        .with_context(|| format!("unknown image size `{image}` (use small, medium or large)"))?;
+    Ok(Inputs::with_image(image))
+}
+
+pub(crate) fn config_of(pin: bool, capacity: Option<usize>) -> anyhow::Result<Config> {
+    let mut c = Config {
+        pin,
+        ..Config::default()
+    };
+    if let Some(cap) = capacity {
+        if cap == 0 {
+            bail!("--capacity must be at least 1");
+        }
+        c.capacity = cap;
+    }
+    Ok(c)
+}
+
+pub(crate) fn memory_limit(mib: Option<u64>) -> u128 {
+    mib.map_or_else(bench::default_memory_limit, |m| u128::from(m) << 20)
+}
+
+pub(crate) fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
+    if sizes.is_empty() {
+        bail!("--sizes needs at least one size");
+    }
+    if let Some(z) = sizes.iter().find(|&&s| s == 0) {
+        bail!("--sizes: size {z} is not positive (sizes start at 1)");
+    }
+    Ok(())
+}
+
+fn sampling(args: &Args) -> anyhow::Result<Sampling> {
+    let mut s = if args.full {
+        Sampling::full()
+    } else {
+        Sampling::quick()
+    };
+    if let Some(r) = args.reps {
+        if r == 0 {
+            bail!("--reps must be at least 1");
+        }
+        s.min_reps = r;
+        s.max_reps = s.max_reps.max(r);
+    }
+    if let Some(r) = args.max_reps {
+        if r < s.min_reps {
+            bail!(
+                "--max-reps {r} is below the {} minimum repetitions",
+                s.min_reps
+            );
+        }
+        s.max_reps = r;
+    }
+    if let Some(t) = args.target {
+        if !(t > 0.0 && t < 1.0) {
+            bail!("--target must be a fraction between 0 and 1, got {t}");
+        }
+        s.target = Some(t);
+    }
+    if args.fixed {
+        s.target = None;
+        s.max_reps = s.min_reps;
+    }
+    if let Some(w) = args.warmup {
+        s.warmup = w;
+    }
+    Ok(s)
+}
+
+/// The default sweep of a design: the sweep of its source kernel.
+pub(crate) fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize> {
+    plan.source_kernel()
+        .and_then(|k| registry.get(k).ok())
+        .map_or_else(bench::quick_sizes, |k| k.default_sizes(full))
+}
+
+pub(crate) fn bar(len: u64, hidden: bool) -> ProgressBar {
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(len);
+    b.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    b
+}
+
+pub(crate) fn progress(bar: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
+    move |p: Progress<'_>| {
+        if p.done > 0 {
+            bar.inc(1);
+        }
+        bar.set_message(format!("{} x={}", p.label, p.x));
+    }
+}
+
+/// Write measurements: JSON for `.json`, else Extra-P text. Series with different sweeps
+/// cannot share an Extra-P text file; the first sweep goes to `path`, every other one to
+/// `STEM-NAME.EXT` named after its first series. Returns the files written.
+pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Result<Vec<PathBuf>> {
+    let write = |p: &Path, text: String| -> anyhow::Result<()> {
+        let mut f =
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        f.write_all(text.as_bytes())
+            .with_context(|| format!("cannot write {}", p.display()))
+    };
+    if path.extension().is_some_and(|e| e == "json") {
+        write(path, serde_json::to_string_pretty(series)? + "\n")?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut written = Vec::new();
+    for (i, (name, group)) in bench::group_by_sweep(series).into_iter().enumerate() {
+        let p = if i == 0 {
+            path.to_path_buf()
+        } else {
+            let stem = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let safe: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let ext = path
+                .extension()
+                .map_or_else(|| "txt".into(), |e| e.to_string_lossy().into_owned());
+            path.with_file_name(format!("{stem}-{safe}.{ext}"))
+        };
+        write(&p, bench::extrap_text(&bench::to_experiment(&group))?)?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+fn print_table(series: &[Series]) {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "series",
+        "x",
+        "median [ns]",
+        "CV",
+        "95% CI of median",
+        "reps",
+        "batch",
+    ]);
+    for s in series {
+        for p in &s.points {
+            t.add_row(vec![
+                s.name.clone(),
+                p.x.to_string(),
+                format!("{:.1}", p.median),
+                format!("{:.2}%", 100.0 * p.cv),
+                format!(
+                    "{:.1} .. {:.1}{}",
+                    p.ci_low,
+                    p.ci_high,
+                    if p.converged {
+                        ""
+                    } else {
+                        " (target not reached)"
+                    }
+                ),
+                p.values.len().to_string(),
+                p.batch.to_string(),
+            ]);
+        }
+    }
+    println!("{t}");
+}
+
+fn calibrate(args: &Args) -> anyhow::Result<()> {
+    let config = config_of(args.pin, args.capacity)?;
+    let elements = args.elements.unwrap_or(overhead::DEFAULT_ELEMENTS);
+    if elements == 0 {
+        bail!("--elements must be at least 1");
+    }
+    let reps = args
+        .reps
+        .map_or(overhead::DEFAULT_REPETITIONS, |r| r as usize);
+    if reps == 0 {
+        bail!("--reps must be at least 1");
+    }
+    let terms = overhead::calibration_terms(overhead::available_cores()).len();
+    let bar = bar(terms as u64, args.json);
+    let cal = overhead::calibrate(elements, reps, &config, &mut |term, done, _| {
+        bar.set_position(done as u64);
+        bar.set_message(term.to_string());
+    })
+    .map_err(anyhow::Error::from)?;
+    bar.finish_and_clear();
+    let path = args.calibration.clone().or_else(Calibration::default_path);
+    if !args.no_save {
+        let path =
+            path.context("cannot find a configuration directory; pass --calibration FILE")?;
+        cal.save(&path).map_err(anyhow::Error::from)?;
+        if !args.json {
+            eprintln!(
+                "stored the calibration for {} in {}",
+                cal.host,
+                path.display()
+            );
+        }
+    }
+    if args.json {
+        let patterns: Vec<_> = cal
+            .patterns
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "term": p.term,
+                    "ns_per_element": p.ns_per_element,
+                    "baseline_ns_per_element": p.baseline_ns_per_element,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "patterns": patterns }))?
+        );
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "pattern",
+        "runtime [ns/element]",
+        "crossbeam baseline [ns/element]",
+        "ratio",
+        "CV runtime / baseline",
+    ]);
+    for p in &cal.patterns {
+        t.add_row(vec![
+            p.term.clone(),
+            format!("{:.0}", p.ns_per_element),
+            format!("{:.0}", p.baseline_ns_per_element),
+            format!("{:.2}", p.ns_per_element / p.baseline_ns_per_element),
+            format!("{:.1}% / {:.1}%", 100.0 * p.cv, 100.0 * p.baseline_cv),
+        ]);
+    }
+    println!("{t}");
+    println!(
+        "{} cores, {} elements x {} repetitions per pattern (medians)",
+        cal.cores, cal.elements, cal.repetitions
+    );
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! Inputs shared by `predict`, `check` (and later commands): the components file, the
 //! term, the evaluation grid, and table/number formatting for people.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use comfy_table::{presets, Table};
@@ -21,7 +21,6 @@ pub fn load_options() -> LoadOptions<'static> {
     LoadOptions {
         library: &StandardLibrary,
         fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
-        ..LoadOptions::default()
     }
 }
 
@@ -83,4 +82,27 @@ pub fn table(header: Vec<String>) -> Table {
     t.load_preset(presets::ASCII_BORDERS_ONLY_CONDENSED);
     t.set_header(header);
     t
+}
+
+/// The overhead calibration `perfcompose bench --overhead` stored for this machine (or
+/// the file given), with its path; `None` when the machine was never calibrated. A file
+/// named explicitly must exist.
+pub fn calibration(
+    explicit: Option<&Path>,
+) -> anyhow::Result<Option<(perfcompose_runtime::overhead::Calibration, PathBuf)>> {
+    use perfcompose_runtime::overhead::Calibration;
+    let Some(path) = explicit
+        .map(Path::to_path_buf)
+        .or_else(Calibration::default_path)
+    else {
+        return Ok(None);
+    };
+    match Calibration::load(&path).map_err(anyhow::Error::from)? {
+        Some(c) => Ok(Some((c, path))),
+        None if explicit.is_some() => anyhow::bail!(
+            "no overhead calibration at {} (make one with `perfcompose bench --overhead`)",
+            path.display()
+        ),
+        None => Ok(None),
+    }
 }

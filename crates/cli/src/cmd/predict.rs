@@ -1,10 +1,11 @@
 //! `perfcompose predict`: compose a design's model from its components and evaluate it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use perfcompose_core::compose::predict::{predict, Prediction};
+use perfcompose_core::compose::predict::{predict_with_overhead, Overhead, Prediction};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::model::format_significant;
+use perfcompose_core::term::Term;
 
 use super::input::{self, num};
 
@@ -29,6 +30,13 @@ pub struct Args {
     /// Print JSON (schema in the README).
     #[arg(long)]
     pub json: bool,
+    /// Leave out the pattern runtime's own per-element cost (added by default once
+    /// `perfcompose bench --overhead` has calibrated this machine).
+    #[arg(long)]
+    pub no_overhead: bool,
+    /// Overhead calibration file [default: the one stored for this machine].
+    #[arg(long, value_name = "FILE", conflicts_with = "no_overhead")]
+    pub calibration: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -37,13 +45,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let grid = input::grid(&args.at)?;
     input::check_machine(&components, &grid)?;
     let opts = ComposeOptions { cores: args.cores };
-    let p = predict(&term, &components, opts, &grid)?;
+    // The built-in components are the seed paper's measurements on its own machine:
+    // this machine's runtime overhead does not belong to them.
+    let overhead = if args.no_overhead {
+        None
+    } else {
+        overhead_for(&term, args.calibration.as_deref())?.filter(|_| args.components.is_some())
+    };
+    let p = predict_with_overhead(&term, &components, opts, &grid, overhead.as_ref())?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&p)?);
     } else {
         print!("{}", human(&p, &components.origin));
     }
     Ok(())
+}
+
+/// The calibrated runtime overhead of the design, when this machine has a calibration
+/// and the design is one perfcompose's runtime runs: numeric thread counts, no `dc`, and
+/// every block one of its kernels (whose models are in nanoseconds, the calibration's
+/// unit — a components file of message-passing costs in seconds gets nothing added).
+fn overhead_for(term: &Term, explicit: Option<&Path>) -> anyhow::Result<Option<Overhead>> {
+    let Some((cal, path)) = input::calibration(explicit)? else {
+        return Ok(None);
+    };
+    let Ok(plan) = perfcompose_runtime::validate::plan_from_term(term) else {
+        return Ok(None);
+    };
+    let kernels = perfcompose_runtime::Registry::builtin();
+    if !term
+        .root
+        .component_refs()
+        .iter()
+        .all(|n| kernels.get(&n.name).is_ok())
+    {
+        return Ok(None);
+    }
+    Ok(Some(Overhead {
+        ns_per_element: cal.overhead_ns(&plan),
+        source: format!("calibrated on {} in {}", cal.host, path.display()),
+    }))
 }
 
 /// `for all x >= 7.37` / `for all x >= 1`.

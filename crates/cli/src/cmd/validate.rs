@@ -1,9 +1,339 @@
-//! `perfcompose validate` (being built; see the open issues).
+//! `perfcompose validate`: measure blocks, fit, compose, run the whole design, fit it and
+//! compare (seed 000 §4). Glue over `perfcompose_runtime::validate`.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use perfcompose_core::fit::Measure;
+use perfcompose_runtime::bench::Sampling;
+use perfcompose_runtime::overhead;
+use perfcompose_runtime::validate::{self, Options, Report, Suite};
+use perfcompose_runtime::Plan;
+
+use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progress};
 
 /// Flags of `perfcompose validate`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  perfcompose validate                       the quick suite (under 2 minutes)
+  perfcompose validate --suite paper --save results/
+  perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
+  perfcompose validate --json")]
+pub struct Args {
+    /// Which configurations: `quick` (CI-sized) or `paper` (the seed's tables, full grids).
+    #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny"], hide_possible_values = true)]
+    pub suite: String,
+    /// Validate one design written with the registered kernels instead of a suite.
+    #[arg(long, value_name = "TERM")]
+    pub term: Option<String>,
+    /// Sizes of the sweep for --term, comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "X,...", requires = "term")]
+    pub sizes: Option<Vec<usize>>,
+    /// Image resolution for --term with MapReduce: small, medium, large.
+    #[arg(long, default_value = "small")]
+    pub image: String,
+    /// Print the report as JSON (schema in docs/validation.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Cores the prediction may use (default: what the OS grants this process).
+    #[arg(long, value_name = "N")]
+    pub cores: Option<usize>,
+    /// Do not add the calibrated pattern overhead to the modular models.
+    #[arg(long)]
+    pub no_overhead: bool,
+    /// Overhead calibration file (default: the one `perfcompose bench --overhead` stored).
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+    /// Write every measurement (blocks.txt, programs.txt in Extra-P text) and the report
+    /// (report.json) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Modeler used for both the blocks and the whole programs.
+    #[arg(long, default_value = perfcompose_core::fit::DEFAULT_MODELER)]
+    pub modeler: String,
+    /// Statistic of the repetitions the models are fitted to: median (the seed's), mean,
+    /// minimum, maximum.
+    #[arg(long, default_value = "median")]
+    pub measure: String,
+    /// Pin worker threads to cores.
+    #[arg(long)]
+    pub pin: bool,
+    /// Capacity of the queues between stages.
+    #[arg(long, value_name = "N")]
+    pub capacity: Option<usize>,
+    /// Memory the inputs may take, in MiB (default: half of the available memory).
+    #[arg(long, value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`perfcompose validate` is not implemented yet")
+/// A term as the runtime's plan (errors are located diagnostics, rendered with a caret).
+pub fn plan_of(term: &str) -> anyhow::Result<Plan> {
+    let (_, plan) = validate::parse_plan("<term>", term)?;
+    Ok(plan)
+}
+
+/// A few-second suite for tests of the plumbing (hidden `--suite tiny`).
+fn tiny_suite() -> Suite {
+    let sizes = vec![1024, 2048, 4096, 8192];
+    let mut s = validate::term_suite(
+        "seq(inc, nop)",
+        sizes.clone(),
+        Default::default(),
+        tiny_sampling(),
+    );
+    s.name = "tiny".into();
+    let mut more =
+        validate::term_suite("tpool(2, inc)", sizes, Default::default(), tiny_sampling());
+    s.cases.append(&mut more.cases);
+    let mut mr = validate::term_suite(
+        "mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)",
+        vec![2, 4, 6, 8],
+        Default::default(),
+        tiny_sampling(),
+    );
+    s.cases.append(&mut mr.cases);
+    s.kernel_sizes.insert("map".into(), vec![1, 2, 3]);
+    s
+}
+
+fn tiny_sampling() -> Sampling {
+    Sampling {
+        warmup: 0,
+        min_reps: 3,
+        max_reps: 3,
+        target: None,
+        min_sample: std::time::Duration::from_micros(100),
+        max_point_time: std::time::Duration::from_millis(200),
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    super::bench::quiet_caught_panics();
+    let registry = super::bench::registry();
+    let measure: Measure = args
+        .measure
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--measure: {e}"))?;
+    if perfcompose_core::fit::modeler(&args.modeler).is_none() {
+        bail!(
+            "unknown modeler `{}` (available: {})",
+            args.modeler,
+            perfcompose_core::fit::modelers()
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let cores = match args.cores {
+        Some(0) => bail!("--cores must be at least 1"),
+        Some(c) => c,
+        None => overhead::available_cores(),
+    };
+    let inputs = inputs_of(&args.image)?;
+    let suite = match &args.term {
+        Some(term) => {
+            let plan = plan_of(term)?;
+            let sizes = match &args.sizes {
+                Some(s) => {
+                    check_sizes(s)?;
+                    s.clone()
+                }
+                None => match plan {
+                    Plan::MapReduce { .. } => vec![8, 16, 32, 64],
+                    _ => vec![4096, 16384, 32768, 65536, 131072],
+                },
+            };
+            validate::term_suite(term, sizes, inputs.image, validate::quick_suite().sampling)
+        }
+        None => match args.suite.as_str() {
+            "paper" => validate::paper_suite(),
+            "tiny" => tiny_suite(),
+            _ => validate::quick_suite(),
+        },
+    };
+    let overhead = if args.no_overhead {
+        None
+    } else {
+        super::input::calibration(args.calibration.as_deref())?.map(|(c, _)| c)
+    };
+    let opts = Options {
+        cores,
+        overhead,
+        config: config_of(args.pin, args.capacity)?,
+        memory_limit: memory_limit(args.memory_limit),
+        measure,
+        modeler: args.modeler.clone(),
+    };
+    let steps = validate::steps(&suite, &registry).map_err(anyhow::Error::from)?;
+    let bar = bar(steps as u64, args.json);
+    let mut tick = progress(&bar);
+    // With --save, every finished row is appended to DIR/rows.jsonl at once, so an
+    // interrupted long suite keeps what it measured.
+    let mut partial = match &args.save {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let p = dir.join("rows.jsonl");
+            Some(
+                std::fs::File::create(&p)
+                    .with_context(|| format!("cannot create {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let report = validate::run_suite_with(&suite, &registry, &opts, &mut |p| tick(p), &mut |row| {
+        if let Some(f) = partial.as_mut() {
+            use std::io::Write;
+            let line = serde_json::json!({
+                "configuration": row.configuration,
+                "threads": row.threads,
+                "within_cores": row.within_cores,
+                "modular": row.modular.to_string(),
+                "monolithic": row.monolithic.to_string(),
+                "coefficient_error": row.coefficient_error,
+                "time_error": row.time_error,
+                "overhead_ns": row.overhead_ns,
+                "passed": row.passed(),
+                "notes": row.notes,
+            });
+            let _ = writeln!(f, "{line}");
+            let _ = f.flush();
+        }
+    })
+    .map_err(anyhow::Error::from)?;
+    bar.finish_and_clear();
+
+    if let Some(dir) = &args.save {
+        save(dir, &report)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn save(dir: &std::path::Path, report: &Report) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (blocks, programs): (Vec<_>, Vec<_>) = report
+        .series
+        .iter()
+        .cloned()
+        .partition(|s| s.kind == "kernel");
+    for (name, series) in [("blocks.txt", blocks), ("programs.txt", programs)] {
+        super::bench::write_measurements(&dir.join(name), &series)?;
+    }
+    let path = dir.join("report.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&report.to_json())? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    let detail = dir.join("points.json");
+    let points: Vec<_> = report
+        .rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "configuration": r.configuration,
+                "overhead_ns": r.overhead_ns,
+                "notes": r.notes,
+                "points": r.points,
+            })
+        })
+        .collect();
+    std::fs::write(&detail, serde_json::to_string_pretty(&points)? + "\n")
+        .with_context(|| format!("cannot write {}", detail.display()))?;
+    eprintln!("wrote measurements and report to {}", dir.display());
+    Ok(())
+}
+
+fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{:.1}%", 100.0 * v)
+    } else {
+        "n/a".into()
+    }
+}
+
+fn print_report(report: &Report) {
+    let mut blocks = Table::new();
+    blocks.load_preset(UTF8_FULL_CONDENSED);
+    blocks.set_header(vec!["block", "fitted model [ns]"]);
+    for (k, m) in &report.components {
+        blocks.add_row(vec![k.clone(), m.rounded(4)]);
+    }
+    println!("{blocks}");
+
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "configuration",
+        "threads",
+        "modular model [ns]",
+        "monolithic model [ns]",
+        "coef. error",
+        "time error",
+        "verdict",
+    ]);
+    let mut notes = Vec::new();
+    for (i, r) in report.rows.iter().enumerate() {
+        let verdict = match (r.passed(), r.target) {
+            (Some(true), Some(t)) => format!("ok (≤ {:.0}%)", 100.0 * t),
+            (Some(false), Some(t)) => format!("MISS (> {:.0}%) [{}]", 100.0 * t, i + 1),
+            _ => format!("reported only [{}]", i + 1),
+        };
+        if !r.notes.is_empty() {
+            notes.push(format!(
+                "[{}] {}: {}",
+                i + 1,
+                r.configuration,
+                r.notes.join("; ")
+            ));
+        }
+        t.add_row(vec![
+            r.configuration.clone(),
+            format!(
+                "{}{}",
+                r.threads,
+                if r.within_cores { "" } else { " > cores" }
+            ),
+            r.modular.rounded(4),
+            r.monolithic.rounded(4),
+            pct(r.coefficient_error),
+            pct(r.time_error),
+            verdict,
+        ]);
+    }
+    println!("{t}");
+    for n in notes {
+        println!("{n}");
+    }
+    let judged: Vec<_> = report.rows.iter().filter_map(|r| r.passed()).collect();
+    println!(
+        "{} cores; {} of {} configurations within target; {} reported only (more threads than cores); pattern overhead {}",
+        report.cores,
+        judged.iter().filter(|p| **p).count(),
+        judged.len(),
+        report.rows.len() - judged.len(),
+        if report.overhead_calibrated {
+            "included (calibrated)"
+        } else {
+            "not included (run `perfcompose bench --overhead` to calibrate)"
+        }
+    );
+    if let Some((before, after)) = report.load {
+        println!(
+            "load average {before:.1} before, {after:.1} after the run on {} cores{}",
+            report.cores,
+            if before.max(after) > report.cores as f64 * 0.75 {
+                ": other work competed for the cores, so whole-program times are inflated; validate on a quiet machine"
+            } else {
+                ""
+            }
+        );
+    }
 }

@@ -154,8 +154,35 @@ pub fn predict(
     opts: ComposeOptions,
     grid: &Grid,
 ) -> Result<Prediction, Diagnostic> {
+    predict_with_overhead(term, components, opts, grid, None)
+}
+
+/// The measured per-element cost of the pattern runtime itself for a design (the
+/// overhead model of `perfcompose bench --overhead`), added to the composed model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overhead {
+    /// Nanoseconds per element (the unit of the seed's component models).
+    pub ns_per_element: f64,
+    /// Where it comes from, for the notes (e.g. the calibration file).
+    pub source: String,
+}
+
+/// [`predict`], adding the runtime's own per-element cost when one is given: the seed
+/// attributes most of its prediction error to this unmodelled overhead.
+pub fn predict_with_overhead(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    grid: &Grid,
+    overhead: Option<&Overhead>,
+) -> Result<Prediction, Diagnostic> {
     let comp = compose(term, components, opts)?;
-    let model = comp.model.clone();
+    let model = match overhead {
+        Some(o) if o.ns_per_element > 0.0 && o.ns_per_element.is_finite() => {
+            Expr::add(comp.model.clone(), Expr::constant(o.ns_per_element))
+        }
+        _ => comp.model.clone(),
+    };
     let params: Vec<String> = model.params().into_iter().collect();
 
     // Stage models of the outermost pipelines, built once for all analyses.
@@ -208,6 +235,13 @@ pub fn predict(
     let (pipelines, crossovers) = analyse_pipelines(&analysed, grid);
     let suggestions = suggest(&analysed, grid, opts);
     let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
+    if let Some(o) = overhead.filter(|o| o.ns_per_element > 0.0) {
+        notes.push(format!(
+            "includes the runtime's own cost, {} ns per element ({}); --no-overhead leaves it out",
+            format_significant(o.ns_per_element, 4),
+            o.source
+        ));
+    }
     if comp.pipelines.len() > analysed.len() {
         notes.push(format!(
             "{} pipelines; the {} outermost are analysed for bottlenecks and crossovers",

@@ -389,7 +389,7 @@ proptest! {
             if let Ok(p) = Expr::mul(a.clone(), b.clone()).eval(&env) { prop_assert!(close(p, va * vb, (1.0 + ma) * (1.0 + mb)), "{} vs {}", p, va * vb); }
             if let Ok(mx) = Expr::max(a.clone(), b.clone()).eval(&env) { prop_assert!(close(mx, va.max(vb), scale)); }
             if vb != 0.0 {
-                if let Ok(d) = Expr::div(a.clone(), b.clone()).eval(&env) { prop_assert!(close(d, va / vb, (va / vb).abs()), "{} vs {}", d, va / vb); }
+                if let Ok(d) = Expr::div(a.clone(), b.clone()).eval(&env) { prop_assert!(close(d, va / vb, (1.0 + ma) / vb.abs()), "{} vs {}", d, va / vb); }
             }
         }
     }

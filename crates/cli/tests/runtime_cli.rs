@@ -1,0 +1,349 @@
+//! `perfcompose bench` and `perfcompose validate` end to end: outputs parse, bad input
+//! exits with status 2 and a clear message, nothing hangs. No timing assertions.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn perfcompose(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(args)
+        .env("PERFCOMPOSE_TEST_KERNELS", "1")
+        // Keep any stored calibration of the machine out of the tests.
+        .env("XDG_CONFIG_HOME", scratch("config"))
+        .output()
+        .expect("run perfcompose")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perfcompose-rt-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn assert_user_error(args: &[&str], needle: &str) {
+    let o = perfcompose(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(needle), "{args:?}: expected `{needle}` in\n{e}");
+    assert!(
+        !e.contains("RUST_BACKTRACE") && !e.contains("stack backtrace"),
+        "{args:?}: {e}"
+    );
+}
+
+#[test]
+fn bench_lists_kernels() {
+    let o = perfcompose(&["bench", "--list"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    for k in [
+        "nop",
+        "inc",
+        "qsort",
+        "map",
+        "reduce_pairwise",
+        "reduce_per_key",
+    ] {
+        assert!(out.contains(k), "{out}");
+    }
+}
+
+#[test]
+fn bench_writes_extrap_text_that_reads_back() {
+    let dir = scratch("bench");
+    let file = dir.join("blocks.txt");
+    let o = perfcompose(&[
+        "bench",
+        "inc",
+        "qsort",
+        "--sizes",
+        "256,512,1024",
+        "--reps",
+        "3",
+        "--fixed",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let exp = perfcompose_core::measure::text::read_str("blocks.txt", &text, &Default::default())
+        .unwrap_or_else(|d| panic!("{}\n{text}", d.render()));
+    assert_eq!(exp.parameters, vec!["x".to_string()]);
+    assert_eq!(exp.series.len(), 2);
+    for points in exp.series.values() {
+        assert_eq!(points.len(), 3);
+        assert!(points
+            .iter()
+            .all(|p| p.values.len() == 3 && p.values.iter().all(|v| *v > 0.0)));
+    }
+}
+
+#[test]
+fn bench_json_and_whole_program() {
+    let o = perfcompose(&[
+        "bench",
+        "--term",
+        "pipe(tpool(2, qsort), inc)",
+        "--sizes",
+        "512,1024",
+        "--reps",
+        "3",
+        "--fixed",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &v[0];
+    assert_eq!(s["name"], "pipe(tpool(2, qsort), inc)");
+    assert_eq!(s["kind"], "program");
+    assert_eq!(s["points"].as_array().unwrap().len(), 2);
+    assert!(s["points"][0]["median"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
+    let dir = scratch("overhead");
+    let file = dir.join("cal.json");
+    let o = perfcompose(&[
+        "bench",
+        "--overhead",
+        "--json",
+        "--elements",
+        "300",
+        "--reps",
+        "2",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let patterns = v["patterns"].as_array().unwrap();
+    let terms: Vec<&str> = patterns
+        .iter()
+        .map(|p| p["term"].as_str().unwrap())
+        .collect();
+    for t in ["nop", "seq(nop, nop)", "pipe(nop, nop)", "tpool(2, nop)"] {
+        assert!(terms.contains(&t), "{terms:?}");
+    }
+    for p in patterns {
+        let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 3, "{p}");
+        assert!(p["ns_per_element"].as_f64().unwrap() > 0.0);
+        assert!(p["baseline_ns_per_element"].as_f64().unwrap() > 0.0);
+    }
+    assert!(file.exists());
+    // validate picks the stored calibration up.
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("included (calibrated)"));
+
+    // predict adds the calibrated overhead of the design (and says so), unless told not to.
+    let cal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let nop = cal["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["term"] == "nop")
+        .map(|p| p["ns_per_element"].as_f64().unwrap())
+        .unwrap();
+    let blocks = dir.join("blocks.toml");
+    std::fs::write(
+        &blocks,
+        "[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"\n",
+    )
+    .unwrap();
+    let predict = |extra: &[&str]| {
+        let mut args = vec![
+            "predict",
+            "qsort",
+            "--components",
+            blocks.to_str().unwrap(),
+            "--at",
+            "x=1024",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = perfcompose(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let with = predict(&["--calibration", file.to_str().unwrap()]);
+    let without = predict(&["--no-overhead"]);
+    let (a, b) = (
+        with["values"][0]["value"].as_f64().unwrap(),
+        without["values"][0]["value"].as_f64().unwrap(),
+    );
+    // A single block through the runtime costs one stage's hand-off (the `nop` program).
+    assert!((a - b - nop).abs() <= 1e-9 * a, "{a} - {b} != {nop}");
+    assert!(with["notes"].to_string().contains("runtime's own cost"));
+    // The built-in components (the paper's machine) get no overhead of this machine.
+    let builtin = perfcompose(&[
+        "predict",
+        "qsort",
+        "--at",
+        "x=1024",
+        "--json",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    let builtin: serde_json::Value = serde_json::from_slice(&builtin.stdout).unwrap();
+    assert_eq!(builtin["values"][0]["value"].as_f64().unwrap(), b);
+    // A named calibration that does not exist is an error, not a silent default.
+    let o = perfcompose(&["predict", "qsort", "--calibration", "/nonexistent/cal.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no overhead calibration"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn validate_tiny_suite_json_schema() {
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--json",
+        "--no-overhead",
+        "--cores",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["cores"], 1);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let mut keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "coefficient_error",
+            "configuration",
+            "modular",
+            "monolithic",
+            "threads",
+            "time_error",
+            "within_cores"
+        ]
+    );
+    // tpool(2, inc) on one core: run anyway, flagged, predicted with the cap.
+    let tp = rows
+        .iter()
+        .find(|r| r["configuration"] == "tpool(2, inc)")
+        .unwrap();
+    assert_eq!(tp["threads"], 2);
+    assert_eq!(tp["within_cores"], false);
+    for r in rows {
+        assert!(r["time_error"].as_f64().unwrap() >= 0.0);
+        perfcompose_core::model::parse_model(r["modular"].as_str().unwrap()).unwrap();
+        perfcompose_core::model::parse_model(r["monolithic"].as_str().unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn validate_saves_measurements() {
+    let dir = scratch("save");
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--save",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("seq(inc, nop)") && out.contains("not included"),
+        "{out}"
+    );
+    for f in ["blocks.txt", "programs.txt", "report.json", "points.json"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+    perfcompose_core::measure::text::read_str("programs.txt", &text, &Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_status_2() {
+    assert_user_error(&["bench", "qsrot"], "unknown kernel `qsrot`");
+    assert_user_error(
+        &["bench", "--term", "pipe(qsort, nosuch)", "--sizes", "64"],
+        "unknown kernel `nosuch`",
+    );
+    assert_user_error(&["bench", "--term", "tpool(0, inc)", "--sizes", "64"], "");
+    assert_user_error(
+        &[
+            "bench",
+            "--term",
+            "dc(a, b, c, procs=4, exchange=e)",
+            "--sizes",
+            "64",
+        ],
+        "no runtime implementation",
+    );
+    assert_user_error(
+        &[
+            "bench",
+            "--term",
+            "mapreduce(map, reduce_per_key, nodes=2, threads=2, keys=768, per_key=x)",
+            "--sizes",
+            "4",
+        ],
+        "one node",
+    );
+    assert_user_error(
+        &[
+            "bench",
+            "--term",
+            "seq(pipe(inc, nop), nop)",
+            "--sizes",
+            "64",
+        ],
+        "no runtime implementation",
+    );
+    assert_user_error(
+        &["bench", "--term", "pipe(map, inc)", "--sizes", "64"],
+        "map kernel",
+    );
+    assert_user_error(
+        &["bench", "--term", "pipe(qsort,", "--sizes", "64"],
+        "<term>",
+    );
+    assert_user_error(&["bench", "qsort", "--sizes", "0"], "not positive");
+    assert_user_error(&["bench", "qsort", "--sizes", "1099511627776"], "bytes");
+    assert_user_error(&["bench", "panic", "--sizes", "64"], "panicked");
+    assert_user_error(
+        &["bench", "--term", "tpool(2, panic)", "--sizes", "64"],
+        "panicked on element",
+    );
+    assert_user_error(&["bench", "--overhead", "--elements", "0"], "at least 1");
+    assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
+    assert_user_error(
+        &[
+            "validate",
+            "--term",
+            "pipe(inc, panic)",
+            "--sizes",
+            "64,128",
+        ],
+        "panicked",
+    );
+    assert_user_error(&["validate", "--cores", "0"], "at least 1");
+    assert_user_error(&["validate", "--measure", "mode"], "unknown measure");
+}

@@ -1,0 +1,407 @@
+//! Unit performance tests of kernels and whole-program measurement, over a sweep of input
+//! sizes.
+//!
+//! Per size: warm-up runs, then repetitions until the 95% confidence interval of the
+//! median is within the target (adaptive mode — measure only as much as the accuracy
+//! needs, in the spirit of seed 003's threshold rule) or the repetition/time budget is
+//! spent. Calls too short for the clock are batched so one sample lasts at least
+//! [`Sampling::min_sample`]; a sample is the time per call (ns).
+//!
+//! The kernel is timed the way programs call it (seed 000 §4: "we timed the functions in
+//! the same way they are called by the actual program"): inputs are prepared and outputs
+//! dropped outside the timed region. A whole program is timed on a stream of elements and
+//! reports total time / elements, the seed's metric.
+
+pub mod stats;
+
+use std::time::{Duration, Instant};
+
+use perfcompose_core::measure::{Experiment, SeriesKey};
+use serde::Serialize;
+
+use crate::ctx::Config;
+use crate::data::Data;
+use crate::error::{Error, KernelError};
+use crate::kernel::{input_pool_size, unit_call, Inputs, Kernel, Registry};
+use crate::plan::{stream_inputs, Built, Plan};
+
+/// Metric name written to measurement files.
+pub const METRIC: &str = "time";
+/// Parameter name written to measurement files.
+pub const PARAMETER: &str = "x";
+
+/// How many repetitions to take per point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampling {
+    /// Untimed repetitions before sampling.
+    pub warmup: u32,
+    pub min_reps: u32,
+    pub max_reps: u32,
+    /// Adaptive stop: relative half-width of the median's 95% CI to reach. `None` takes
+    /// exactly `min_reps` repetitions... up to `max_reps` (always `max_reps` when
+    /// `min_reps == max_reps`).
+    pub target: Option<f64>,
+    /// A sample lasts at least this long (short calls are batched).
+    pub min_sample: Duration,
+    /// Stop repeating a point after this long even if the target is not reached (the
+    /// point is still reported, with its CI).
+    pub max_point_time: Duration,
+}
+
+impl Sampling {
+    /// Fast defaults: about a minute for all built-in kernels.
+    pub fn quick() -> Sampling {
+        Sampling {
+            warmup: 1,
+            min_reps: 7,
+            max_reps: 40,
+            target: Some(0.02),
+            min_sample: Duration::from_micros(200),
+            max_point_time: Duration::from_millis(1500),
+        }
+    }
+
+    /// The seed's protocol: 256 repetitions per point, no early stop.
+    pub fn full() -> Sampling {
+        Sampling {
+            warmup: 3,
+            min_reps: 256,
+            max_reps: 256,
+            target: None,
+            min_sample: Duration::from_micros(200),
+            max_point_time: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// The seed's grid: x from 1,024 to 262,144 in steps of 1,024.
+pub fn full_sizes() -> Vec<usize> {
+    (1..=256).map(|i| i * 1024).collect()
+}
+
+/// Fast grid: powers of two from 1,024 to 262,144 (9 points).
+pub fn quick_sizes() -> Vec<usize> {
+    (10..=18).map(|e| 1usize << e).collect()
+}
+
+/// Statistics of one measured point.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PointStats {
+    pub x: u64,
+    /// Time per call (kernels) or per element (programs) of each repetition, ns.
+    pub values: Vec<f64>,
+    pub median: f64,
+    /// Coefficient of variation of `values`.
+    pub cv: f64,
+    /// 95% confidence interval of the median (equal to the median below 6 repetitions).
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Calls (kernels) or elements (programs) per repetition.
+    pub batch: u64,
+    /// Whether the adaptive target was reached (always true without a target).
+    pub converged: bool,
+}
+
+/// A measured series: one kernel or one program over the sweep.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Series {
+    /// Kernel name or term.
+    pub name: String,
+    /// `kernel` or `program`.
+    pub kind: &'static str,
+    pub unit: &'static str,
+    pub parameter: &'static str,
+    pub points: Vec<PointStats>,
+}
+
+/// Progress reports for a progress bar.
+#[derive(Clone, Debug)]
+pub struct Progress<'a> {
+    pub label: &'a str,
+    pub x: u64,
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Repeat `one` (returns ns per call of one repetition) according to `spec`.
+pub fn sample(
+    spec: &Sampling,
+    mut one: impl FnMut() -> Result<f64, Error>,
+) -> Result<(Vec<f64>, bool), Error> {
+    for _ in 0..spec.warmup {
+        one()?;
+    }
+    let start = Instant::now();
+    let mut values = Vec::new();
+    loop {
+        values.push(one()?);
+        let n = values.len() as u32;
+        if n < spec.min_reps {
+            continue;
+        }
+        let converged = match spec.target {
+            None => true,
+            Some(t) => stats::relative_ci_half_width(&values).is_some_and(|w| w <= t),
+        };
+        if (spec.target.is_some() && converged) || n >= spec.max_reps {
+            return Ok((values, converged));
+        }
+        if start.elapsed() >= spec.max_point_time {
+            return Ok((values, false));
+        }
+    }
+}
+
+fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats {
+    let median = stats::median(&values);
+    let (ci_low, ci_high) = stats::median_ci(&values).unwrap_or((median, median));
+    PointStats {
+        x: x as u64,
+        cv: stats::cv(&values),
+        median,
+        ci_low,
+        ci_high,
+        values,
+        batch,
+        converged,
+    }
+}
+
+/// Memory a benchmark may use for inputs: half of what the OS reports available (Linux
+/// `MemAvailable`), or 4 GiB where that cannot be read.
+pub fn default_memory_limit() -> u128 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u128>().ok())
+        })
+        .map_or(4 << 30, |kb| kb * 1024 / 2)
+}
+
+/// Most calls batched into one sample (bounds the inputs prepared in advance).
+const MAX_BATCH: u64 = 100_000;
+
+/// Time one kernel at one size (unit performance test).
+pub fn time_kernel(
+    kernel: &dyn Kernel,
+    x: usize,
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+) -> Result<PointStats, Error> {
+    let bytes = kernel.input_bytes(x, inputs);
+    if bytes.saturating_mul(2) > memory_limit {
+        return Err(KernelError::TooLarge {
+            what: format!("an input of size x={x} for `{}`", kernel.name()),
+            needed_bytes: bytes.saturating_mul(2),
+            limit_bytes: memory_limit,
+        }
+        .into());
+    }
+    let op = kernel.op();
+    let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
+    let templates = (0..pool)
+        .map(|v| kernel.input(x, &inputs.variant(v as u64)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let template = &templates[0];
+    let mut next = 0usize;
+    let copy = |d: &Data| {
+        d.try_clone().ok_or_else(|| {
+            Error::from(KernelError::BadInput {
+                kernel: kernel.name().to_string(),
+                message: "its input cannot be copied for repetitions".into(),
+            })
+        })
+    };
+    let call = |input: Data| -> Result<Data, Error> {
+        crate::unwind::catch(|| unit_call(&op, input))
+            .map_err(|m| Error::Run(format!("kernel `{}` panicked: {m}", kernel.name())))
+    };
+    // Probe (twice: the first call pays for cold caches and page faults) to size the
+    // batch.
+    let mut probe = f64::INFINITY;
+    for _ in 0..2 {
+        let input = copy(template)?;
+        let t0 = Instant::now();
+        let out = call(input)?;
+        probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
+        drop(out);
+    }
+    let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
+    let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
+    let batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
+
+    let mut outputs: Vec<Data> = Vec::with_capacity(batch as usize);
+    let (values, converged) = sample(spec, || {
+        let prepared = (0..batch)
+            .map(|_| {
+                next = (next + 1) % templates.len();
+                copy(&templates[next])
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        outputs.clear();
+        let t = Instant::now();
+        for input in prepared {
+            outputs.push(call(input)?);
+        }
+        let ns = t.elapsed().as_nanos() as f64 / batch as f64;
+        outputs.clear();
+        Ok(ns)
+    })?;
+    Ok(point(x, values, batch, converged))
+}
+
+/// Time a kernel over a sweep of sizes.
+pub fn bench_kernel(
+    kernel: &dyn Kernel,
+    sizes: &[usize],
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Series, Error> {
+    let mut points = Vec::with_capacity(sizes.len());
+    for (i, &x) in sizes.iter().enumerate() {
+        progress(Progress {
+            label: kernel.name(),
+            x: x as u64,
+            done: i,
+            total: sizes.len(),
+        });
+        points.push(time_kernel(kernel, x, inputs, spec, memory_limit)?);
+    }
+    Ok(Series {
+        name: kernel.name().to_string(),
+        kind: "kernel",
+        unit: "ns",
+        parameter: PARAMETER,
+        points,
+    })
+}
+
+/// How long one repetition of a whole-program measurement should at least stream, so that
+/// filling and draining the pipeline is a small part of it.
+pub const MIN_RUN: Duration = Duration::from_millis(20);
+/// Bounds on the stream length of one repetition.
+pub const MIN_ELEMENTS: usize = 16;
+pub const MAX_ELEMENTS: usize = 4096;
+
+/// Time a whole program at one size: average time per element over a stream.
+pub fn time_program(
+    built: &Built,
+    registry: &Registry,
+    x: usize,
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+) -> Result<PointStats, Error> {
+    let threads = built.program.pattern().threads();
+    let min_elements = MIN_ELEMENTS.max(4 * threads);
+    let make = |count| {
+        stream_inputs(
+            registry,
+            &built.source_kernel,
+            x,
+            count,
+            inputs,
+            memory_limit,
+        )
+    };
+    let run = |elements: Vec<Data>| -> Result<f64, Error> {
+        let n = elements.len();
+        let m = built.program.run_measured(elements)?;
+        Ok(m.elapsed.as_nanos() as f64 / n as f64)
+    };
+    // Probe with a short stream to size the stream of a repetition.
+    let per_element = run(make(min_elements)?)?;
+    let wanted = (MIN_RUN.as_nanos() as f64 / per_element.max(1.0)).ceil() as usize;
+    let per_input = registry
+        .get(&built.source_kernel)?
+        .input_bytes(x, inputs)
+        .max(1);
+    let by_memory = (memory_limit / per_input).max(1) as usize;
+    let count = wanted.clamp(min_elements, MAX_ELEMENTS).min(by_memory);
+    let (values, converged) = sample(spec, || run(make(count)?))?;
+    Ok(point(x, values, count as u64, converged))
+}
+
+/// Measure a plan over a sweep of sizes (whole-program measurement).
+#[allow(clippy::too_many_arguments)]
+pub fn bench_plan(
+    plan: &Plan,
+    registry: &Registry,
+    config: Config,
+    sizes: &[usize],
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Series, Error> {
+    let built = plan.build(registry, config)?;
+    let name = plan.to_string();
+    let mut points = Vec::with_capacity(sizes.len());
+    for (i, &x) in sizes.iter().enumerate() {
+        progress(Progress {
+            label: &name,
+            x: x as u64,
+            done: i,
+            total: sizes.len(),
+        });
+        points.push(time_program(
+            &built,
+            registry,
+            x,
+            inputs,
+            spec,
+            memory_limit,
+        )?);
+    }
+    Ok(Series {
+        name,
+        kind: "program",
+        unit: "ns",
+        parameter: PARAMETER,
+        points,
+    })
+}
+
+/// The series as measurements: parameter `x`, metric `time` (ns), one callpath per series
+/// (the kernel name or the term), one value per repetition.
+pub fn to_experiment(series: &[Series]) -> Experiment {
+    let mut e = Experiment::new(vec![PARAMETER.to_string()]);
+    for s in series {
+        let key = SeriesKey {
+            callpath: s.name.clone(),
+            metric: METRIC.to_string(),
+        };
+        for p in &s.points {
+            e.push(key.clone(), vec![p.x as f64], p.values.clone());
+        }
+    }
+    e
+}
+
+/// Series grouped by their sweep: Extra-P's text format needs every series of a file at
+/// the same points, so series measured over different sizes go to different files. Each
+/// group is named after its first series.
+pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
+    let mut groups: Vec<(Vec<u64>, String, Vec<Series>)> = Vec::new();
+    for s in series {
+        let mut xs: Vec<u64> = s.points.iter().map(|p| p.x).collect();
+        xs.sort_unstable();
+        match groups.iter_mut().find(|g| g.0 == xs) {
+            Some(g) => g.2.push(s.clone()),
+            None => groups.push((xs, s.name.clone(), vec![s.clone()])),
+        }
+    }
+    groups.into_iter().map(|(_, n, s)| (n, s)).collect()
+}
+
+/// Extra-P's text format for an experiment (the writer of `perfcompose_core::measure`;
+/// every series must share the same points, see [`group_by_sweep`]).
+pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
+    perfcompose_core::measure::text::write(e).map_err(|w| Error::Io(w.to_string()))
+}

@@ -1,0 +1,89 @@
+//! Shared state of one run: the fault list, the stop flag, queue capacity and pinning.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::error::Fault;
+
+/// Default capacity of the queues between stages.
+pub const DEFAULT_CAPACITY: usize = 64;
+
+/// How a run is configured. Built by [`crate::Program::with_config`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Capacity of every queue between stages (elements). Bounds the memory a fast
+    /// producer can fill: at most `capacity` elements wait in each queue.
+    pub capacity: usize,
+    /// Pin each worker thread to a core (round robin over the cores the OS reports).
+    pub pin: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        // Deep enough that a fast stage hands over bursts instead of waking its
+        // neighbour for every element (a futex wake costs microseconds on a loaded
+        // machine), shallow enough that 1 MB elements keep the in-flight data modest.
+        Config {
+            capacity: DEFAULT_CAPACITY,
+            pin: false,
+        }
+    }
+}
+
+/// Per-run shared state handed to every node when it spawns its threads.
+pub(crate) struct Ctx {
+    pub(crate) capacity: usize,
+    faults: Mutex<Vec<Fault>>,
+    stop: AtomicBool,
+    cores: Option<Vec<core_affinity::CoreId>>,
+    next_core: AtomicUsize,
+}
+
+impl Ctx {
+    pub(crate) fn new(config: &Config) -> Ctx {
+        let cores = if config.pin {
+            core_affinity::get_core_ids().filter(|c| !c.is_empty())
+        } else {
+            None
+        };
+        Ctx {
+            capacity: config.capacity.max(1),
+            faults: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+            cores,
+            next_core: AtomicUsize::new(0),
+        }
+    }
+
+    /// Record a failed element and ask the feeder to stop.
+    pub(crate) fn fault(&self, fault: Fault) {
+        self.faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(fault);
+        self.stop.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn take_faults(&self) -> Vec<Fault> {
+        let mut f = std::mem::take(&mut *self.faults.lock().unwrap_or_else(|e| e.into_inner()));
+        f.sort_by_key(|f| f.seq);
+        f
+    }
+
+    /// Pin the calling thread to the next core, if pinning is on. Failure to pin is not
+    /// an error (some containers forbid it); the run just goes on unpinned.
+    pub(crate) fn pin_current(&self) {
+        if let Some(cores) = &self.cores {
+            let i = self.next_core.fetch_add(1, Ordering::Relaxed);
+            let _ = core_affinity::set_for_current(cores[i % cores.len()]);
+        }
+    }
+
+    pub(crate) fn pinning(&self) -> Option<&[core_affinity::CoreId]> {
+        self.cores.as_deref()
+    }
+}

@@ -1,0 +1,283 @@
+//! The term-driven path: a [`Plan`] (a term, as the runtime sees it) plus a [`Registry`]
+//! of kernels builds a [`Program`] over [`Data`] with the typed API of
+//! [`crate::pattern`], so both paths share one implementation.
+//!
+//! A plan is built from a parsed term (see `perfcompose_core::term`) or written directly.
+//! Everything the runtime cannot run is rejected here with a reason: unknown kernels,
+//! kernels in the wrong role (`pipe(map, inc)`), stages whose data do not fit, zero
+//! threads, MapReduce on more than one node, and patterns without a thread
+//! implementation (divide and conquer runs on MPI processes, not here).
+
+use std::fmt;
+
+use crate::ctx::Config;
+use crate::data::{Data, DataKind};
+use crate::error::{BuildError, KernelError};
+use crate::kernel::{Inputs, Op, Registry};
+use crate::mapreduce::{mapreduce, Reduce};
+use crate::pattern::{adapt, block, pipe, seq, tpool, Pattern};
+use crate::program::Program;
+
+/// A design as the runtime runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// A registered kernel.
+    Kernel(String),
+    /// `seq(a, b, ...)`, at least one part.
+    Seq(Vec<Plan>),
+    /// `pipe(a, b, ...)`, at least one stage; n-ary is nested binary.
+    Pipe(Vec<Plan>),
+    /// `tpool(n, t)`.
+    TPool(usize, Box<Plan>),
+    /// `mapreduce(map, reduce, nodes=m, threads=n)`; the reduction style comes from the
+    /// reduce kernel.
+    MapReduce {
+        map: String,
+        reduce: String,
+        nodes: usize,
+        threads: usize,
+    },
+    /// A construct of the term language the runtime cannot execute, with the reason.
+    Unsupported { what: String, why: String },
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, name: &str, parts: &[Plan]| {
+            write!(f, "{name}(")?;
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ")?;
+                }
+                write!(f, "{p}")?;
+            }
+            write!(f, ")")
+        };
+        match self {
+            Plan::Kernel(k) => write!(f, "{k}"),
+            Plan::Seq(parts) => list(f, "seq", parts),
+            Plan::Pipe(parts) => list(f, "pipe", parts),
+            Plan::TPool(n, t) => write!(f, "tpool({n}, {t})"),
+            Plan::MapReduce {
+                map,
+                reduce,
+                nodes,
+                threads,
+            } => write!(
+                f,
+                "mapreduce({map}, {reduce}, nodes={nodes}, threads={threads})"
+            ),
+            Plan::Unsupported { what, .. } => write!(f, "{what}"),
+        }
+    }
+}
+
+/// A program over [`Data`] built from a plan, with what is needed to feed it.
+pub struct Built {
+    pub program: Program<Data, Data>,
+    /// The kind of element the program takes.
+    pub input: DataKind,
+    /// Name of the kernel whose unit-test input is one element of the program's stream.
+    pub source_kernel: String,
+}
+
+impl Plan {
+    /// Threads busy at the same time when the plan runs (`tpool(n, pipe(a, b))` → 2n).
+    pub fn threads(&self) -> usize {
+        match self {
+            Plan::Kernel(_) | Plan::Unsupported { .. } => 1,
+            Plan::Seq(p) => p.iter().map(Plan::threads).max().unwrap_or(1),
+            Plan::Pipe(p) => p.iter().map(Plan::threads).sum(),
+            Plan::TPool(n, t) => n * t.threads(),
+            Plan::MapReduce { threads, nodes, .. } => threads * nodes,
+        }
+    }
+
+    /// The leftmost kernel: its unit-test input of size `x` is one element of the stream.
+    pub fn source_kernel(&self) -> Option<&str> {
+        match self {
+            Plan::Kernel(k) => Some(k),
+            Plan::Seq(p) | Plan::Pipe(p) => p.first().and_then(Plan::source_kernel),
+            Plan::TPool(_, t) => t.source_kernel(),
+            Plan::MapReduce { map, .. } => Some(map),
+            Plan::Unsupported { .. } => None,
+        }
+    }
+
+    /// Every kernel the plan names, left to right.
+    pub fn kernels(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_kernels(&mut out);
+        out
+    }
+
+    fn collect_kernels(&self, out: &mut Vec<String>) {
+        match self {
+            Plan::Kernel(k) => out.push(k.clone()),
+            Plan::Seq(p) | Plan::Pipe(p) => p.iter().for_each(|p| p.collect_kernels(out)),
+            Plan::TPool(_, t) => t.collect_kernels(out),
+            Plan::MapReduce { map, reduce, .. } => {
+                out.push(map.clone());
+                out.push(reduce.clone());
+            }
+            Plan::Unsupported { .. } => {}
+        }
+    }
+
+    /// Build a runnable program.
+    pub fn build(&self, registry: &Registry, config: Config) -> Result<Built, BuildError> {
+        let (pattern, input, _) = self.pattern(registry)?;
+        let source_kernel = self
+            .source_kernel()
+            .ok_or_else(|| BuildError::Unsupported {
+                what: self.to_string(),
+                why: "the design names no kernel".into(),
+            })?
+            .to_string();
+        Ok(Built {
+            program: Program::with_config(pattern, config)?,
+            input,
+            source_kernel,
+        })
+    }
+
+    /// The typed pattern with the kinds of data it takes and produces.
+    fn pattern(
+        &self,
+        reg: &Registry,
+    ) -> Result<(Pattern<Data, Data>, DataKind, DataKind), BuildError> {
+        match self {
+            Plan::Kernel(name) => {
+                let k = reg.get(name)?;
+                match k.op() {
+                    Op::Block { input, output, f } => {
+                        Ok((block(name.clone(), move |d| f(d)), input, output))
+                    }
+                    other => Err(BuildError::WrongRole {
+                        name: name.clone(),
+                        role: other.role().into(),
+                        used_as: "a block (only `mapreduce(...)` takes map and reduce kernels)"
+                            .into(),
+                    }),
+                }
+            }
+            Plan::Seq(parts) | Plan::Pipe(parts) => {
+                let is_pipe = matches!(self, Plan::Pipe(_));
+                let mut iter = parts.iter();
+                let first = iter.next().ok_or_else(|| BuildError::Unsupported {
+                    what: self.to_string(),
+                    why: "it has no parts".into(),
+                })?;
+                let (mut acc, input, mut out) = first.pattern(reg)?;
+                let mut left = first.to_string();
+                for part in iter {
+                    let (p, pin, pout) = part.pattern(reg)?;
+                    if !out.fits(pin) {
+                        return Err(BuildError::TypeMismatch {
+                            at: self.to_string(),
+                            message: format!("`{left}` produces {out} but `{part}` takes {pin}"),
+                        });
+                    }
+                    acc = if is_pipe { pipe(acc, p) } else { seq(acc, p) };
+                    if pout != DataKind::Any {
+                        out = pout;
+                    }
+                    left = part.to_string();
+                }
+                Ok((acc, input, out))
+            }
+            Plan::TPool(n, inner) => {
+                let (p, i, o) = inner.pattern(reg)?;
+                Ok((tpool(*n, p), i, o))
+            }
+            Plan::MapReduce {
+                map,
+                reduce,
+                nodes,
+                threads,
+            } => {
+                if *nodes != 1 {
+                    return Err(BuildError::Unsupported {
+                        what: self.to_string(),
+                        why: format!(
+                            "the thread runtime runs MapReduce on one node; nodes={nodes} \
+                             needs {nodes} machines (set nodes=1 to validate on this one)"
+                        ),
+                    });
+                }
+                let map_f = match reg.get(map)?.op() {
+                    Op::Map { f, .. } => f,
+                    other => {
+                        return Err(BuildError::WrongRole {
+                            name: map.clone(),
+                            role: other.role().into(),
+                            used_as: "the map of a mapreduce".into(),
+                        })
+                    }
+                };
+                let reduction = match reg.get(reduce)?.op() {
+                    Op::ReducePairwise(f) => Reduce::pairwise(reduce.clone(), move |a, b| f(a, b)),
+                    Op::ReducePerKey(f) => Reduce::per_key(reduce.clone(), move |k, v| f(k, v)),
+                    other => {
+                        return Err(BuildError::WrongRole {
+                            name: reduce.clone(),
+                            role: other.role().into(),
+                            used_as: "the reduce of a mapreduce".into(),
+                        })
+                    }
+                };
+                let mr = mapreduce(*threads, map.clone(), move |d: &Data| map_f(d), reduction);
+                let p = adapt(
+                    |d: Data| match d {
+                        Data::Batch(items) => items,
+                        other => vec![other],
+                    },
+                    mr,
+                    Data::Counts,
+                );
+                Ok((p, DataKind::Batch, DataKind::Counts))
+            }
+            Plan::Unsupported { what, why } => Err(BuildError::Unsupported {
+                what: what.clone(),
+                why: why.clone(),
+            }),
+        }
+    }
+}
+
+/// `count` deterministic elements of size `x` for the stream of a program built from a
+/// plan: copies of the source kernel's unit-test input. Refuses (before allocating) when
+/// they would take more than `limit_bytes`.
+pub fn stream_inputs(
+    registry: &Registry,
+    source_kernel: &str,
+    x: usize,
+    count: usize,
+    inputs: &Inputs,
+    limit_bytes: u128,
+) -> Result<Vec<Data>, crate::Error> {
+    let k = registry.get(source_kernel)?;
+    let needed = k.input_bytes(x, inputs).saturating_mul(count as u128);
+    if needed > limit_bytes {
+        return Err(KernelError::TooLarge {
+            what: format!("{count} inputs of size x={x} for `{source_kernel}`"),
+            needed_bytes: needed,
+            limit_bytes,
+        }
+        .into());
+    }
+    // Distinct inputs, cycled (see `Inputs::variant`): copies of one array would let the
+    // branch predictor learn it.
+    let templates = (0..crate::kernel::input_pool_size(x).min(count))
+        .map(|v| k.input(x, &inputs.variant(v as u64)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let template = &templates[i % templates.len()];
+        out.push(template.try_clone().ok_or_else(|| KernelError::BadInput {
+            kernel: source_kernel.to_string(),
+            message: "its input cannot be copied for a stream".into(),
+        })?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,147 @@
+//! A checked, runnable pattern and the driver that feeds it a stream of elements.
+//!
+//! A feeder thread takes elements from the input iterator and puts them into the first
+//! queue; the calling thread drains the last queue and puts the outputs back in input
+//! order. This is the same shape as a hand-written producer/consumer program (the
+//! baseline of `perfcompose bench --overhead`): an earlier version let the calling thread
+//! feed and drain at once through `Select`, which woke it for every element and cost up to
+//! 9x the baseline through `tpool(4, nop)`. Worker threads are scoped to the run: they
+//! start before the clock of [`Program::run_measured`] starts and are joined before it
+//! returns.
+
+use std::time::{Duration, Instant};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+
+use crossbeam_channel::bounded;
+
+use crate::ctx::{Config, Ctx};
+use crate::error::{BuildError, RunError};
+use crate::pattern::{start, Envelope, Pattern};
+use crate::unwind::WORKER_THREAD_NAME;
+
+/// A pattern that passed its checks, with its run configuration.
+#[derive(Clone, Debug)]
+pub struct Program<I, O> {
+    pattern: Pattern<I, O>,
+    config: Config,
+}
+
+/// Outputs of a run with its wall-clock time.
+#[derive(Debug)]
+pub struct Measured<O> {
+    /// Outputs in input order.
+    pub outputs: Vec<O>,
+    /// From the first element fed to the last element received (thread start-up excluded).
+    pub elapsed: Duration,
+}
+
+impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
+    /// Check the pattern (thread counts, nesting) and build a program with the default
+    /// configuration.
+    pub fn new(pattern: Pattern<I, O>) -> Result<Program<I, O>, BuildError> {
+        Program::with_config(pattern, Config::default())
+    }
+
+    pub fn with_config(
+        pattern: Pattern<I, O>,
+        config: Config,
+    ) -> Result<Program<I, O>, BuildError> {
+        pattern.check()?;
+        Ok(Program { pattern, config })
+    }
+
+    pub fn pattern(&self) -> &Pattern<I, O> {
+        &self.pattern
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Run every element of `inputs` through the program; outputs in input order.
+    pub fn run<It>(&self, inputs: It) -> Result<Vec<O>, RunError<O>>
+    where
+        It: IntoIterator<Item = I>,
+        It::IntoIter: Send,
+    {
+        self.run_measured(inputs).map(|m| m.outputs)
+    }
+
+    /// Like [`Program::run`], and time the stream.
+    pub fn run_measured<It>(&self, inputs: It) -> Result<Measured<O>, RunError<O>>
+    where
+        It: IntoIterator<Item = I>,
+        It::IntoIter: Send,
+    {
+        let ctx = Ctx::new(&self.config);
+        let inputs = inputs.into_iter();
+        let node = &*self.pattern.node;
+        let mut delivered: Vec<Option<O>> = Vec::new();
+        let fed = AtomicU64::new(0);
+        // The feeder waits at the gate so that thread start-up stays outside the clock.
+        let gate = Barrier::new(2);
+        let mut elapsed = Duration::ZERO;
+
+        std::thread::scope(|scope| {
+            let (in_tx, in_rx) = bounded::<Envelope<I>>(ctx.capacity);
+            let (out_tx, out_rx) = bounded::<Envelope<O>>(ctx.capacity);
+            start(node, scope, in_rx, out_tx, &ctx);
+            let (gate_ref, ctx_ref, fed_ref) = (&gate, &ctx, &fed);
+            std::thread::Builder::new()
+                .name(WORKER_THREAD_NAME.into())
+                .spawn_scoped(scope, move || {
+                    gate_ref.wait();
+                    let mut seq = 0u64;
+                    for item in inputs {
+                        // A fault stops the feeding; the element just read is dropped
+                        // without reaching a block (the one-element look-ahead).
+                        if ctx_ref.stopped() {
+                            break;
+                        }
+                        if in_tx.send(Envelope { seq, item }).is_err() {
+                            break;
+                        }
+                        seq += 1;
+                        fed_ref.store(seq, Ordering::Release);
+                        if ctx_ref.stopped() {
+                            break;
+                        }
+                    }
+                    // Dropping `in_tx` here ends the stream: every stage drains and exits.
+                })
+                .expect("the OS refused to start the feeder thread");
+            let t0 = Instant::now();
+            gate.wait();
+            for env in out_rx.iter() {
+                let i = env.seq as usize;
+                if delivered.len() <= i {
+                    delivered.resize_with(i + 1, || None);
+                }
+                debug_assert!(delivered[i].is_none(), "element {i} delivered twice");
+                delivered[i] = Some(env.item);
+            }
+            elapsed = t0.elapsed();
+        });
+        let fed = fed.into_inner();
+
+        let faults = ctx.take_faults();
+        if faults.is_empty() {
+            let outputs: Vec<O> = delivered.into_iter().flatten().collect();
+            debug_assert_eq!(outputs.len() as u64, fed);
+            Ok(Measured { outputs, elapsed })
+        } else {
+            let delivered = delivered
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, o)| o.map(|o| (i as u64, o)))
+                .collect();
+            Err(RunError {
+                faults,
+                delivered,
+                fed,
+            })
+        }
+    }
+}

@@ -1,0 +1,640 @@
+//! Correctness of the pattern runtime: every element exactly once in every pattern and
+//! nesting, panics surface with full accounting, backpressure bounds the elements in
+//! flight, orderly shutdown, and the term-driven path. No test depends on timing.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use perfcompose_runtime::data::ImageSize;
+use perfcompose_runtime::kernel::{histogram, Inputs};
+use perfcompose_runtime::plan::stream_inputs;
+use perfcompose_runtime::{
+    block, mapreduce, pipe, seq, tpool, BuildError, Config, Data, Pattern, Plan, Program, Reduce,
+    Registry,
+};
+use proptest::prelude::*;
+
+/// A block that adds `add` and records which elements it saw (to prove exactly-once).
+fn counted(name: &str, add: u64, seen: &Arc<Mutex<Vec<u64>>>) -> Pattern<(u64, u64), (u64, u64)> {
+    let seen = Arc::clone(seen);
+    block(name.to_string(), move |(id, v): (u64, u64)| {
+        seen.lock().unwrap().push(id);
+        (id, v + add)
+    })
+}
+
+fn assert_each_once(seen: &Arc<Mutex<Vec<u64>>>, n: u64) {
+    let mut s = seen.lock().unwrap().clone();
+    s.sort_unstable();
+    assert_eq!(s, (0..n).collect::<Vec<_>>(), "each element exactly once");
+}
+
+/// The shapes every pattern test runs over: (description, builder taking three stages).
+type Stage = Pattern<(u64, u64), (u64, u64)>;
+type Shaper = Box<dyn Fn(Stage, Stage, Stage) -> Stage>;
+fn shapes() -> Vec<(&'static str, Shaper)> {
+    vec![
+        ("block", Box::new(|a, _, _| a)),
+        ("seq", Box::new(|a, b, c| seq(seq(a, b), c))),
+        ("pipe", Box::new(|a, b, c| pipe(a, pipe(b, c)))),
+        ("tpool", Box::new(|a, b, c| tpool(3, seq(a, seq(b, c))))),
+        (
+            "pipe of tpools",
+            Box::new(|a, b, c| pipe(tpool(2, a), pipe(tpool(3, b), c))),
+        ),
+        (
+            "tpool of pipes",
+            Box::new(|a, b, c| tpool(2, pipe(a, pipe(b, c)))),
+        ),
+        (
+            "tpool of tpool",
+            Box::new(|a, b, c| tpool(2, pipe(tpool(2, seq(a, b)), c))),
+        ),
+    ]
+}
+
+#[test]
+fn every_element_exactly_once_in_order_in_every_shape() {
+    const N: u64 = 500;
+    for (name, shape) in shapes() {
+        let seen: Vec<_> = (0..3).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+        let p = shape(
+            counted("a", 1, &seen[0]),
+            counted("b", 10, &seen[1]),
+            counted("c", 100, &seen[2]),
+        );
+        let uses = [true, name != "block", name != "block"];
+        let program = Program::new(p).unwrap();
+        let out = program.run((0..N).map(|i| (i, i))).unwrap();
+        let add = if name == "block" { 1 } else { 111 };
+        assert_eq!(
+            out,
+            (0..N).map(|i| (i, i + add)).collect::<Vec<_>>(),
+            "{name}: outputs in input order"
+        );
+        for (s, used) in seen.iter().zip(uses) {
+            if used {
+                assert_each_once(s, N);
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_input_gives_empty_output() {
+    let p = Program::new(pipe(tpool(2, block("a", |v: u8| v)), block("b", |v: u8| v))).unwrap();
+    assert!(p.run(Vec::<u8>::new()).unwrap().is_empty());
+}
+
+#[test]
+fn pinned_workers_compute_the_same() {
+    let cfg = Config {
+        capacity: 2,
+        pin: true,
+    };
+    let p = Program::with_config(tpool(3, block("sq", |v: u64| v * v)), cfg).unwrap();
+    assert_eq!(
+        p.run(0..100u64).unwrap(),
+        (0..100u64).map(|v| v * v).collect::<Vec<_>>()
+    );
+}
+
+/// A random nesting of the stream patterns around a few blocks.
+#[derive(Clone, Debug)]
+enum Shape {
+    Block(u64),
+    Seq(Box<Shape>, Box<Shape>),
+    Pipe(Box<Shape>, Box<Shape>),
+    TPool(usize, Box<Shape>),
+}
+
+impl Shape {
+    fn callable(&self) -> bool {
+        match self {
+            Shape::Block(_) => true,
+            Shape::Seq(a, b) => a.callable() && b.callable(),
+            _ => false,
+        }
+    }
+    fn total(&self) -> u64 {
+        match self {
+            Shape::Block(k) => *k,
+            Shape::Seq(a, b) | Shape::Pipe(a, b) => a.total() + b.total(),
+            Shape::TPool(_, t) => t.total(),
+        }
+    }
+    fn build(&self, calls: &Arc<AtomicUsize>) -> Pattern<u64, u64> {
+        match self {
+            Shape::Block(k) => {
+                let (k, calls) = (*k, Arc::clone(calls));
+                block(format!("add{k}"), move |v: u64| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    v + k
+                })
+            }
+            Shape::Seq(a, b) => seq(a.build(calls), b.build(calls)),
+            Shape::Pipe(a, b) => pipe(a.build(calls), b.build(calls)),
+            Shape::TPool(n, t) => tpool(*n, t.build(calls)),
+        }
+    }
+    fn blocks(&self) -> usize {
+        match self {
+            Shape::Block(_) => 1,
+            Shape::Seq(a, b) | Shape::Pipe(a, b) => a.blocks() + b.blocks(),
+            Shape::TPool(_, t) => t.blocks(),
+        }
+    }
+}
+
+fn shape_strategy() -> impl Strategy<Value = Shape> {
+    let leaf = (1u64..5).prop_map(Shape::Block);
+    leaf.prop_recursive(3, 8, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Shape::Seq(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Shape::Pipe(Box::new(a), Box::new(b))),
+            (1usize..4, inner).prop_map(|(n, t)| Shape::TPool(n, Box::new(t))),
+        ]
+    })
+}
+
+fn all_seqs_callable(s: &Shape) -> bool {
+    match s {
+        Shape::Block(_) => true,
+        Shape::Seq(a, b) => a.callable() && b.callable(),
+        Shape::Pipe(a, b) => all_seqs_callable(a) && all_seqs_callable(b),
+        Shape::TPool(_, t) => all_seqs_callable(t),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Any nesting runs every element through every block exactly once and restores the
+    /// input order; a seq around a parallel pattern is rejected instead.
+    #[test]
+    fn random_nestings_process_each_element_once(shape in shape_strategy(), n in 0u64..120, cap in 1usize..4) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let cfg = Config { capacity: cap, pin: false };
+        match Program::with_config(shape.build(&calls), cfg) {
+            Ok(program) => {
+                prop_assert!(all_seqs_callable(&shape));
+                let out = program.run(0..n).unwrap();
+                let add = shape.total();
+                prop_assert_eq!(out, (0..n).map(|v| v + add).collect::<Vec<_>>());
+                prop_assert_eq!(calls.load(Ordering::Relaxed), n as usize * shape.blocks());
+            }
+            Err(e) => {
+                prop_assert!(!all_seqs_callable(&shape));
+                prop_assert!(matches!(e, BuildError::Unsupported { .. }), "{e}");
+            }
+        }
+    }
+}
+
+/// An input iterator that counts how many elements were taken from it.
+struct Counting<I> {
+    inner: I,
+    taken: Arc<AtomicUsize>,
+}
+
+impl<I: Iterator> Iterator for Counting<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        let v = self.inner.next();
+        if v.is_some() {
+            self.taken.fetch_add(1, Ordering::SeqCst);
+        }
+        v
+    }
+}
+
+#[test]
+fn a_panicking_block_surfaces_with_every_element_accounted_for() {
+    const N: u64 = 1000;
+    const BAD: u64 = 137;
+    for (name, shape) in shapes() {
+        let faulty = block("faulty", |(id, v): (u64, u64)| {
+            if id == BAD {
+                panic!("element {id} is cursed");
+            }
+            (id, v)
+        });
+        let id = || block("id", |e: (u64, u64)| e);
+        // The "block" shape keeps only its first stage: the faulty block goes there.
+        let program = if name == "block" {
+            Program::new(faulty).unwrap()
+        } else {
+            Program::new(shape(id(), faulty, id())).unwrap()
+        };
+        let taken = Arc::new(AtomicUsize::new(0));
+        let input = Counting {
+            inner: (0..N).map(|i| (i, i)),
+            taken: Arc::clone(&taken),
+        };
+        let err = program.run(input).expect_err(name);
+        assert_eq!(err.faults.len(), 1, "{name}");
+        assert_eq!(err.faults[0].seq, BAD);
+        assert_eq!(err.faults[0].stage, "faulty");
+        assert!(err.faults[0].message.contains("cursed"));
+        assert!(err.to_string().contains("panicked on element 137"), "{err}");
+        // Accounting: delivered + failed == fed, no duplicates.
+        assert_eq!(err.delivered.len() as u64 + 1, err.fed, "{name}");
+        let ids: HashSet<u64> = err.delivered.iter().map(|(s, _)| *s).collect();
+        assert_eq!(ids.len(), err.delivered.len(), "{name}: no duplicates");
+        assert!(!ids.contains(&BAD));
+        assert!(ids.iter().all(|&s| s < err.fed));
+        for (s, (id, _)) in &err.delivered {
+            assert_eq!(s, id, "delivered element carries its own position");
+        }
+        assert!(err.fed > BAD);
+        // At most the driver's one-element look-ahead is read but not fed.
+        let taken = taken.load(Ordering::SeqCst) as u64;
+        assert!(
+            taken == err.fed || taken == err.fed + 1,
+            "{name}: {taken} vs {}",
+            err.fed
+        );
+        // The run stopped early rather than consuming the whole input.
+        assert!(err.fed < N, "{name}: fed {}", err.fed);
+    }
+}
+
+#[test]
+fn every_element_panicking_still_returns() {
+    let p = Program::new(tpool(2, block("boom", |_: u32| -> u32 { panic!("boom") }))).unwrap();
+    let err = p.run(0..50u32).unwrap_err();
+    assert!(!err.faults.is_empty());
+    assert_eq!(
+        err.faults.len() as u64 + err.delivered.len() as u64,
+        err.fed
+    );
+}
+
+#[test]
+fn backpressure_bounds_the_elements_in_flight() {
+    // A fast producer (a lazy iterator) and a slow last stage: with bounded queues the
+    // number of elements generated but not yet finished stays under a bound set by the
+    // queue capacities, whatever the speeds.
+    const N: usize = 400;
+    let capacity = 3;
+    let generated = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicUsize::new(0));
+    let max_in_flight = Arc::new(AtomicUsize::new(0));
+    let (g, f, m) = (
+        Arc::clone(&generated),
+        Arc::clone(&finished),
+        Arc::clone(&max_in_flight),
+    );
+    let slow = block("slow", move |v: Vec<u8>| {
+        let in_flight = g.load(Ordering::SeqCst) - f.load(Ordering::SeqCst);
+        m.fetch_max(in_flight, Ordering::SeqCst);
+        // Makes the consumer slower than the producer so an unbounded queue would fill up;
+        // correctness does not depend on it.
+        std::thread::sleep(std::time::Duration::from_micros(200));
+        f.fetch_add(1, Ordering::SeqCst);
+        v.len()
+    });
+    let p = Program::with_config(
+        pipe(tpool(2, block("fast", |v: Vec<u8>| v)), slow),
+        Config {
+            capacity,
+            pin: false,
+        },
+    )
+    .unwrap();
+    let g2 = Arc::clone(&generated);
+    let input = (0..N).map(move |_| {
+        g2.fetch_add(1, Ordering::SeqCst);
+        vec![0u8; 1024]
+    });
+    let out = p.run(input).unwrap();
+    assert_eq!(out.len(), N);
+    // Queues: input, between stages, output (3 × capacity); threads holding one element
+    // each: 2 fast workers + the slow one; one element pending in the driver.
+    let bound = 3 * capacity + 3 + 1;
+    let seen = max_in_flight.load(Ordering::SeqCst);
+    assert!(seen <= bound, "in flight {seen} > bound {bound}");
+}
+
+#[test]
+fn zero_threads_and_seq_of_pipes_are_rejected() {
+    let b = || block("b", |v: u8| v);
+    assert!(matches!(
+        Program::new(tpool(0, b())),
+        Err(BuildError::ZeroThreads { .. })
+    ));
+    assert!(matches!(
+        Program::new(pipe(b(), tpool(0, b()))),
+        Err(BuildError::ZeroThreads { .. })
+    ));
+    let e = Program::new(seq(pipe(b(), b()), b())).unwrap_err();
+    assert!(matches!(e, BuildError::Unsupported { .. }));
+    assert!(e.to_string().contains("pipe(b, b)"), "{e}");
+    let mr = mapreduce(
+        0,
+        "m",
+        |v: &u8| vec![*v as u64],
+        Reduce::per_key("r", |_, v: &[u64]| v.iter().sum()),
+    );
+    assert!(matches!(
+        Program::new(mr),
+        Err(BuildError::ZeroThreads { .. })
+    ));
+}
+
+#[test]
+fn mapreduce_both_styles_agree_with_a_sequential_count() {
+    let inputs: Vec<Vec<u32>> = vec![(0..1000).collect(), (0..7).collect(), vec![]];
+    let map = |v: &u32| {
+        let mut h = vec![0u64; 10];
+        h[(*v % 10) as usize] += 1;
+        h
+    };
+    for threads in [1, 2, 5] {
+        let pw = mapreduce(
+            threads,
+            "digit",
+            map,
+            Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y)
+            }),
+        );
+        let pk = mapreduce(
+            threads,
+            "digit",
+            map,
+            Reduce::per_key("sum", |_, v: &[u64]| v.iter().sum()),
+        );
+        for p in [pw, pk] {
+            let program = Program::new(tpool(2, p)).unwrap();
+            let out = program.run(inputs.clone()).unwrap();
+            assert_eq!(out[0], vec![100u64; 10]);
+            let mut seven = vec![0u64; 10];
+            seven[..7].iter_mut().for_each(|v| *v = 1);
+            assert_eq!(out[1], seven);
+            assert!(out[2].iter().all(|&v| v == 0));
+        }
+    }
+}
+
+#[test]
+fn mapreduce_panic_in_map_or_reduce_is_an_error() {
+    let bad_map = mapreduce(
+        2,
+        "badmap",
+        |v: &u32| {
+            if *v == 5 {
+                panic!("bad pixel");
+            }
+            vec![1u64]
+        },
+        Reduce::per_key("sum", |_, v: &[u64]| v.iter().sum()),
+    );
+    let err = Program::new(bad_map)
+        .unwrap()
+        .run(vec![vec![1, 2, 3], (0..10).collect(), vec![4]])
+        .unwrap_err();
+    assert_eq!(err.faults[0].stage, "badmap");
+    assert_eq!(err.faults[0].seq, 1);
+    assert_eq!(err.delivered.len() + err.faults.len(), err.fed as usize);
+
+    let bad_reduce = mapreduce(
+        3,
+        "m",
+        |_: &u32| vec![1u64, 2],
+        Reduce::pairwise("badadd", |_: &mut [u64], _: &[u64]| panic!("overflow")),
+    );
+    let err = Program::new(bad_reduce)
+        .unwrap()
+        .run(vec![(0..100).collect::<Vec<u32>>()])
+        .unwrap_err();
+    assert_eq!(err.faults[0].stage, "badadd");
+}
+
+#[test]
+fn dropping_a_program_shuts_its_mapreduce_threads_down() {
+    let token = Arc::new(());
+    let t = Arc::clone(&token);
+    let mr = mapreduce(
+        3,
+        "m",
+        move |v: &u32| {
+            let _keep = &t;
+            vec![*v as u64]
+        },
+        Reduce::per_key("sum", |_, v: &[u64]| v.iter().sum()),
+    );
+    let program = Program::new(mr).unwrap();
+    assert_eq!(program.run(vec![vec![1, 2, 3]]).unwrap(), vec![vec![6]]);
+    assert_eq!(Arc::strong_count(&token), 2);
+    drop(program);
+    // The pool joined its workers and dropped every job, so only our handle is left.
+    assert_eq!(Arc::strong_count(&token), 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// term-driven path
+
+fn k(name: &str) -> Plan {
+    Plan::Kernel(name.into())
+}
+
+fn ints(d: &Data) -> &Vec<i32> {
+    match d {
+        Data::Ints(v) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn plans_run_the_seed_kernels() {
+    let reg = Registry::builtin();
+    let cfg = Inputs::default();
+    let plan = Plan::TPool(2, Box::new(Plan::Seq(vec![k("qsort"), k("inc")])));
+    let built = plan.build(&reg, Config::default()).unwrap();
+    assert_eq!(built.source_kernel, "qsort");
+    let input = stream_inputs(&reg, "qsort", 500, 6, &cfg, u128::MAX).unwrap();
+    // The stream cycles through distinct inputs (no two alike).
+    assert_ne!(ints(&input[0]), ints(&input[1]));
+    let expected: Vec<Vec<i32>> = input
+        .iter()
+        .map(|d| {
+            let mut e = ints(d).clone();
+            e.sort();
+            e.iter_mut().for_each(|v| *v += 10);
+            e
+        })
+        .collect();
+    let out = built.program.run(input).unwrap();
+    assert_eq!(out.len(), 6);
+    for (o, e) in out.iter().zip(&expected) {
+        assert_eq!(ints(o), e);
+    }
+    let pipe3 = Plan::Pipe(vec![k("inc"), k("nop"), k("qsort")]);
+    assert_eq!(pipe3.to_string(), "pipe(inc, nop, qsort)");
+    assert_eq!(pipe3.threads(), 3);
+    let out = pipe3
+        .build(&reg, Config::default())
+        .unwrap()
+        .program
+        .run(stream_inputs(&reg, "inc", 300, 3, &cfg, u128::MAX).unwrap())
+        .unwrap();
+    assert!(ints(&out[2]).windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn mapreduce_plans_count_the_image_histogram_both_ways() {
+    let reg = Registry::builtin();
+    let cfg = Inputs::with_image(ImageSize::Small);
+    let one = histogram(&ImageSize::Small.image());
+    for reduce in ["reduce_pairwise", "reduce_per_key"] {
+        let plan = Plan::MapReduce {
+            map: "map".into(),
+            reduce: reduce.into(),
+            nodes: 1,
+            threads: 2,
+        };
+        let built = plan.build(&reg, Config::default()).unwrap();
+        let jobs = stream_inputs(&reg, &built.source_kernel, 5, 2, &cfg, u128::MAX).unwrap();
+        let out = built.program.run(jobs).unwrap();
+        for o in out {
+            let Data::Counts(h) = o else { panic!() };
+            assert_eq!(h, one.iter().map(|v| v * 5).collect::<Vec<_>>(), "{reduce}");
+        }
+    }
+}
+
+#[test]
+fn bad_plans_are_rejected_with_reasons() {
+    let reg = Registry::builtin();
+    let build = |p: Plan| p.build(&reg, Config::default()).err().expect("rejected");
+    let e = build(k("qsrot"));
+    assert!(matches!(e, BuildError::UnknownKernel { .. }));
+    assert!(e.hint().unwrap().contains("qsort"));
+    assert!(matches!(build(k("map")), BuildError::WrongRole { .. }));
+    assert!(matches!(
+        build(Plan::TPool(0, Box::new(k("inc")))),
+        BuildError::ZeroThreads { .. }
+    ));
+    let mr = |nodes, reduce: &str| Plan::MapReduce {
+        map: "map".into(),
+        reduce: reduce.into(),
+        nodes,
+        threads: 2,
+    };
+    assert!(matches!(
+        build(mr(2, "reduce_per_key")),
+        BuildError::Unsupported { .. }
+    ));
+    assert!(matches!(build(mr(1, "inc")), BuildError::WrongRole { .. }));
+    let e = build(Plan::Pipe(vec![mr(1, "reduce_pairwise"), k("inc")]));
+    assert!(matches!(e, BuildError::TypeMismatch { .. }), "{e}");
+    assert!(matches!(
+        build(Plan::Unsupported {
+            what: "dc(a, b, c, procs=4, exchange=e)".into(),
+            why: "runs on processes".into()
+        }),
+        BuildError::Unsupported { .. }
+    ));
+    assert!(matches!(
+        build(Plan::Seq(vec![
+            Plan::Pipe(vec![k("inc"), k("nop")]),
+            k("nop")
+        ])),
+        BuildError::Unsupported { .. }
+    ));
+}
+
+#[test]
+fn user_kernels_join_the_registry() {
+    let mut reg = Registry::builtin();
+    reg.register_block("negate", "negate every element", |d| match d {
+        Data::Ints(mut v) => {
+            v.iter_mut().for_each(|e| *e = -*e);
+            Data::Ints(v)
+        }
+        other => other,
+    });
+    let plan = Plan::Pipe(vec![k("negate"), k("qsort")]);
+    let built = plan.build(&reg, Config::default()).unwrap();
+    let out = built.program.run(vec![Data::Ints(vec![3, 1, 2])]).unwrap();
+    assert_eq!(ints(&out[0]), &vec![-3, -2, -1]);
+}
+
+#[test]
+fn stream_inputs_refuse_sizes_beyond_the_memory_limit() {
+    let reg = Registry::builtin();
+    let err = stream_inputs(&reg, "qsort", 1 << 40, 16, &Inputs::default(), 1 << 30).unwrap_err();
+    assert!(err.to_string().contains("more than"), "{err}");
+}
+
+#[test]
+fn task_pool_workers_and_pipeline_stages_really_run_at_once() {
+    // Each element waits (up to a generous deadline, only reached on failure) until
+    // another element is inside a block at the same time. A serialised pool or pipeline
+    // would never see two at once.
+    use std::time::{Duration, Instant};
+    fn meet(active: &AtomicUsize, seen: &AtomicUsize) {
+        active.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while active.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        if active.load(Ordering::SeqCst) >= 2 {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+        // Leave only once the partner has seen us too.
+        std::thread::sleep(Duration::from_millis(5));
+        active.fetch_sub(1, Ordering::SeqCst);
+    }
+    let active = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+    let pool = Program::new(tpool(
+        2,
+        block("meet", move |v: u32| {
+            meet(&a, &s);
+            v
+        }),
+    ))
+    .unwrap();
+    assert_eq!(pool.run(0..2u32).unwrap(), vec![0, 1]);
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "both workers were busy at once"
+    );
+
+    let active = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let second = block("second", {
+        let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+        move |v: u32| {
+            if v == 0 {
+                meet(&a, &s);
+            }
+            v
+        }
+    });
+    // Element 0 waits in the second stage until element 1 is in the first.
+    let p = Program::new(pipe(
+        block("first", {
+            let (a, s) = (Arc::clone(&active), Arc::clone(&seen));
+            move |v: u32| {
+                if v == 1 {
+                    meet(&a, &s);
+                }
+                v
+            }
+        }),
+        second,
+    ))
+    .unwrap();
+    assert_eq!(p.run(0..2u32).unwrap(), vec![0, 1]);
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "both stages were busy at once"
+    );
+}
