@@ -26,6 +26,9 @@
 //! rank-deficient hypothesis (a line of two points, a term that is constant on the data),
 //! we skip that hypothesis instead.
 
+// `!(a > b)` is deliberate: a NaN must fail the check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use std::collections::BTreeMap;
 
 use super::data::{lines_along, prepare, Prepared};

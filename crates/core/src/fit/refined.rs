@@ -30,6 +30,11 @@
 //!   by QR, and the same criterion picks the model.
 //! * **Negative constants** cost one coefficient's worth of evidence (forbidden without
 //!   repetitions): a cost rarely has one, but `log2(p/500)` has.
+//! * **Ties go to Extra-P.** With one parameter, when Extra-P's hypothesis (computed in
+//!   closed form, [`extrap::single_choice_with`]) scores within [`Refined::tie`] (`χ²`
+//!   units, 2 by default) of the best, it is taken: between hypotheses the data cannot
+//!   tell apart, the one the reference tool prints is the better answer for users who
+//!   compare the two, and on synthetic data it costs no recovery.
 
 // `!(a > b)` is deliberate: a NaN must fail the check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -846,7 +851,7 @@ impl Modeler for Refined {
     }
 
     fn description(&self) -> &'static str {
-        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once"
+        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once; Extra-P's choice where the evidence is a tie"
     }
 
     fn fit(

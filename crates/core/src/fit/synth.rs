@@ -289,10 +289,13 @@ impl Oracle {
     }
 }
 
+/// Per parameter its block (if it appears), and per term its parameters' indices.
+type TruthShapeParts = (Vec<Option<Power>>, Vec<Vec<usize>>);
+
 /// Per parameter, the truth's building block (synthetic truths use one block per
 /// parameter, shared by every term it appears in), and the truth's form (the parameter
 /// indices of each non-constant term).
-fn decompose(truth: &Pmnf, parameters: &[String]) -> Option<(Vec<Option<Power>>, Vec<Vec<usize>>)> {
+fn decompose(truth: &Pmnf, parameters: &[String]) -> Option<TruthShapeParts> {
     let mut blocks: Vec<Option<Power>> = vec![None; parameters.len()];
     let mut form = Vec::new();
     for (_, m) in truth.terms().filter(|(_, m)| !m.is_constant()) {
