@@ -2,25 +2,38 @@
 //!
 //! ```sh
 //! bash scripts/install-extrap            # Extra-P into .venv/
-//! cargo run -p perfcompose-core --release --example fit_bench -- [--seed 1] [--regions 400,200,100]
+//! cargo run -p perfcompose-core --release --example fit_bench -- [--seed 1] [--regions 400,200,300] [--verbose]
 //! ```
 //!
-//! For each class (1, 2, 3 parameters) it generates seeded synthetic regions with known
-//! true models and ±noise ([`perfcompose_core::fit::synth`]), writes them as one Extra-P
-//! text file, runs Extra-P's default modeler on that file (`scripts/extrap-fit.py`, which
-//! times only the modeling), runs our modelers on the same points in-process, and
-//! reports side by side: exact-exponent recovery (overall and on identifiable regions —
-//! every true term contributes at least 5× the noise amplitude at the largest point), the
-//! median relative error of the prediction at 4× the largest measured point, and the time
-//! per region. Results go to stdout (a markdown table) and `bench-out/fit_bench.json`.
-//! Without Extra-P installed (or with `--no-extrap`) only our modelers are run.
+//! For each class (1, 2, 3 parameters; the mixed truths of [`perfcompose_core::fit::synth`]
+//! and the one-term functions of Extra-P's own tests) it generates seeded synthetic
+//! regions with known true models and ±noise, writes them as one Extra-P text file, runs
+//! Extra-P's default modeler on that file (`scripts/extrap-fit.py`, which times only the
+//! modeling), runs our modelers on the same points in-process, and reports side by side:
+//!
+//! * exact-exponent recovery, overall and on *identifiable* regions (every true term
+//!   contributes at least 5× the noise amplitude at the largest point);
+//! * recovery on *distinguishable* identifiable regions: those whose true hypothesis fits
+//!   the noisy data strictly better than every other hypothesis with as many terms
+//!   ([`perfcompose_core::fit::synth::oracle`]); an "oracle" row gives their share, what
+//!   any method that selects by fit could reach even knowing the true number of terms;
+//! * lead-order recovery: the terms no other term outgrows are the truth's;
+//! * the median relative error of the prediction at 4× the largest measured point, and
+//!   the time per region;
+//! * per class, why our modeler missed identifiable regions (indistinguishable, too few
+//!   or too many terms, same size), and how often it is right where Extra-P is.
+//!
+//! Results go to stdout (a markdown table) and `bench-out/fit_bench.json`; `--verbose`
+//! lists every miss with the χ² of the truth, the fitted model and the best rival.
+//! Without Extra-P installed (or with `--no-extrap`) only our modelers are run (the
+//! "where Extra-P is right" lines then use `--modeler extrap`'s choices).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use perfcompose_core::fit::synth::{self, SynthConfig, SynthRegion};
+use perfcompose_core::fit::synth::{self, SynthConfig, SynthRegion, TruthShape};
 use perfcompose_core::fit::{modeler, FitOptions, Modeler};
 use perfcompose_core::measure::{text, Experiment, SeriesKey};
 use perfcompose_core::model::{parse_rational, Monomial, Pmnf};
@@ -35,44 +48,104 @@ const MIN_TIMED_SECONDS: f64 = 1.0;
 
 struct Class {
     name: &'static str,
+    shape: TruthShape,
     parameters: Vec<String>,
     values: Vec<Vec<f64>>,
     regions: usize,
+    /// Part of the merged "both 5-point layouts" row.
+    five_point_layout: bool,
 }
 
 fn classes(regions: &[usize]) -> Vec<Class> {
     let geo = |from: f64| -> Vec<f64> { (0..5).map(|k| from * 2f64.powi(k)).collect() };
     let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let class = |name, parameters: &[&str], values: Vec<Vec<f64>>, regions| Class {
+        name,
+        shape: TruthShape::Mixed,
+        parameters: names(parameters),
+        values,
+        regions,
+        five_point_layout: false,
+    };
+    // New classes go at the end: each class's data is seeded by its position.
     vec![
         Class {
-            name: "1 parameter (x = 4..64)",
-            parameters: names(&["x"]),
-            values: vec![geo(4.0)],
-            regions: regions[0] / 2,
+            five_point_layout: true,
+            ..class(
+                "1 parameter (x = 4..64)",
+                &["x"],
+                vec![geo(4.0)],
+                regions[0] / 2,
+            )
         },
         Class {
-            name: "1 parameter (x = 20..60)",
-            parameters: names(&["x"]),
-            values: vec![vec![20.0, 30.0, 40.0, 50.0, 60.0]],
-            regions: regions[0] - regions[0] / 2,
+            five_point_layout: true,
+            ..class(
+                "1 parameter (x = 20..60)",
+                &["x"],
+                vec![vec![20.0, 30.0, 40.0, 50.0, 60.0]],
+                regions[0] - regions[0] / 2,
+            )
+        },
+        class(
+            "1 parameter (x = 2..512, 9 points)",
+            &["x"],
+            vec![(1..=9).map(|k| 2f64.powi(k)).collect()],
+            regions[0] / 2,
+        ),
+        class(
+            "2 parameters (5×5)",
+            &["x", "y"],
+            vec![geo(4.0), geo(2.0)],
+            regions[1],
+        ),
+        class(
+            "3 parameters (5×5×5)",
+            &["x", "y", "z"],
+            vec![geo(4.0), geo(2.0), geo(2.0)],
+            regions[2],
+        ),
+        // Extra-P's own setups: one-term functions (all its single-parameter modeler
+        // can express, and what its unit tests fit, noise-free) on the points of its unit
+        // tests (`tests/test_basic_modeler.py`, x = 2..32) and of its `synthetic-data.py`
+        // (x = 20..60), here with the same ±2 % noise as every class...
+        Class {
+            shape: TruthShape::OneTerm,
+            ..class(
+                "1 parameter, one term (x = 2..32, Extra-P's tests)",
+                &["x"],
+                vec![geo(2.0)],
+                regions[0] / 2,
+            )
         },
         Class {
-            name: "1 parameter (x = 2..512, 9 points)",
-            parameters: names(&["x"]),
-            values: vec![(1..=9).map(|k| 2f64.powi(k)).collect()],
-            regions: regions[0] / 2,
+            shape: TruthShape::OneTerm,
+            ..class(
+                "1 parameter, one term (x = 20..60, synthetic-data.py)",
+                &["x"],
+                vec![vec![20.0, 30.0, 40.0, 50.0, 60.0]],
+                regions[0] / 2,
+            )
+        },
+        // ... and the products Extra-P's multi-parameter tests fit
+        // (`tests/test_multi_param_modeler.py`: every parameter at 2..32).
+        Class {
+            shape: TruthShape::OneTerm,
+            ..class(
+                "2 parameters, one term (5×5, 2..32, Extra-P's tests)",
+                &["x", "y"],
+                vec![geo(2.0), geo(2.0)],
+                regions[1],
+            )
         },
         Class {
-            name: "2 parameters (5×5)",
-            parameters: names(&["x", "y"]),
-            values: vec![geo(4.0), geo(2.0)],
-            regions: regions[1],
-        },
-        Class {
-            name: "3 parameters (5×5×5)",
-            parameters: names(&["x", "y", "z"]),
-            values: vec![geo(4.0), geo(2.0), geo(2.0)],
-            regions: regions[2],
+            shape: TruthShape::OneTerm,
+            ..class(
+                "3 parameters, one term (5×5×5, 2..32, Extra-P's tests)",
+                &["x", "y", "z"],
+                vec![geo(2.0), geo(2.0), geo(2.0)],
+                regions[2],
+            )
         },
     ]
 }
@@ -120,6 +193,16 @@ fn extrap_models(json: &serde_json::Value) -> Vec<(String, Pmnf)> {
         .collect()
 }
 
+/// What is known about one region besides its data.
+#[derive(Clone, Copy)]
+struct Truthiness {
+    /// Every true term contributes at least `IDENTIFIABLE_FACTOR` noise amplitudes.
+    identifiable: bool,
+    /// The true hypothesis fits the noisy data strictly better than every other hypothesis
+    /// of its size ([`synth::Oracle`]).
+    distinguishable: bool,
+}
+
 #[derive(Default, Clone)]
 struct Score {
     name: String,
@@ -127,18 +210,29 @@ struct Score {
     total: usize,
     id_recovered: usize,
     id_total: usize,
+    /// Identifiable *and* distinguishable regions.
+    dist_recovered: usize,
+    dist_total: usize,
+    /// The lead-order term(s) (those no other term outgrows) are the truth's.
+    lead_recovered: usize,
     errors: Vec<f64>,
     seconds_per_region: f64,
 }
 
 impl Score {
-    fn add(&mut self, truth: &Pmnf, fitted: &Pmnf, identifiable: bool, class: &Class) {
+    fn add(&mut self, truth: &Pmnf, fitted: &Pmnf, t: Truthiness, class: &Class) {
         let same = synth::same_exponents(truth, fitted);
         self.total += 1;
         self.recovered += same as usize;
-        if identifiable {
+        self.lead_recovered +=
+            synth::same_exponents(&truth.dominant(), &fitted.dominant()) as usize;
+        if t.identifiable {
             self.id_total += 1;
             self.id_recovered += same as usize;
+            if t.distinguishable {
+                self.dist_total += 1;
+                self.dist_recovered += same as usize;
+            }
         }
         let at: Vec<f64> = synth::largest(&class.values)
             .iter()
@@ -154,6 +248,9 @@ impl Score {
         self.total += o.total;
         self.id_recovered += o.id_recovered;
         self.id_total += o.id_total;
+        self.dist_recovered += o.dist_recovered;
+        self.dist_total += o.dist_total;
+        self.lead_recovered += o.lead_recovered;
         self.errors.extend(&o.errors);
         // Time per region, weighted by regions.
         self.seconds_per_region = (self.seconds_per_region * (self.total - o.total) as f64
@@ -170,6 +267,23 @@ impl Score {
             e[e.len() / 2]
         }
     }
+}
+
+/// Why our modeler missed an identifiable region.
+#[derive(Default, Clone, Copy)]
+struct Misses {
+    /// A rival of the truth's size fits at least as well: no selection by fit can win.
+    impossible: usize,
+    /// Distinguishable, but we chose fewer terms than the truth has.
+    too_few: usize,
+    /// ... more terms.
+    too_many: usize,
+    /// ... the right number of terms, other exponents (a search miss).
+    same_size: usize,
+}
+
+fn terms(p: &Pmnf) -> usize {
+    p.terms().filter(|(_, m)| !m.is_constant()).count()
 }
 
 fn pct(a: usize, b: usize) -> String {
@@ -252,12 +366,19 @@ fn main() {
     let out_dir = root.join("bench-out");
     std::fs::create_dir_all(&out_dir).expect("bench-out/");
 
-    // `--z F` benchmarks our modeler with another significance (for tuning on a seed
-    // other than the reported one).
-    let tuned = flag("--z").map(|z| perfcompose_core::fit::refined::Refined {
-        z: z.parse().expect("--z F"),
-        ..perfcompose_core::fit::refined::Refined::DEFAULT
-    });
+    // `--z F`, `--tie F` and `--alternatives N` benchmark our modeler with other
+    // settings (for tuning on seeds other than the reported ones).
+    let tuned =
+        (flag("--z").is_some() || flag("--tie").is_some() || flag("--alternatives").is_some())
+            .then(|| {
+                let d = perfcompose_core::fit::refined::Refined::DEFAULT;
+                perfcompose_core::fit::refined::Refined {
+                    z: flag("--z").map_or(d.z, |z| z.parse().expect("--z F")),
+                    tie: flag("--tie").map_or(d.tie, |t| t.parse().expect("--tie F")),
+                    alternatives: flag("--alternatives")
+                        .map_or(d.alternatives, |t| t.parse().expect("--alternatives N")),
+                }
+            });
     let ours: &dyn Modeler = match &tuned {
         Some(t) => t,
         None => modeler("perfcompose").unwrap(),
@@ -268,8 +389,12 @@ fn main() {
     // Per class: (ours right, Extra-P right) overall and on identifiable regions.
     type Agreement = (usize, usize, usize, usize);
     let mut where_extrap_right: Vec<(&str, Agreement)> = Vec::new();
+    // Per class: our misses on identifiable regions by cause, and whether the oracle's
+    // rivals were exhaustive.
+    let mut miss_report: Vec<(&str, Misses, bool)> = Vec::new();
     for (ci, class) in classes(&regions).iter().enumerate() {
         let config = SynthConfig {
+            shape: class.shape,
             parameters: class.parameters.clone(),
             values: class.values.clone(),
             regions: class.regions,
@@ -298,27 +423,99 @@ fn main() {
         } else {
             vec![ours, compat]
         };
-        for m in ms {
-            let (models, t) = time_modeler(m, class, &data);
+        let mut times = Vec::new();
+        for m in &ms {
+            let (models, t) = time_modeler(*m, class, &data);
+            times.push(t);
+            ours_models.push(models);
+        }
+        // What the data could tell at best, per region: does the truth fit strictly
+        // better than every hypothesis of its size? The modelers' own choices join the
+        // rivals, so a same-size miss that fits better always counts as impossible.
+        let oracles: Vec<Option<synth::Oracle>> = data
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let extra: Vec<&Pmnf> = ours_models.iter().map(|ms| &ms[i]).collect();
+                synth::oracle(&r.truth, &class.parameters, &r.points, &extra)
+            })
+            .collect();
+        let truthiness: Vec<Truthiness> = ident
+            .iter()
+            .zip(&oracles)
+            .map(|(&identifiable, o)| Truthiness {
+                identifiable,
+                distinguishable: o.as_ref().is_some_and(|o| o.distinguishable()),
+            })
+            .collect();
+        let mut misses = Misses::default();
+        for ((m, models), t) in ms.iter().zip(&ours_models).zip(&times) {
             let mut s = Score {
                 name: format!("perfcompose --modeler {}", m.name()),
-                seconds_per_region: t,
+                seconds_per_region: *t,
                 ..Score::default()
             };
-            for ((r, f), &id) in data.iter().zip(&models).zip(&ident) {
-                s.add(&r.truth, f, id, class);
-                if verbose && id && m.name() == ours.name() && !synth::same_exponents(&r.truth, f) {
+            for (((r, f), &tr), o) in data.iter().zip(models).zip(&truthiness).zip(&oracles) {
+                s.add(&r.truth, f, tr, class);
+                if m.name() != ours.name() || !tr.identifiable || synth::same_exponents(&r.truth, f)
+                {
+                    continue;
+                }
+                let kind = if !tr.distinguishable {
+                    misses.impossible += 1;
+                    "indistinguishable"
+                } else if terms(f) < terms(&r.truth) {
+                    misses.too_few += 1;
+                    "too few terms"
+                } else if terms(f) > terms(&r.truth) {
+                    misses.too_many += 1;
+                    "too many terms"
+                } else {
+                    misses.same_size += 1;
+                    "same size"
+                };
+                if verbose {
+                    let s2 = synth::mean_relative_variance(&r.points).unwrap_or(f64::NAN);
+                    let chosen =
+                        synth::hypothesis_wrss(f, &class.parameters, &r.points).unwrap_or(f64::NAN);
+                    let (rival, rw) = o
+                        .as_ref()
+                        .and_then(|o| o.rival.as_ref())
+                        .map_or(("–".to_string(), f64::NAN), |(p, w)| (p.rounded(3), *w));
                     println!(
-                        "MISS {}: truth {}  fitted {}",
+                        "MISS [{kind}] {} {}: truth {}  fitted {}  | χ²: truth {:.1}, fitted {:.1}, best rival {:.1} ({})",
                         class.name,
+                        r.name,
                         r.truth.rounded(3),
-                        f.rounded(3)
+                        f.rounded(3),
+                        o.as_ref().map_or(f64::NAN, |o| o.truth_wrss) / s2,
+                        chosen / s2,
+                        rw / s2,
+                        rival,
                     );
                 }
             }
             scores.push(s);
-            ours_models.push(models);
         }
+        let oracle_score = Score {
+            name: "oracle (true size, best fit)".into(),
+            recovered: truthiness.iter().filter(|t| t.distinguishable).count(),
+            total: data.len(),
+            id_recovered: truthiness
+                .iter()
+                .filter(|t| t.identifiable && t.distinguishable)
+                .count(),
+            id_total: truthiness.iter().filter(|t| t.identifiable).count(),
+            ..Score::default()
+        };
+        miss_report.push((
+            class.name,
+            misses,
+            oracles
+                .iter()
+                .all(|o| o.as_ref().is_none_or(|o| o.exhaustive)),
+        ));
+        let mut reference: Option<Vec<Pmnf>> = None;
         if use_extrap {
             let file = out_dir.join(format!("fit_bench_{ci}.txt"));
             write_text(&file, &class.parameters, &data);
@@ -341,25 +538,34 @@ fn main() {
                 seconds_per_region: seconds,
                 ..Score::default()
             };
-            for (r, &id) in data.iter().zip(&ident) {
+            for (r, &tr) in data.iter().zip(&truthiness) {
                 let (_, m) = models
                     .iter()
                     .find(|(n, _)| *n == r.name)
                     .expect("region modelled");
-                s.add(&r.truth, m, id, class);
+                s.add(&r.truth, m, tr, class);
             }
-            // How often our reproduction picks Extra-P's exponents, and how often our
-            // default modeler is right too where Extra-P is right.
-            let mut right = (0usize, 0usize, 0usize, 0usize);
-            for (((r, ours), compat), &id) in data
-                .iter()
-                .zip(&ours_models[0])
-                .zip(ours_models.last().unwrap())
-                .zip(&ident)
-            {
+            for (r, compat) in data.iter().zip(ours_models.last().unwrap()) {
                 let (_, m) = models.iter().find(|(n, _)| *n == r.name).unwrap();
                 fidelity.1 += 1;
                 fidelity.0 += synth::same_exponents(m, compat) as usize;
+            }
+            reference = Some(
+                data.iter()
+                    .map(|r| models.iter().find(|(n, _)| *n == r.name).unwrap().1.clone())
+                    .collect(),
+            );
+            scores.push(s);
+        }
+        // How often our default modeler is right too where Extra-P is right (Extra-P's
+        // own models, else our reproduction's, which agree in every region measured).
+        if reference.is_none() && ms.len() > 1 {
+            reference = ours_models.last().cloned();
+        }
+        if let Some(reference) = &reference {
+            let mut right = (0usize, 0usize, 0usize, 0usize);
+            for (((r, ours), m), &id) in data.iter().zip(&ours_models[0]).zip(reference).zip(&ident)
+            {
                 if synth::same_exponents(m, &r.truth) {
                     right.1 += 1;
                     right.0 += synth::same_exponents(ours, &r.truth) as usize;
@@ -368,18 +574,27 @@ fn main() {
                         right.2 += synth::same_exponents(ours, &r.truth) as usize;
                     }
                     if verbose && !synth::same_exponents(ours, &r.truth) {
+                        let s2 = synth::mean_relative_variance(&r.points).unwrap_or(f64::NAN);
+                        let chi = |p: &Pmnf| {
+                            synth::hypothesis_wrss(p, &class.parameters, &r.points)
+                                .unwrap_or(f64::NAN)
+                                / s2
+                        };
                         println!(
-                            "LOST {}: truth {}  ours {}",
+                            "LOST {} {}: truth {}  ours {}  | χ² (free fits): truth {:.1}, ours {:.1}",
                             class.name,
+                            r.name,
                             r.truth.rounded(3),
-                            ours.rounded(3)
+                            ours.rounded(3),
+                            chi(&r.truth),
+                            chi(ours)
                         );
                     }
                 }
             }
             where_extrap_right.push((class.name, right));
-            scores.push(s);
         }
+        scores.push(oracle_score);
         rows.push((class.name.to_string(), scores));
     }
 
@@ -387,14 +602,19 @@ fn main() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "| class | modeler | recovery (all) | recovery (identifiable) | median rel. error at {EXTRAPOLATION}× | time per region |"
+        "| class | modeler | recovery (all) | recovery (identifiable) | recovery (distinguishable) | lead-order term (all) | median rel. error at {EXTRAPOLATION}× | time per region |"
     );
-    let _ = writeln!(table, "|---|---|---|---|---|---|");
+    let _ = writeln!(table, "|---|---|---|---|---|---|---|---|");
     let mut merged_one: Option<Vec<Score>> = None;
+    let five_point: Vec<&str> = classes(&regions)
+        .iter()
+        .filter(|c| c.five_point_layout)
+        .map(|c| c.name)
+        .collect();
     let mut print_rows: Vec<(String, Vec<Score>)> = Vec::new();
     for (name, scores) in &rows {
         print_rows.push((name.clone(), scores.clone()));
-        if name.starts_with("1 parameter") && !name.contains("9 points") {
+        if five_point.contains(&name.as_str()) {
             match &mut merged_one {
                 None => merged_one = Some(scores.clone()),
                 Some(m) => {
@@ -413,6 +633,24 @@ fn main() {
             .find(|s| s.name.starts_with("Extra-P"))
             .map(|s| s.seconds_per_region);
         for s in scores {
+            if s.name.starts_with("oracle") {
+                // Recovery of an oracle that knows the truth's size and picks the
+                // best-fitting hypothesis of that size: the share of distinguishable
+                // regions.
+                let _ = writeln!(
+                    table,
+                    "| {name} | {} | {} | {} | – | – | – | – |",
+                    s.name,
+                    pct(s.recovered, s.total),
+                    pct(s.id_recovered, s.id_total),
+                );
+                json_rows.push(serde_json::json!({
+                    "class": name, "modeler": s.name,
+                    "recovered": s.recovered, "regions": s.total,
+                    "identifiable_recovered": s.id_recovered, "identifiable": s.id_total,
+                }));
+                continue;
+            }
             let speed = match extrap_time {
                 Some(t) if !s.name.starts_with("Extra-P") => {
                     format!(" ({:.0}× faster)", t / s.seconds_per_region)
@@ -421,10 +659,12 @@ fn main() {
             };
             let _ = writeln!(
                 table,
-                "| {name} | {} | {} | {} | {:.2}% | {:.1} µs{speed} |",
+                "| {name} | {} | {} | {} | {} | {} | {:.2}% | {:.1} µs{speed} |",
                 s.name,
                 pct(s.recovered, s.total),
                 pct(s.id_recovered, s.id_total),
+                pct(s.dist_recovered, s.dist_total),
+                pct(s.lead_recovered, s.total),
                 100.0 * s.median_error(),
                 s.seconds_per_region * 1e6
             );
@@ -432,6 +672,8 @@ fn main() {
                 "class": name, "modeler": s.name,
                 "recovered": s.recovered, "regions": s.total,
                 "identifiable_recovered": s.id_recovered, "identifiable": s.id_total,
+                "distinguishable_recovered": s.dist_recovered, "distinguishable": s.dist_total,
+                "lead_order_recovered": s.lead_recovered,
                 "median_extrapolation_error": s.median_error(),
                 "seconds_per_region": s.seconds_per_region,
             }));
@@ -447,15 +689,26 @@ fn main() {
             "\n`--modeler extrap` picks the same exponents as Extra-P itself in {}.",
             pct(fidelity.0, fidelity.1)
         );
-        for (name, (a, b, c, d)) in &where_extrap_right {
-            println!(
+    } else {
+        println!("\n(Extra-P not run: install it with scripts/install-extrap)");
+    }
+    for (name, (a, b, c, d)) in &where_extrap_right {
+        println!(
                 "Where Extra-P recovers the truth, `perfcompose` does too: {name}: {} (identifiable: {})",
                 pct(*a, *b),
                 pct(*c, *d)
             );
-        }
-    } else {
-        println!("\n(Extra-P not run: install it with scripts/install-extrap)");
+    }
+    println!();
+    for (name, m, exhaustive) in &miss_report {
+        println!(
+            "`perfcompose` misses on identifiable regions, {name}: {} indistinguishable (a rival of the true size fits at least as well{}), {} with too few terms, {} with too many, {} of the right size.",
+            m.impossible,
+            if *exhaustive { "" } else { "; rivals searched around the truth only" },
+            m.too_few,
+            m.too_many,
+            m.same_size
+        );
     }
     let json = serde_json::json!({"seed": seed, "noise": noise, "rows": json_rows,
         "extrap_fidelity": [fidelity.0, fidelity.1]});

@@ -10,6 +10,9 @@ use crate::measure::{Point, Summary};
 /// otherwise make every numerical rounding look significant.
 pub const MIN_RELATIVE_SIGMA: f64 = 1e-9;
 
+/// Relative weights treat no value as smaller than this fraction of the largest.
+pub const WEIGHT_FLOOR: f64 = 1e-12;
+
 /// One series ready for fitting.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -43,14 +46,24 @@ impl Prepared {
     }
 
     /// Weights `1 / y^(2β)` (`β` = [`Prepared::noise_power`]; relative weights `1/y²`
-    /// for relative noise), with values near zero floored so that a zero measurement
-    /// does not get infinite weight.
+    /// for relative noise). A zero measurement would get an infinite weight, so values
+    /// are floored at the smallest positive one (and at [`WEIGHT_FLOOR`] of the largest,
+    /// against a stray near-zero reading). The floor must sit far below the data's range:
+    /// costs of several parameters easily span ten orders of magnitude, and a floor
+    /// inside that range silently down-weights the smallest values — exactly where
+    /// additive terms of the other parameters show.
     pub fn relative_weights(&self) -> Vec<f64> {
         let top = self.y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if top == 0.0 {
             return vec![1.0; self.y.len()];
         }
-        let floor = (top * 1e-6).max(f64::MIN_POSITIVE);
+        let smallest = self
+            .y
+            .iter()
+            .map(|v| v.abs())
+            .filter(|&v| v > 0.0)
+            .fold(top, f64::min);
+        let floor = smallest.max(top * WEIGHT_FLOOR).max(f64::MIN_POSITIVE);
         self.y
             .iter()
             .map(|v| v.abs().max(floor).powf(-2.0 * self.noise_power))
@@ -297,6 +310,25 @@ mod tests {
 
     fn names(n: &[&str]) -> Vec<String> {
         n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn relative_weights_follow_the_values_across_many_orders_of_magnitude() {
+        // Costs of several parameters span ten orders of magnitude and more; each point
+        // keeps its own relative weight (a floor inside the range would drown the
+        // smallest values, where additive terms of other parameters show).
+        let pts: Vec<Point> = [1e-3, 1.0, 1e9, 0.0]
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| Point::new(vec![k as f64], vec![v]))
+            .collect();
+        let d = prepare(&names(&["x"]), &pts, &FitOptions::default()).unwrap();
+        let w = d.relative_weights();
+        for (w, v) in w.iter().zip([1e-3f64, 1.0, 1e9]) {
+            assert!((w * v * v - 1.0).abs() < 1e-12, "{w} for {v}");
+        }
+        // A zero gets the weight of the smallest positive value, not an infinite one.
+        assert_eq!(w[3], w[0]);
     }
 
     #[test]

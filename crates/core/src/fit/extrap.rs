@@ -26,10 +26,13 @@
 //! rank-deficient hypothesis (a line of two points, a term that is constant on the data),
 //! we skip that hypothesis instead.
 
+// `!(a > b)` is deliberate: a NaN must fail the check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use std::collections::BTreeMap;
 
 use super::data::{lines_along, prepare, Prepared};
-use super::lsq::lstsq;
+use super::lsq::{lstsq, RANK_TOLERANCE};
 use super::space::{eval_power, usable_blocks};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Measure, Modeler};
 use crate::measure::Point;
@@ -150,6 +153,116 @@ pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
                 c0,
                 term: Some((block, c1)),
             };
+        }
+    }
+    best
+}
+
+/// Which building block [`single`] picks (`None`: the constant model), for callers that
+/// need only Extra-P's choice (the default modeler's tie-break): every leave-one-out
+/// fold's line follows in closed form from the fit on all points (Sherman–Morrison), so
+/// a hypothesis costs `O(n)` instead of `n` QR factorisations. Same rules in the same
+/// order; the two can differ only where two hypotheses' scores agree to rounding.
+pub fn single_choice(x: &[f64], y: &[f64]) -> Option<Power> {
+    let blocks = usable_blocks(x.iter().copied());
+    single_choice_with(
+        y,
+        blocks.into_iter().map(|b| {
+            let t: Vec<f64> = x.iter().map(|&v| eval_power(&b, v)).collect();
+            (b, t)
+        }),
+    )
+}
+
+/// [`single_choice`] given every usable block with its values at the points, in Extra-P's
+/// order (callers that already have the values skip their evaluation).
+pub fn single_choice_with<T: AsRef<[f64]>>(
+    y: &[f64],
+    blocks: impl IntoIterator<Item = (Power, T)>,
+) -> Option<Power> {
+    let n = y.len();
+    if n < 2 {
+        return None;
+    }
+    let c_mean = mean(y);
+    let constant_rss: f64 = y.iter().map(|v| (v - c_mean) * (v - c_mean)).sum();
+    if constant_rss == 0.0 {
+        return None;
+    }
+    let mut best = None;
+    let mut best_smape = smape(y.iter().map(|&a| (a, c_mean)));
+    let nf = n as f64;
+    // The fit on all points but `k` follows from the fit on all points (Sherman–Morrison
+    // on the centred 2×2 normal equations); the smallest value of each fold (for the
+    // clean-constant step) is the overall minimum unless `k` holds it.
+    let (kmin, ymin) =
+        y.iter().enumerate().fold(
+            (0, f64::INFINITY),
+            |m, (k, &v)| if v < m.1 { (k, v) } else { m },
+        );
+    let ymin2 = y
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != kmin)
+        .fold(f64::INFINITY, |m, (_, &v)| m.min(v));
+    for (block, t) in blocks {
+        let t = t.as_ref();
+        let tm = t.iter().sum::<f64>() / nf;
+        let (mut stt, mut sty, mut t2) = (0.0, 0.0, 0.0);
+        for k in 0..n {
+            let dt = t[k] - tm;
+            stt += dt * dt;
+            sty += dt * (y[k] - c_mean);
+            t2 += t[k] * t[k];
+        }
+        if !(stt > RANK_TOLERANCE * RANK_TOLERANCE * t2) || !stt.is_finite() {
+            continue;
+        }
+        let b = sty / stt;
+        let mut loo_rss = 0.0;
+        let mut loo_smape = 0.0;
+        let mut valid = true;
+        for k in 0..n {
+            let dt = t[k] - tm;
+            let h = 1.0 / nf + dt * dt / stt;
+            // Centred sum of squares of the fold: it must keep a spread of `t`.
+            let stt_fold = stt - nf / (nf - 1.0) * dt * dt;
+            let t2_fold = t2 - t[k] * t[k];
+            if !(stt_fold > RANK_TOLERANCE * RANK_TOLERANCE * t2_fold) || !(1.0 - h > 0.0) {
+                valid = false;
+                break;
+            }
+            let e = y[k] - (c_mean + b * dt);
+            let r = e / (1.0 - h);
+            let a_k = c_mean - r / nf;
+            let b_k = b - dt / stt * r;
+            let mut c0 = a_k - b_k * tm;
+            let min = if k == kmin { ymin2 } else { ymin };
+            let clean = if min == 0.0 {
+                (c0 - min).abs() < CLEAN_CONSTANT_EPSILON
+            } else {
+                (c0 / min).abs() < CLEAN_CONSTANT_EPSILON
+            };
+            if clean {
+                c0 = 0.0;
+            }
+            let predicted = c0 + b_k * t[k];
+            let d = predicted - y[k];
+            loo_rss += d * d;
+            let s = y[k].abs() + predicted.abs();
+            if s != 0.0 {
+                loo_smape += 2.0 * d.abs() / s / nf * 100.0;
+            }
+        }
+        if !valid || !loo_rss.is_finite() {
+            continue;
+        }
+        if b == 0.0 || too_small(max_contribution(t.iter().map(|v| b * v), y)) {
+            continue;
+        }
+        if loo_smape < best_smape {
+            best_smape = loo_smape;
+            best = Some(block);
         }
     }
     best

@@ -8,7 +8,7 @@
 //!
 //! | name | what it does |
 //! |---|---|
-//! | `perfcompose` (default) | weighted (relative-error) fits, noise estimated from the repetitions, term significance against that noise, two terms where one parameter acts alone and the data supports them, multi-parameter exponents chosen from all lines at once ([`refined`]) |
+//! | `perfcompose` (default) | weighted (relative-error) fits, noise estimated from the repetitions, term significance against that noise, two terms where one parameter acts alone and the data supports them, multi-parameter exponents chosen from all lines at once, Extra-P's choice where the evidence is a tie ([`refined`]) |
 //! | `extrap` | Extra-P 4.2.5's default modeler reproduced: 42 single-term hypotheses, leave-one-out SMAPE, line-based multi-parameter combination ([`extrap`]) |
 //!
 //! Besides the modelers, [`basis::fit_basis`] fits user-given basis functions (`1, N, M`)

@@ -30,6 +30,11 @@
 //!   by QR, and the same criterion picks the model.
 //! * **Negative constants** cost one coefficient's worth of evidence (forbidden without
 //!   repetitions): a cost rarely has one, but `log2(p/500)` has.
+//! * **Ties go to Extra-P.** With one parameter, when Extra-P's hypothesis (computed in
+//!   closed form, [`extrap::single_choice_with`]) scores within [`Refined::tie`] (`χ²`
+//!   units, 2 by default) of the best, it is taken: between hypotheses the data cannot
+//!   tell apart, the one the reference tool prints is the better answer for users who
+//!   compare the two, and on synthetic data it costs no recovery.
 
 // `!(a > b)` is deliberate: a NaN must fail the check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -43,6 +48,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
+use super::extrap;
 use super::lsq::{affine, constant, lstsq};
 use super::space::{eval_power, usable_blocks};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
@@ -77,6 +83,21 @@ impl Hasher for FxHasher {
 /// Values of `(parameter, power)` at the parameter's distinct values.
 type PowerCache = HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>;
 
+/// A term's values at the points: the cached vector itself, or a reordered copy.
+enum Values {
+    Shared(Rc<Vec<f64>>),
+    Owned(Vec<f64>),
+}
+
+impl AsRef<[f64]> for Values {
+    fn as_ref(&self) -> &[f64] {
+        match self {
+            Values::Shared(v) => v,
+            Values::Owned(v) => v,
+        }
+    }
+}
+
 /// Active parameters up to which all forms and exponent combinations are searched.
 const MAX_SEARCHED_PARAMETERS: usize = 4;
 
@@ -101,12 +122,16 @@ pub struct Refined {
     pub z: f64,
     /// Runners-up per parameter re-checked in the chosen multi-parameter form.
     pub alternatives: usize,
+    /// Single-parameter data: Extra-P's hypothesis is taken when its score is within
+    /// this much (in `χ²` units) of the best (0: never).
+    pub tie: f64,
 }
 
 impl Refined {
     pub const DEFAULT: Refined = Refined {
         z: 3.5,
         alternatives: 3,
+        tie: 2.0,
     };
 }
 
@@ -540,7 +565,7 @@ impl Refined {
                 .fold(sigma2, f64::min)
                 .max(MIN_RELATIVE_SIGMA * MIN_RELATIVE_SIGMA),
         };
-        let Some(cand) = fitted
+        let Some(mut cand) = fitted
             .into_iter()
             .min_by(|a, b| ctx.score(a, sigma2).total_cmp(&ctx.score(b, sigma2)))
         else {
@@ -549,7 +574,39 @@ impl Refined {
         };
         // The constant-only model competes too.
         let const_score = const_wrss / sigma2 + ctx.lambda;
-        if const_score <= ctx.score(&cand, sigma2) {
+        let mut constant_wins = const_score <= ctx.score(&cand, sigma2);
+        // Where the evidence is a tie, Extra-P's choice: users compare the two tools, and
+        // between hypotheses the data cannot tell apart, the one the reference tool
+        // prints is the better answer. Single-parameter data only: there Extra-P's choice
+        // costs a few microseconds ([`extrap::single_choice`]).
+        if self.tie > 0.0 && parameters.len() == 1 {
+            let best = const_score.min(ctx.score(&cand, sigma2));
+            // Points in increasing order (the usual case) read the cached values as is.
+            let sorted = ctx.index[0].iter().enumerate().all(|(k, &i)| k == i);
+            let blocks = usable_blocks(data.column(0)).into_iter().map(|p| {
+                let pv = ctx.power_values(0, p);
+                let t = if sorted {
+                    Values::Shared(pv)
+                } else {
+                    Values::Owned(ctx.index[0].iter().map(|&i| pv[i]).collect())
+                };
+                (p, t)
+            });
+            let current = (cand.terms.len() == 1).then(|| cand.terms[0][0].1);
+            match extrap::single_choice_with(&data.y, blocks) {
+                None => constant_wins |= const_score <= best + self.tie,
+                Some(p) if !constant_wins && current == Some(p) => {}
+                Some(p) => {
+                    if let Some(c) = ctx.fit(vec![vec![(0, p)]]) {
+                        if ctx.score(&c, sigma2) <= best + self.tie {
+                            cand = c;
+                            constant_wins = false;
+                        }
+                    }
+                }
+            }
+        }
+        if constant_wins {
             return (constant_model(), ctx.w, warnings);
         }
         let model = Pmnf::from_terms(
@@ -794,7 +851,7 @@ impl Modeler for Refined {
     }
 
     fn description(&self) -> &'static str {
-        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once"
+        "relative-error weighted fits judged against the repetitions' noise; a second term where the data supports it; multi-parameter exponents from all lines at once; Extra-P's choice where the evidence is a tie"
     }
 
     fn fit(

@@ -11,19 +11,40 @@
 //! * 3 parameters: one of Extra-P's 23 three-parameter forms;
 //!
 //! where each `t`, `a`, `b`, `c` is a building block `x^i · log2(x)^j` drawn uniformly from
-//! [`space::extrap_blocks`](super::space::extrap_blocks) for its parameter.
+//! [`space::extrap_blocks`](super::space::extrap_blocks) for its parameter
+//! ([`TruthShape::Mixed`]); or one term only, `c0 + c1·t` ([`TruthShape::OneTerm`]), the
+//! functions Extra-P's own tests use.
+//!
+//! [`oracle`] says what the noisy data of a region could tell at best: whether the true
+//! hypothesis fits better than every other hypothesis with as many terms.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::eval_monomial;
+use super::lsq::lstsq;
 use super::space::extrap_blocks;
 use crate::measure::Point;
 use crate::model::{Monomial, Pmnf, Power};
 
+/// Which true models to draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TruthShape {
+    /// The mixture described in the module docs (one or two terms for one parameter,
+    /// Extra-P's combination forms for several).
+    #[default]
+    Mixed,
+    /// One term, `c0 + c1 · Π_l x_l^(i_l) · log2(x_l)^(j_l)`: exactly what Extra-P's
+    /// hypotheses can express (its single-parameter modeler never has more than one term,
+    /// and its own tests, `tests/test_basic_modeler.py`, use such functions).
+    OneTerm,
+}
+
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct SynthConfig {
+    /// Which true models to draw.
+    pub shape: TruthShape,
     pub parameters: Vec<String>,
     /// Measured values per parameter; points are their full grid.
     pub values: Vec<Vec<f64>>,
@@ -93,10 +114,24 @@ fn forms(k: usize) -> Vec<Vec<Vec<usize>>> {
     }
 }
 
-/// A random true model over `parameters`.
+/// A random true model over `parameters` (the [`TruthShape::Mixed`] mixture).
 pub fn random_truth(rng: &mut ChaCha8Rng, parameters: &[String]) -> Pmnf {
+    random_truth_shaped(rng, parameters, TruthShape::Mixed)
+}
+
+/// A random true model over `parameters` of the given shape.
+pub fn random_truth_shaped(rng: &mut ChaCha8Rng, parameters: &[String], shape: TruthShape) -> Pmnf {
     let blocks = extrap_blocks();
     let mut terms = vec![(coefficient(rng), Monomial::one())];
+    if shape == TruthShape::OneTerm {
+        let m = parameters.iter().fold(Monomial::one(), |m, p| {
+            let b = block(rng, &blocks);
+            m.mul(&Monomial::power(p, b.exp, b.log))
+                .expect("small exponents")
+        });
+        terms.push((coefficient(rng), m));
+        return Pmnf::from_terms(terms);
+    }
     if parameters.len() == 1 {
         let a = block(rng, &blocks);
         terms.push((
@@ -164,7 +199,7 @@ pub fn generate(config: &SynthConfig) -> Vec<SynthRegion> {
     let coords = grid(&config.values);
     (0..config.regions)
         .map(|r| {
-            let truth = random_truth(&mut rng, &config.parameters);
+            let truth = random_truth_shaped(&mut rng, &config.parameters, config.shape);
             let points = coords
                 .iter()
                 .map(|c| {
@@ -223,12 +258,271 @@ pub fn same_exponents(a: &Pmnf, b: &Pmnf) -> bool {
     set(a) == set(b)
 }
 
+/// What the data of one region can tell at best: the weighted residual sum of squares of
+/// the true hypothesis (its terms, coefficients refitted to the noisy data) against the
+/// best-fitting *rival* hypothesis with the same number of terms.
+///
+/// An oracle that knows how many terms the truth has and that every coefficient is
+/// positive, and picks the best-fitting such hypothesis of that size (maximum likelihood
+/// under Gaussian relative noise), recovers the truth exactly when no rival fits at least
+/// as well. When one does, no method that selects by
+/// fit can recover that region ("oracle-impossible"): the data do not tell the truth apart.
+#[derive(Clone, Debug)]
+pub struct Oracle {
+    /// Weighted RSS (weights `1/ȳ²`, ȳ the mean of the repetitions) of the true terms
+    /// with positive coefficients (infinite when no such fit exists).
+    pub truth_wrss: f64,
+    /// The best rival of the same size and its weighted RSS, if any could be fitted.
+    pub rival: Option<(Pmnf, f64)>,
+    /// Whether the rivals were searched exhaustively (1 and 2 parameters) or only around
+    /// the truth (3 parameters: one parameter's exponent changed at a time, the other
+    /// forms with the truth's exponents, and the `extra` models given).
+    pub exhaustive: bool,
+}
+
+impl Oracle {
+    /// True when the truth fits strictly better than every rival of its size.
+    pub fn distinguishable(&self) -> bool {
+        self.rival
+            .as_ref()
+            .is_none_or(|(_, wrss)| *wrss > self.truth_wrss)
+    }
+}
+
+/// Per parameter its block (if it appears), and per term its parameters' indices.
+type TruthShapeParts = (Vec<Option<Power>>, Vec<Vec<usize>>);
+
+/// Per parameter, the truth's building block (synthetic truths use one block per
+/// parameter, shared by every term it appears in), and the truth's form (the parameter
+/// indices of each non-constant term).
+fn decompose(truth: &Pmnf, parameters: &[String]) -> Option<TruthShapeParts> {
+    let mut blocks: Vec<Option<Power>> = vec![None; parameters.len()];
+    let mut form = Vec::new();
+    for (_, m) in truth.terms().filter(|(_, m)| !m.is_constant()) {
+        let mut set = Vec::new();
+        for (name, pw) in m.factors() {
+            let l = parameters.iter().position(|p| p == name)?;
+            // One parameter may have several blocks (its terms are searched
+            // exhaustively); several parameters share one block each.
+            if parameters.len() > 1 && blocks[l].is_some_and(|b| b != *pw) {
+                return None;
+            }
+            blocks[l] = Some(*pw);
+            set.push(l);
+        }
+        set.sort_unstable();
+        form.push(set);
+    }
+    Some((blocks, form))
+}
+
+fn build(parameters: &[String], form: &[Vec<usize>], blocks: &[Power]) -> Vec<Monomial> {
+    form.iter()
+        .map(|t| {
+            t.iter().fold(Monomial::one(), |m, &l| {
+                m.mul(&Monomial::power(
+                    &parameters[l],
+                    blocks[l].exp,
+                    blocks[l].log,
+                ))
+                .expect("small exponents")
+            })
+        })
+        .collect()
+}
+
+/// The weighted fit of `c0 + Σ c_k · m_k`: its coefficients and WRSS. With `prior` the
+/// fit respects what the generator draws — every coefficient positive: a negative
+/// constant is refitted at `c0 = 0` (the constrained optimum of a convex problem lies on
+/// that face), and a negative term coefficient makes the hypothesis `None` (it would be
+/// a smaller hypothesis). `None` also when the columns are dependent.
+fn weighted_fit(
+    terms: &[Monomial],
+    parameters: &[String],
+    points: &[Point],
+    y: &[f64],
+    w: &[f64],
+    prior: bool,
+) -> Option<(Vec<f64>, f64)> {
+    let ones = vec![1.0; points.len()];
+    let cols: Vec<Vec<f64>> = terms
+        .iter()
+        .map(|m| {
+            points
+                .iter()
+                .map(|p| eval_monomial(m, parameters, &p.coordinate))
+                .collect()
+        })
+        .collect();
+    let mut refs: Vec<&[f64]> = vec![&ones];
+    refs.extend(cols.iter().map(Vec::as_slice));
+    let mut s = lstsq(&refs, y, Some(w), false).ok()?;
+    if prior && s.coef[0] < 0.0 {
+        s = lstsq(&refs[1..], y, Some(w), false).ok()?;
+        s.coef.insert(0, 0.0);
+    }
+    if prior && s.coef[1..].iter().any(|&c| c <= 0.0) {
+        return None;
+    }
+    Some((s.coef, s.wrss))
+}
+
+/// Means of the repetitions and relative weights `1/ȳ²`.
+fn means_and_weights(points: &[Point]) -> (Vec<f64>, Vec<f64>) {
+    let y: Vec<f64> = points
+        .iter()
+        .map(|p| p.values.iter().sum::<f64>() / p.values.len().max(1) as f64)
+        .collect();
+    let w = y
+        .iter()
+        .map(|v| 1.0 / (v * v).max(f64::MIN_POSITIVE))
+        .collect();
+    (y, w)
+}
+
+/// The weighted RSS (weights `1/ȳ²`) of `model`'s hypothesis — its non-constant terms,
+/// coefficients refitted freely to the means of the repetitions.
+pub fn hypothesis_wrss(model: &Pmnf, parameters: &[String], points: &[Point]) -> Option<f64> {
+    let (y, w) = means_and_weights(points);
+    let terms: Vec<Monomial> = model
+        .terms()
+        .filter(|(_, m)| !m.is_constant())
+        .map(|(_, m)| m.clone())
+        .collect();
+    weighted_fit(&terms, parameters, points, &y, &w, false).map(|(_, wrss)| wrss)
+}
+
+/// The pooled relative variance of a point's mean, from the repetitions' spread
+/// (`s²/(r·ȳ²)` pooled over points with their degrees of freedom); the unit in which
+/// differences of weighted RSS are χ² values.
+pub fn mean_relative_variance(points: &[Point]) -> Option<f64> {
+    let (mut sum, mut dof) = (0.0, 0.0);
+    for p in points {
+        let r = p.values.len() as f64;
+        if r < 2.0 {
+            continue;
+        }
+        let m = p.values.iter().sum::<f64>() / r;
+        let ss: f64 = p.values.iter().map(|v| (v - m) * (v - m)).sum();
+        sum += ss / (r * m * m);
+        dof += r - 1.0;
+    }
+    (dof > 0.0).then(|| sum / dof)
+}
+
+/// The oracle of one region (see [`Oracle`]); `extra` models (e.g. what the modelers
+/// chose) are added to the rivals when they have the truth's number of terms. `None`
+/// for a constant truth or one not made by [`random_truth`].
+pub fn oracle(
+    truth: &Pmnf,
+    parameters: &[String],
+    points: &[Point],
+    extra: &[&Pmnf],
+) -> Option<Oracle> {
+    let (truth_blocks, form) = decompose(truth, parameters)?;
+    if form.is_empty() || points.iter().any(|p| p.values.is_empty()) {
+        return None;
+    }
+    let (y, w) = means_and_weights(points);
+    let truth_terms: Vec<Monomial> = truth
+        .terms()
+        .filter(|(_, m)| !m.is_constant())
+        .map(|(_, m)| m.clone())
+        .collect();
+    // The truth and its rivals alike keep every coefficient positive, as the generator
+    // does; a truth whose best such fit does not exist (a true term fitted negative)
+    // cannot be told apart.
+    let truth_wrss = weighted_fit(&truth_terms, parameters, points, &y, &w, true)
+        .map_or(f64::INFINITY, |(_, wrss)| wrss);
+    let k = form.len();
+    let all = extrap_blocks();
+    let mut rivals: Vec<Vec<Monomial>> = Vec::new();
+    let exhaustive = parameters.len() <= 2;
+    match parameters.len() {
+        1 => {
+            let single = |b: &Power| Monomial::power(&parameters[0], b.exp, b.log);
+            if k == 1 {
+                rivals.extend(all.iter().map(|b| vec![single(b)]));
+            } else {
+                for (i, a) in all.iter().enumerate() {
+                    for b in &all[i + 1..] {
+                        rivals.push(vec![single(a), single(b)]);
+                    }
+                }
+            }
+        }
+        2 => {
+            for f in forms(2).iter().filter(|f| f.len() == k) {
+                for a in &all {
+                    for b in &all {
+                        rivals.push(build(parameters, f, &[*a, *b]));
+                    }
+                }
+            }
+        }
+        _ => {
+            let base: Vec<Power> = truth_blocks.iter().map(|b| b.unwrap_or(all[0])).collect();
+            for l in 0..parameters.len() {
+                for b in &all {
+                    let mut v = base.clone();
+                    v[l] = *b;
+                    rivals.push(build(parameters, &form, &v));
+                }
+            }
+            for f in forms(parameters.len().min(3))
+                .iter()
+                .filter(|f| f.len() == k)
+            {
+                rivals.push(build(parameters, f, &base));
+            }
+        }
+    }
+    for e in extra {
+        let terms: Vec<Monomial> = e
+            .terms()
+            .filter(|(_, m)| !m.is_constant())
+            .map(|(_, m)| m.clone())
+            .collect();
+        if terms.len() == k {
+            rivals.push(terms);
+        }
+    }
+    let key = |t: &[Monomial]| {
+        let mut v = t.to_vec();
+        v.sort();
+        v
+    };
+    let truth_key = key(&truth_terms);
+    let mut best: Option<(Pmnf, f64)> = None;
+    for r in rivals {
+        if key(&r) == truth_key {
+            continue;
+        }
+        if let Some((coef, wrss)) = weighted_fit(&r, parameters, points, &y, &w, true) {
+            if best.as_ref().is_none_or(|(_, b)| wrss < *b) {
+                let model = Pmnf::from_terms(
+                    std::iter::once((coef[0], Monomial::one()))
+                        .chain(coef[1..].iter().copied().zip(r)),
+                );
+                best = Some((model, wrss));
+            }
+        }
+    }
+    Some(Oracle {
+        truth_wrss,
+        rival: best,
+        exhaustive,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Q;
 
     fn config(params: &[&str]) -> SynthConfig {
         SynthConfig {
+            shape: TruthShape::Mixed,
             parameters: params.iter().map(|s| s.to_string()).collect(),
             values: params
                 .iter()
@@ -270,5 +564,61 @@ mod tests {
         assert!(identifiable(&big, &p, &[64.0], 0.02, 5.0));
         assert!(same_exponents(&small, &Pmnf::term(7.0, x)));
         assert!(!same_exponents(&small, &Pmnf::constant(1.0)));
+    }
+
+    fn exact_points(model: &Pmnf, p: &[String], xs: &[f64]) -> Vec<Point> {
+        xs.iter()
+            .map(|&x| {
+                let f = eval(model, p, &[x]);
+                // Two repetitions ±0.1 %: a pooled variance to divide by.
+                Point::new(vec![x], vec![f * 0.999, f * 1.001])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn oracle_tells_whether_the_truth_fits_best_among_its_size() {
+        let p = vec!["x".to_string()];
+        let xs = [4.0, 8.0, 16.0, 32.0, 64.0];
+        let sqrt = Monomial::power("x", Q::new(1, 2), Q::from_integer(0));
+        let linear = Monomial::param("x");
+        let truth = Pmnf::from_terms([(3.0, Monomial::one()), (2.0, sqrt.clone())]);
+        // Data that follow the truth: it fits exactly, every rival worse.
+        let o = oracle(&truth, &p, &exact_points(&truth, &p, &xs), &[]).unwrap();
+        assert!(o.exhaustive && o.distinguishable());
+        assert!(o.truth_wrss < 1e-20);
+        assert!(o.rival.as_ref().unwrap().1 > 0.0);
+        // Data that follow another hypothesis of the same size: that rival wins.
+        let other = Pmnf::from_terms([(3.0, Monomial::one()), (2.0, linear.clone())]);
+        let o = oracle(&truth, &p, &exact_points(&other, &p, &xs), &[]).unwrap();
+        assert!(!o.distinguishable());
+        assert!(same_exponents(&o.rival.unwrap().0, &other));
+        // Two-term truths compete with every pair; the measures agree with a free fit.
+        let two = Pmnf::from_terms([(3.0, Monomial::one()), (2.0, sqrt), (0.5, linear)]);
+        let pts = exact_points(&two, &p, &xs);
+        let o = oracle(&two, &p, &pts, &[]).unwrap();
+        assert!(o.distinguishable());
+        assert!(hypothesis_wrss(&two, &p, &pts).unwrap() < 1e-20);
+        // Sample variance (0.001·f)² · 2 / (2 − 1); the mean of two values has half of it.
+        let v = mean_relative_variance(&pts).unwrap();
+        assert!((v - 1e-6).abs() < 1e-12, "{v}");
+        // A constant truth has no oracle.
+        assert!(oracle(&Pmnf::constant(1.0), &p, &pts, &[]).is_none());
+    }
+
+    #[test]
+    fn one_term_truths_have_one_term() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for params in [
+            vec!["x".to_string()],
+            vec!["x".to_string(), "y".to_string()],
+        ] {
+            for _ in 0..50 {
+                let t = random_truth_shaped(&mut rng, &params, TruthShape::OneTerm);
+                let terms: Vec<_> = t.terms().filter(|(_, m)| !m.is_constant()).collect();
+                assert_eq!(terms.len(), 1);
+                assert_eq!(terms[0].1.factors().count(), params.len());
+            }
+        }
     }
 }

@@ -550,3 +550,75 @@ fn two_terms_of_the_only_parameter_that_matters() {
     ]);
     assert_recovers(modeler(DEFAULT_MODELER).unwrap(), &truth, &p, &coords);
 }
+
+#[test]
+fn fast_extrap_choice_matches_the_reference_single_parameter_modeler() {
+    use super::synth::{generate, SynthConfig, TruthShape};
+    // Noisy one-parameter regions on three layouts: the fast path must pick the block the
+    // faithful reproduction picks (it feeds the default modeler's tie-break).
+    let layouts: [Vec<f64>; 3] = [
+        vec![4.0, 8.0, 16.0, 32.0, 64.0],
+        vec![20.0, 30.0, 40.0, 50.0, 60.0],
+        (1..=9).map(|k| 2f64.powi(k)).collect(),
+    ];
+    for (i, xs) in layouts.iter().enumerate() {
+        let regions = generate(&SynthConfig {
+            shape: TruthShape::Mixed,
+            parameters: names(&["x"]),
+            values: vec![xs.clone()],
+            regions: 300,
+            noise: 0.02,
+            repetitions: 5,
+            seed: 40 + i as u64,
+        });
+        for r in regions {
+            let x: Vec<f64> = r.points.iter().map(|p| p.coordinate[0]).collect();
+            let y: Vec<f64> = r.points.iter().map(Point::mean).collect();
+            assert_eq!(
+                extrap::single_choice(&x, &y),
+                extrap::single(&x, &y).term.map(|(p, _)| p),
+                "{} on {xs:?}",
+                r.truth.extrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn ties_go_to_extrap_and_only_ties_change() {
+    use super::refined::Refined;
+    use super::synth::{generate, SynthConfig, TruthShape};
+    // A narrow range (20..60) makes many hypotheses near-equivalent under ±2 % noise.
+    let regions = generate(&SynthConfig {
+        shape: TruthShape::OneTerm,
+        parameters: names(&["x"]),
+        values: vec![vec![20.0, 30.0, 40.0, 50.0, 60.0]],
+        regions: 200,
+        noise: 0.02,
+        repetitions: 5,
+        seed: 77,
+    });
+    let p = names(&["x"]);
+    let opts = FitOptions::default();
+    let no_tie = Refined {
+        tie: 0.0,
+        ..Refined::DEFAULT
+    };
+    let (mut changed, mut agree_tie, mut agree_none) = (0, 0, 0);
+    for r in &regions {
+        let fit = |m: &dyn Modeler| m.fit(&p, &r.points, &opts).unwrap().pmnf().unwrap().clone();
+        let (with, without, xp) = (fit(&Refined::DEFAULT), fit(&no_tie), fit(&extrap::ExtraP));
+        agree_tie += same_exponents(&with, &xp) as usize;
+        agree_none += same_exponents(&without, &xp) as usize;
+        if !same_exponents(&with, &without) {
+            changed += 1;
+            assert!(
+                same_exponents(&with, &xp),
+                "a tie-break must pick Extra-P's hypothesis: {} vs Extra-P's {}",
+                with.extrap(),
+                xp.extrap()
+            );
+        }
+    }
+    assert!(changed > 0 && agree_tie == agree_none + changed);
+}
