@@ -131,10 +131,16 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         assert!(terms.contains(&t), "{terms:?}");
     }
     for p in patterns {
-        let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
-        assert_eq!(keys.len(), 3, "{p}");
-        assert!(p["ns_per_element"].as_f64().unwrap() > 0.0);
-        assert!(p["baseline_ns_per_element"].as_f64().unwrap() > 0.0);
+        // The documented keys, plus the stream driver's pair (what composition adds).
+        for key in [
+            "ns_per_element",
+            "baseline_ns_per_element",
+            "stream_ns_per_element",
+            "stream_baseline_ns_per_element",
+        ] {
+            assert!(p[key].as_f64().unwrap() > 0.0, "{key} in {p}");
+        }
+        assert_eq!(p.as_object().unwrap().len(), 5, "{p}");
     }
     assert!(file.exists());
     // validate picks the stored calibration up.
@@ -156,8 +162,11 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         .unwrap()
         .iter()
         .find(|p| p["term"] == "nop")
-        .map(|p| p["ns_per_element"].as_f64().unwrap())
+        .map(|p| p["stream_ns_per_element"].as_f64().unwrap())
         .unwrap();
+    // The stored calibration has the pipeline wake-up fit and the MapReduce job costs.
+    assert!(cal["pipe_wake"]["cap_ns"].as_f64().is_some(), "{cal}");
+    assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     let blocks = dir.join("blocks.toml");
     std::fs::write(
         &blocks,

@@ -34,6 +34,20 @@ pub struct PatternCost {
     /// Coefficients of variation of the repetitions (runtime, baseline).
     pub cv: f64,
     pub baseline_cv: f64,
+    /// The same pattern measured with the stream driver of `validate`
+    /// ([`Driver::Stream`]): what composition adds. Absent in calibrations stored before
+    /// it existed (those fall back to `ns_per_element`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_ns_per_element: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_baseline_ns_per_element: Option<f64>,
+}
+
+impl PatternCost {
+    /// The cost composition adds (see [`Calibration::overhead_ns`]).
+    pub fn composition_ns(&self) -> f64 {
+        self.stream_ns_per_element.unwrap_or(self.ns_per_element)
+    }
 }
 
 /// A machine's calibration.
@@ -45,12 +59,201 @@ pub struct Calibration {
     pub elements: usize,
     pub repetitions: usize,
     pub patterns: Vec<PatternCost>,
+    /// The wake-up cost of a pipeline hand-off when the elements are slow (absent in
+    /// calibrations stored before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe_wake: Option<WakeCalibration>,
+    /// What one MapReduce job costs beyond its map and reduce calls (absent in
+    /// calibrations stored before it existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mapreduce: Vec<JobCost>,
+}
+
+/// The cost of one MapReduce job with trivial blocks: handing the phases to the pool's
+/// threads, waking them, collecting their results, and the shuffle's bookkeeping. A
+/// job of the histogram benchmark is one element of the stream, so this is a
+/// per-element cost.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobCost {
+    /// `pairwise` or `per_key`.
+    pub reduce: String,
+    pub threads: usize,
+    /// Median ns per job.
+    pub ns_per_job: f64,
+}
+
+/// Inputs per job of the MapReduce calibration.
+pub const JOB_INPUTS: usize = 8;
+
+/// Measure a MapReduce job whose map emits one key and whose reduction adds, for both
+/// reduction styles and `threads` from 1 to 2·cores (powers of two).
+pub fn calibrate_mapreduce(
+    cores: usize,
+    repetitions: usize,
+    config: &Config,
+) -> Result<Vec<JobCost>, Error> {
+    let mut out = Vec::new();
+    let mut n = 1;
+    while n <= (2 * cores).max(2) {
+        for style in ["pairwise", "per_key"] {
+            let reduce = if style == "pairwise" {
+                crate::Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| a[0] += b[0])
+            } else {
+                crate::Reduce::per_key("sum", |_k, v: &[u64]| v.iter().sum())
+            };
+            let mr = crate::mapreduce(n, "one", |v: &u64| vec![*v], reduce);
+            let program = crate::Program::with_config(mr, config.clone())
+                .map_err(|e| Error::Run(e.to_string()))?;
+            let time = |count: usize| -> Result<f64, Error> {
+                let jobs: Vec<Vec<u64>> = (0..count)
+                    .map(|_| (0..JOB_INPUTS as u64).collect())
+                    .collect();
+                let m = program
+                    .run_stream(jobs)
+                    .map_err(|e| Error::Run(e.to_string()))?;
+                Ok(m.elapsed.as_nanos() as f64 / count as f64)
+            };
+            let probe = time(64)?;
+            let count = ((20e6 / probe.max(1.0)) as usize).clamp(64, 100_000);
+            let samples = (0..repetitions.max(1))
+                .map(|_| time(count))
+                .collect::<Result<Vec<_>, _>>()?;
+            out.push(JobCost {
+                reduce: style.into(),
+                threads: n,
+                ns_per_job: stats::median(&samples),
+            });
+        }
+        n *= 2;
+    }
+    Ok(out)
+}
+
+/// What a `pipe` hand-off costs beyond `pipe(nop, nop)` when its stages are slow.
+///
+/// With `nop` stages both threads stay busy and a hand-off costs a queue operation. Once
+/// a stage takes longer than the queue's receiver spins before it sleeps (a few
+/// microseconds), the faster stage of the pair sleeps between elements, and every element
+/// then costs the slower one a wake-up (a futex wake and, on a VM, an inter-processor
+/// interrupt to the idle core): 2.5–3 µs per element on the 2-core VM this was built on,
+/// more than `qsort` of a hundred elements. Measured as `pipe(spin(T), nop)` minus
+/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as `min(cap, slope · T)`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WakeCalibration {
+    pub points: Vec<WakePoint>,
+    /// Extra cost per ns of stage time before it levels off.
+    pub slope: f64,
+    /// Where it levels off, ns per element.
+    pub cap_ns: f64,
+}
+
+/// One measured stage time.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WakePoint {
+    /// Busy time of the block, ns.
+    pub spin_ns: f64,
+    /// Median ns per element of the block alone, and of `pipe(block, nop)`.
+    pub stage_ns: f64,
+    pub pipe_ns: f64,
+}
+
+/// Busy times of the wake-up calibration, ns.
+pub const WAKE_SPINS: [u64; 6] = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000];
+
+/// A block busy for `ns` without touching memory.
+fn spin_block(ns: u64) -> crate::Pattern<u64, u64> {
+    crate::block(format!("spin{ns}"), move |v: u64| {
+        let t = Instant::now();
+        while (t.elapsed().as_nanos() as u64) < ns {
+            std::hint::spin_loop();
+        }
+        v
+    })
+}
+
+/// Measure `pipe(spin(T), nop)` against `spin(T)` for each T of [`WAKE_SPINS`] (stream
+/// driver, streams of about 20 ms, alternating) and fit the saturating cost.
+pub fn calibrate_wake(
+    repetitions: usize,
+    config: &Config,
+    pipe_nop_extra_ns: f64,
+) -> Result<WakeCalibration, Error> {
+    let build =
+        |p| crate::Program::with_config(p, config.clone()).map_err(|e| Error::Run(e.to_string()));
+    let mut points = Vec::new();
+    for &ns in &WAKE_SPINS {
+        let single = build(spin_block(ns))?;
+        let piped = build(crate::pipe(
+            spin_block(ns),
+            crate::block("nop", std::hint::black_box::<u64>),
+        ))?;
+        let count = (20_000_000 / ns).max(64);
+        let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
+            let m = p
+                .run_stream((0..count).collect())
+                .map_err(|e| Error::Run(e.to_string()))?;
+            Ok(m.elapsed.as_nanos() as f64 / count as f64)
+        };
+        time(&single)?;
+        time(&piped)?;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..repetitions.max(1) {
+            a.push(time(&single)?);
+            b.push(time(&piped)?);
+        }
+        points.push(WakePoint {
+            spin_ns: ns as f64,
+            stage_ns: stats::median(&a),
+            pipe_ns: stats::median(&b),
+        });
+    }
+    let (slope, cap_ns) = fit_wake(&points, pipe_nop_extra_ns);
+    Ok(WakeCalibration {
+        points,
+        slope,
+        cap_ns,
+    })
+}
+
+/// Fit `min(cap, slope · T)` to the extra cost `pipe − stage − pipe_nop_extra` at stage
+/// time `T`: the cap is the median of the two slowest points; the slope is the least
+/// squares line through the origin of the points below 80% of the cap (the smallest
+/// point when none is).
+pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64) {
+    let extra: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p.stage_ns,
+                (p.pipe_ns - p.stage_ns - pipe_nop_extra_ns).max(0.0),
+            )
+        })
+        .collect();
+    if extra.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut sorted = extra.clone();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
+    let cap = stats::median(&top);
+    if cap <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let mut below: Vec<(f64, f64)> = sorted.iter().copied().filter(|p| p.1 < 0.8 * cap).collect();
+    if below.is_empty() {
+        below.push(sorted[0]);
+    }
+    let (num, den) = below
+        .iter()
+        .fold((0.0, 0.0), |(n, d), (t, w)| (n + t * w, d + t * t));
+    let slope = if den > 0.0 { num / den } else { 0.0 };
+    (slope, cap)
 }
 
 /// Elements streamed per repetition of a calibration run.
-pub const DEFAULT_ELEMENTS: usize = 20_000;
+pub const DEFAULT_ELEMENTS: usize = 100_000;
 /// Repetitions per pattern (runtime and baseline alternate).
-pub const DEFAULT_REPETITIONS: usize = 21;
+pub const DEFAULT_REPETITIONS: usize = 15;
 
 /// The patterns calibrated on a machine with `cores` cores: up to 2·cores workers, so
 /// over-subscribed task pools have a measured cost too.
@@ -69,20 +272,34 @@ pub fn calibration_terms(cores: usize) -> Vec<Plan> {
     terms
 }
 
-/// The same hand-offs written directly with crossbeam channels: a producer thread, the
-/// workers of the shape (one stage, a chain of two, or `n` sharing a queue) calling
-/// `black_box`, and the calling thread collecting. Returns ns per element.
-fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize) -> f64 {
+/// How a stream is fed to a design and collected from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// A producer thread feeds a bounded queue; the calling thread blocks on the last
+    /// queue ([`crate::Program::run_measured`]): a whole producer/consumer program.
+    ProducerConsumer,
+    /// Stream-sized outer queues filled by the calling thread, drained by polling
+    /// ([`crate::Program::run_stream`]): the driver of `bench --term` and `validate`.
+    Stream,
+}
+
+/// The same hand-offs written directly with crossbeam channels: the workers of the shape
+/// (one stage, a chain of two, or `n` sharing a queue) calling `black_box`, fed and
+/// drained as `driver` says. Returns ns per element.
+fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -> f64 {
     let n_el = elements.len();
-    let (src_tx, src_rx) = bounded::<Data>(capacity);
-    let (out_tx, out_rx) = bounded::<Data>(capacity);
-    let t0 = Instant::now();
+    let outer = match driver {
+        Driver::ProducerConsumer => capacity,
+        Driver::Stream => n_el.max(1),
+    };
+    let (src_tx, src_rx) = bounded::<Data>(outer);
+    let (out_tx, out_rx) = bounded::<Data>(outer);
+    let workers = match plan {
+        Plan::Pipe(_) => 2,
+        Plan::TPool(n, _) => *n,
+        _ => 1,
+    };
     std::thread::scope(|s| {
-        s.spawn(move || {
-            for e in elements {
-                let _ = src_tx.send(e);
-            }
-        });
         match plan {
             Plan::Pipe(_) => {
                 let (mid_tx, mid_rx) = bounded::<Data>(capacity);
@@ -125,13 +342,33 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize) -> f64 {
             }
         }
         let mut got = 0usize;
-        for e in out_rx.iter() {
-            drop(e);
-            got += 1;
+        let t0 = Instant::now();
+        match driver {
+            Driver::ProducerConsumer => {
+                s.spawn(move || {
+                    for e in elements {
+                        let _ = src_tx.send(e);
+                    }
+                });
+                for e in out_rx.iter() {
+                    drop(e);
+                    got += 1;
+                }
+            }
+            Driver::Stream => {
+                for e in elements {
+                    let _ = src_tx.send(e);
+                }
+                drop(src_tx);
+                crate::program::drain(&out_rx, n_el, 2 * workers + 2, &|| false, |e| {
+                    drop(e);
+                    got += 1;
+                });
+            }
         }
         debug_assert_eq!(got, n_el);
-    });
-    t0.elapsed().as_nanos() as f64 / n_el as f64
+        t0.elapsed().as_nanos() as f64 / n_el as f64
+    })
 }
 
 fn nop_elements(count: usize) -> Vec<Data> {
@@ -150,44 +387,70 @@ pub fn calibrate(
     let cores = available_cores();
     let registry = Registry::builtin();
     let terms = calibration_terms(cores);
+    let run = |built: &crate::plan::Built, driver: Driver, count: usize| -> Result<f64, Error> {
+        let m = match driver {
+            Driver::ProducerConsumer => built.program.run_measured(nop_elements(count))?,
+            Driver::Stream => built.program.run_stream(nop_elements(count))?,
+        };
+        Ok(m.elapsed.as_nanos() as f64 / count as f64)
+    };
+    const DRIVERS: [Driver; 2] = [Driver::ProducerConsumer, Driver::Stream];
     // One untimed pass over every pattern first: the first patterns measured in a cold
     // process came out up to 3x slower than in later passes (page faults, allocator and
     // CPU frequency warm-up).
     for plan in &terms {
         let built = plan.build(&registry, config.clone())?;
-        built.program.run_measured(nop_elements(elements / 4 + 1))?;
-        baseline(plan, nop_elements(elements / 4 + 1), config.capacity);
+        for d in DRIVERS {
+            run(&built, d, elements / 4 + 1)?;
+            baseline(plan, nop_elements(elements / 4 + 1), config.capacity, d);
+        }
     }
     let mut patterns = Vec::new();
     for (i, plan) in terms.iter().enumerate() {
         let name = plan.to_string();
         progress(&name, i, terms.len());
         let built = plan.build(&registry, config.clone())?;
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        // One untimed warm-up of each.
-        built
-            .program
-            .run_measured(nop_elements(elements / 10 + 1))?;
-        baseline(plan, nop_elements(elements / 10 + 1), config.capacity);
+        // [driver][runtime, baseline]: the four alternate, so all see the same load.
+        let mut samples = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
         for _ in 0..repetitions {
-            let m = built.program.run_measured(nop_elements(elements))?;
-            ours.push(m.elapsed.as_nanos() as f64 / elements as f64);
-            theirs.push(baseline(plan, nop_elements(elements), config.capacity));
+            for (d, driver) in DRIVERS.iter().enumerate() {
+                samples[d][0].push(run(&built, *driver, elements)?);
+                samples[d][1].push(baseline(
+                    plan,
+                    nop_elements(elements),
+                    config.capacity,
+                    *driver,
+                ));
+            }
         }
         patterns.push(PatternCost {
             term: name,
-            ns_per_element: stats::median(&ours),
-            baseline_ns_per_element: stats::median(&theirs),
-            cv: stats::cv(&ours),
-            baseline_cv: stats::cv(&theirs),
+            ns_per_element: stats::median(&samples[0][0]),
+            baseline_ns_per_element: stats::median(&samples[0][1]),
+            cv: stats::cv(&samples[0][0]),
+            baseline_cv: stats::cv(&samples[0][1]),
+            stream_ns_per_element: Some(stats::median(&samples[1][0])),
+            stream_baseline_ns_per_element: Some(stats::median(&samples[1][1])),
         });
     }
+    progress("pipe(spin(T), nop)", terms.len(), terms.len() + 1);
+    let stream = |t: &str| {
+        patterns
+            .iter()
+            .find(|p| p.term == t)
+            .map_or(0.0, PatternCost::composition_ns)
+    };
+    let pipe_extra = (stream("pipe(nop, nop)") - stream("nop")).max(0.0);
+    let pipe_wake = Some(calibrate_wake(repetitions.clamp(1, 7), config, pipe_extra)?);
+    let mapreduce = calibrate_mapreduce(cores, repetitions.clamp(1, 7), config)?;
     Ok(Calibration {
         host: hostname(),
         cores,
         elements,
         repetitions,
         patterns,
+        pipe_wake,
+        mapreduce,
     })
 }
 
@@ -257,11 +520,13 @@ impl Calibration {
         }
     }
 
+    /// What composition adds for a calibrated term: its cost under the stream driver of
+    /// `validate`, or (older calibrations) under the producer/consumer driver.
     fn cost(&self, term: &str) -> Option<f64> {
         self.patterns
             .iter()
             .find(|p| p.term == term)
-            .map(|p| p.ns_per_element)
+            .map(PatternCost::composition_ns)
     }
 
     /// Per-element cost of one stage on its own thread (the `nop` program).
@@ -275,7 +540,7 @@ impl Calibration {
         let calibrated = self.patterns.iter().filter_map(|p| {
             let rest = p.term.strip_prefix("tpool(")?;
             let k: usize = rest.split(',').next()?.trim().parse().ok()?;
-            Some((k, p.ns_per_element))
+            Some((k, p.composition_ns()))
         });
         calibrated
             .min_by_key(|(k, _)| k.abs_diff(n))
@@ -285,15 +550,78 @@ impl Calibration {
     /// The per-element overhead of a design: the cost of one stage, plus each pattern
     /// node's extra cost over one stage (`seq(nop, nop)`, `pipe(nop, nop)`,
     /// `tpool(n, nop)` minus `nop`). Exact for the calibrated shapes; an additive estimate
-    /// for deeper nestings. MapReduce jobs are not element hand-offs and add nothing.
+    /// for deeper nestings. A MapReduce job (one element) adds its calibrated job cost
+    /// ([`JobCost`]).
     pub fn overhead_ns(&self, plan: &Plan) -> f64 {
-        match plan {
-            Plan::MapReduce { .. } => 0.0,
-            _ => (self.stage_ns() + self.extra(plan)).max(0.0),
+        (self.stage_ns() + self.extra(plan)).max(0.0)
+    }
+
+    /// The calibrated cost of one MapReduce job ([`JobCost`]) with the reduction style of
+    /// the kernel `reduce` (per key for built-in per-key kernels, pairwise otherwise) and
+    /// the nearest calibrated thread count; 0 when none is calibrated.
+    pub fn job_ns(&self, reduce: &str, threads: usize) -> f64 {
+        let per_key = Registry::builtin()
+            .get(reduce)
+            .is_ok_and(|k| matches!(k.op(), crate::Op::ReducePerKey(_)));
+        let style = if per_key { "per_key" } else { "pairwise" };
+        self.mapreduce
+            .iter()
+            .filter(|j| j.reduce == style)
+            .min_by_key(|j| j.threads.abs_diff(threads))
+            .map_or(0.0, |j| j.ns_per_job)
+    }
+
+    /// The whole overhead of a design, for composition: the constant
+    /// [`Calibration::overhead_ns`] plus, for every `pipe` hand-off, the saturating
+    /// wake-up cost ([`WakeCalibration`]), scaled by the task pools around the pipeline
+    /// (thread counts capped at the calibrated cores, as composition caps them).
+    pub fn overhead(
+        &self,
+        plan: &Plan,
+        source: &str,
+    ) -> perfcompose_core::compose::predict::Overhead {
+        let mut saturating = Vec::new();
+        if let Some(w) = &self.pipe_wake {
+            self.wakes(plan, 1.0, w, &mut saturating);
+        }
+        perfcompose_core::compose::predict::Overhead {
+            ns_per_element: self.overhead_ns(plan),
+            source: source.to_string(),
+            saturating,
         }
     }
 
-    /// The hook for composition: `model + overhead_ns(term)`, for a parsed term. Terms the
+    fn wakes(
+        &self,
+        plan: &Plan,
+        scale: f64,
+        w: &WakeCalibration,
+        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+    ) {
+        match plan {
+            Plan::Pipe(parts) => {
+                let handoffs = parts.len().saturating_sub(1) as f64;
+                if handoffs > 0.0 && w.slope > 0.0 && w.cap_ns > 0.0 {
+                    out.push(perfcompose_core::compose::predict::Saturating {
+                        what: format!("wake-up cost of the hand-offs of {plan}"),
+                        scale,
+                        slope: w.slope * handoffs,
+                        cap_ns: w.cap_ns * handoffs,
+                    });
+                }
+                parts.iter().for_each(|p| self.wakes(p, scale, w, out));
+            }
+            Plan::Seq(parts) => parts.iter().for_each(|p| self.wakes(p, scale, w, out)),
+            Plan::TPool(n, inner) => {
+                let n = (*n).min(self.cores.max(1)) as f64;
+                self.wakes(inner, scale * n, w, out)
+            }
+            Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
+        }
+    }
+
+    /// The hook for composition: `model` plus [`Calibration::overhead`], for a parsed
+    /// term. Terms the
     /// runtime cannot run (symbolic thread counts, `dc`) get no overhead (`model` as is).
     ///
     /// `perfcompose predict` and `validate` call this when a calibration is stored for the
@@ -304,10 +632,9 @@ impl Calibration {
         term: &perfcompose_core::term::Term,
     ) -> perfcompose_core::Expr {
         match crate::validate::plan_from_term(term) {
-            Ok(plan) if self.overhead_ns(&plan) > 0.0 => perfcompose_core::Expr::add(
-                model,
-                perfcompose_core::Expr::constant(self.overhead_ns(&plan)),
-            ),
+            Ok(plan) if !matches!(plan, Plan::Unsupported { .. }) => {
+                self.overhead(&plan, "").apply(&model)
+            }
             _ => model,
         }
     }
@@ -315,7 +642,11 @@ impl Calibration {
     fn extra(&self, plan: &Plan) -> f64 {
         let stage = self.stage_ns();
         match plan {
-            Plan::Kernel(_) | Plan::Unsupported { .. } | Plan::MapReduce { .. } => 0.0,
+            Plan::Kernel(_) | Plan::Unsupported { .. } => 0.0,
+            // Measured through one stage of the stream driver, like `nop`.
+            Plan::MapReduce {
+                reduce, threads, ..
+            } => (self.job_ns(reduce, *threads) - stage).max(0.0),
             Plan::Seq(parts) => {
                 let per = self.cost("seq(nop, nop)").map_or(0.0, |c| c - stage);
                 per * parts.len().saturating_sub(1) as f64
@@ -342,12 +673,16 @@ mod tests {
             baseline_ns_per_element: ns,
             cv: 0.0,
             baseline_cv: 0.0,
+            stream_ns_per_element: None,
+            stream_baseline_ns_per_element: None,
         };
         Calibration {
             host: "h".into(),
             cores: 2,
             elements: 10,
             repetitions: 1,
+            pipe_wake: None,
+            mapreduce: Vec::new(),
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -373,6 +708,90 @@ mod tests {
         assert!((c.overhead_ns(&Plan::TPool(3, Box::new(k("a")))) - 90.0).abs() < TOL);
         // Nesting adds: a 3-stage pipe pays two hand-offs.
         assert!((c.overhead_ns(&Plan::Pipe(vec![k("a"), k("b"), k("c")])) - 260.0).abs() < TOL);
+    }
+
+    fn wake_point(stage: f64, extra: f64) -> WakePoint {
+        WakePoint {
+            spin_ns: stage,
+            stage_ns: stage,
+            pipe_ns: stage + 100.0 + extra,
+        }
+    }
+
+    #[test]
+    fn wake_cost_fit_levels_off_at_the_slow_points() {
+        // Extra over pipe(nop, nop) (100 ns): rises as 0.25·T, levels off at 2,000 ns.
+        let pts: Vec<WakePoint> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
+            .iter()
+            .map(|&t| wake_point(t, (0.25 * t).min(2000.0)))
+            .collect();
+        let (slope, cap) = fit_wake(&pts, 100.0);
+        assert!((cap - 2000.0).abs() < TOL, "{cap}");
+        assert!((slope - 0.25).abs() < TOL, "{slope}");
+        // Below pipe(nop, nop) everywhere: no wake-up cost at all.
+        let flat: Vec<WakePoint> = pts.iter().map(|p| wake_point(p.stage_ns, -50.0)).collect();
+        assert_eq!(fit_wake(&flat, 100.0), (0.0, 0.0));
+        assert_eq!(fit_wake(&[], 100.0), (0.0, 0.0));
+    }
+
+    #[test]
+    fn pipelines_get_a_saturating_wake_up_term_scaled_by_the_pools_around_them() {
+        let mut c = cal();
+        c.pipe_wake = Some(WakeCalibration {
+            points: Vec::new(),
+            slope: 0.25,
+            cap_ns: 2000.0,
+        });
+        let k = |s: &str| Plan::Kernel(s.into());
+        let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
+        let o = c.overhead(&pipe3, "test");
+        assert!((o.ns_per_element - 260.0).abs() < TOL);
+        assert_eq!(o.saturating.len(), 1);
+        // Two hand-offs: twice the slope and twice the cap.
+        assert!((o.saturating[0].slope - 0.5).abs() < TOL);
+        assert!((o.saturating[0].cap_ns - 4000.0).abs() < TOL);
+        assert!((o.saturating[0].scale - 1.0).abs() < TOL);
+        // Inside tpool(4, ...) on 2 calibrated cores: each pipeline sees every 2nd element.
+        let pooled = Plan::TPool(4, Box::new(Plan::Pipe(vec![k("a"), k("b")])));
+        let o = c.overhead(&pooled, "test");
+        assert!((o.saturating[0].scale - 2.0).abs() < TOL);
+        // apply(): model + c + min(cap, slope·scale·model), evaluated.
+        let model = perfcompose_core::model::parse_model("10 * x").unwrap();
+        let total = o.apply(&model);
+        let at = |x: f64| total.eval_at(&[("x", x)]).unwrap();
+        let c0 = o.ns_per_element;
+        assert!((at(10.0) - (100.0 + c0 + 0.25 * 2.0 * 100.0)).abs() < 1e-6);
+        assert!((at(1e4) - (1e5 + c0 + 2000.0)).abs() < 1e-6);
+        // No pipeline, no wake-up term.
+        assert!(c.overhead(&k("a"), "test").saturating.is_empty());
+    }
+
+    #[test]
+    fn mapreduce_jobs_add_their_calibrated_cost_by_style_and_nearest_threads() {
+        let mut c = cal();
+        c.mapreduce = vec![
+            JobCost {
+                reduce: "pairwise".into(),
+                threads: 1,
+                ns_per_job: 5000.0,
+            },
+            JobCost {
+                reduce: "per_key".into(),
+                threads: 2,
+                ns_per_job: 12000.0,
+            },
+        ];
+        let mr = |reduce: &str, threads| Plan::MapReduce {
+            map: "map".into(),
+            reduce: reduce.into(),
+            nodes: 1,
+            threads,
+        };
+        // Measured through one stage: the total is the job cost itself.
+        assert!((c.overhead_ns(&mr("reduce_pairwise", 4)) - 5000.0).abs() < TOL);
+        assert!((c.overhead_ns(&mr("reduce_per_key", 1)) - 12000.0).abs() < TOL);
+        // An unknown (user) reduce kernel counts as pairwise.
+        assert!((c.overhead_ns(&mr("mine", 2)) - 5000.0).abs() < TOL);
     }
 
     #[test]

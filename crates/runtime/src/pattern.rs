@@ -161,7 +161,7 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
 
 struct Block<I, O> {
     name: String,
-    f: Box<dyn Fn(I) -> O + Send + Sync>,
+    f: Arc<dyn Fn(I) -> O + Send + Sync>,
 }
 
 impl<I: Send + 'static, O: Send + 'static> Node<I, O> for Block<I, O> {
@@ -213,7 +213,26 @@ where
     Pattern {
         node: Arc::new(Block {
             name: name.into(),
-            f: Box::new(f),
+            f: Arc::new(f),
+        }),
+    }
+}
+
+/// A block from a shared function, without another closure around it (the term-driven
+/// path builds its blocks from the registry's `Arc`s: one indirect call per element, not
+/// two).
+pub(crate) fn shared_block<I, O>(
+    name: impl Into<String>,
+    f: Arc<dyn Fn(I) -> O + Send + Sync>,
+) -> Pattern<I, O>
+where
+    I: Send + 'static,
+    O: Send + 'static,
+{
+    Pattern {
+        node: Arc::new(Block {
+            name: name.into(),
+            f,
         }),
     }
 }

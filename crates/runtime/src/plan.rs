@@ -15,7 +15,7 @@ use crate::data::{Data, DataKind};
 use crate::error::{BuildError, KernelError};
 use crate::kernel::{Inputs, Op, Registry};
 use crate::mapreduce::{mapreduce, Reduce};
-use crate::pattern::{adapt, block, pipe, seq, tpool, Pattern};
+use crate::pattern::{adapt, pipe, seq, shared_block, tpool, Pattern};
 use crate::program::Program;
 
 /// A design as the runtime runs it.
@@ -151,7 +151,7 @@ impl Plan {
                 let k = reg.get(name)?;
                 match k.op() {
                     Op::Block { input, output, f } => {
-                        Ok((block(name.clone(), move |d| f(d)), input, output))
+                        Ok((shared_block(name.clone(), f), input, output))
                     }
                     other => Err(BuildError::WrongRole {
                         name: name.clone(),

@@ -21,6 +21,9 @@ use crate::error::{BuildError, RunError};
 use crate::pattern::{start, Envelope, Pattern};
 use crate::unwind::WORKER_THREAD_NAME;
 
+/// How long [`Program::run_stream`]'s collector sleeps when no output is ready.
+const POLL: Duration = Duration::from_micros(100);
+
 /// A pattern that passed its checks, with its run configuration.
 #[derive(Clone, Debug)]
 pub struct Program<I, O> {
@@ -67,6 +70,89 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
         It::IntoIter: Send,
     {
         self.run_measured(inputs).map(|m| m.outputs)
+    }
+
+    /// Time a stream already held in memory: the measurement driver of `perfcompose
+    /// bench`, `validate` and the overhead calibration.
+    ///
+    /// [`Program::run_measured`] feeds from a thread through a bounded queue and drains
+    /// with a blocking receive, as a producer/consumer program would. When the design's
+    /// first stage is slow, that driver's own threads park, and every element then costs
+    /// the stage two wake-ups (the feeder's and the collector's): on this VM a futex wake
+    /// of a parked thread on the other core costs about a microsecond, the same order as
+    /// the blocks being measured. The elements here are in memory already, so the
+    /// outer queues can hold the whole stream at no extra memory (the elements only move):
+    /// the calling thread puts every element in the first queue without ever blocking,
+    /// then collects from a last queue the design never blocks on, polling while most of
+    /// the stream is still in flight and blocking only for the last elements (so the
+    /// clock stops when the last element arrives, not at the end of a poll interval).
+    /// What is measured is the design's own hand-offs, not the driver's.
+    pub fn run_stream(&self, inputs: Vec<I>) -> Result<Measured<O>, RunError<O>> {
+        let ctx = Ctx::new(&self.config);
+        let n = inputs.len();
+        let node = &*self.pattern.node;
+        let mut delivered: Vec<Option<O>> = Vec::with_capacity(n);
+        delivered.resize_with(n, || None);
+        let mut fed = 0u64;
+        let mut elapsed = Duration::ZERO;
+        // The last elements are awaited with a blocking receive: enough that every
+        // worker can hold one in flight.
+        let tail = 2 * node.threads().max(1) + 2;
+
+        std::thread::scope(|scope| {
+            let (in_tx, in_rx) = bounded::<Envelope<I>>(n.max(1));
+            let (out_tx, out_rx) = bounded::<Envelope<O>>(n.max(1));
+            start(node, scope, in_rx, out_tx, &ctx);
+            let t0 = Instant::now();
+            for (seq, item) in inputs.into_iter().enumerate() {
+                if ctx.stopped()
+                    || in_tx
+                        .send(Envelope {
+                            seq: seq as u64,
+                            item,
+                        })
+                        .is_err()
+                {
+                    break;
+                }
+                fed += 1;
+            }
+            // Dropping `in_tx` ends the stream: every stage drains and exits.
+            drop(in_tx);
+            drain(&out_rx, n, tail, &|| ctx.stopped(), |env| {
+                let i = env.seq as usize;
+                debug_assert!(delivered[i].is_none(), "element {i} delivered twice");
+                delivered[i] = Some(env.item);
+            });
+            elapsed = t0.elapsed();
+        });
+        self.finish(ctx, delivered, fed, elapsed)
+    }
+
+    fn finish(
+        &self,
+        ctx: Ctx,
+        delivered: Vec<Option<O>>,
+        fed: u64,
+        elapsed: Duration,
+    ) -> Result<Measured<O>, RunError<O>> {
+        let faults = ctx.take_faults();
+        if faults.is_empty() {
+            let outputs: Vec<O> = delivered.into_iter().flatten().collect();
+            debug_assert_eq!(outputs.len() as u64, fed);
+            Ok(Measured { outputs, elapsed })
+        } else {
+            let delivered = delivered
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, o)| o.map(|o| (i as u64, o)))
+                .collect();
+            Err(RunError {
+                faults,
+                delivered,
+                fed,
+            })
+        }
     }
 
     /// Like [`Program::run`], and time the stream.
@@ -125,23 +211,38 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
             elapsed = t0.elapsed();
         });
         let fed = fed.into_inner();
+        self.finish(ctx, delivered, fed, elapsed)
+    }
+}
 
-        let faults = ctx.take_faults();
-        if faults.is_empty() {
-            let outputs: Vec<O> = delivered.into_iter().flatten().collect();
-            debug_assert_eq!(outputs.len() as u64, fed);
-            Ok(Measured { outputs, elapsed })
+/// The collector of a stream-sized last queue (see [`Program::run_stream`]): take `n`
+/// items, polling while more than `tail` are outstanding and blocking for the last ones
+/// (or once `stop()` says the run failed). Ends early when every sender is gone.
+pub(crate) fn drain<T>(
+    rx: &crossbeam_channel::Receiver<T>,
+    n: usize,
+    tail: usize,
+    stop: &dyn Fn() -> bool,
+    mut take: impl FnMut(T),
+) {
+    let mut got = 0usize;
+    loop {
+        let item = if got + tail >= n || stop() {
+            match rx.recv() {
+                Ok(item) => item,
+                Err(_) => return,
+            }
         } else {
-            let delivered = delivered
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, o)| o.map(|o| (i as u64, o)))
-                .collect();
-            Err(RunError {
-                faults,
-                delivered,
-                fed,
-            })
-        }
+            match rx.try_recv() {
+                Ok(item) => item,
+                Err(crossbeam_channel::TryRecvError::Empty) => {
+                    std::thread::sleep(POLL);
+                    continue;
+                }
+                Err(crossbeam_channel::TryRecvError::Disconnected) => return,
+            }
+        };
+        take(item);
+        got += 1;
     }
 }

@@ -638,3 +638,58 @@ fn task_pool_workers_and_pipeline_stages_really_run_at_once() {
         "both stages were busy at once"
     );
 }
+
+#[test]
+fn the_stream_driver_delivers_every_element_once_in_order_in_every_shape() {
+    // `run_stream` (the measurement driver: stream-sized outer queues, polling collector)
+    // must give exactly what `run` gives, for long and for tiny streams (shorter than
+    // the blocking tail of its collector).
+    for n in [0u64, 1, 3, 700] {
+        for (name, shape) in shapes() {
+            let seen: Vec<_> = (0..3).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+            let p = shape(
+                counted("a", 1, &seen[0]),
+                counted("b", 10, &seen[1]),
+                counted("c", 100, &seen[2]),
+            );
+            let program = Program::new(p).unwrap();
+            let m = program.run_stream((0..n).map(|i| (i, i)).collect()).unwrap();
+            let add = if name == "block" { 1 } else { 111 };
+            assert_eq!(
+                m.outputs,
+                (0..n).map(|i| (i, i + add)).collect::<Vec<_>>(),
+                "{name}, {n} elements"
+            );
+            assert_each_once(&seen[0], n);
+        }
+    }
+}
+
+#[test]
+fn the_stream_driver_reports_a_panicking_block_with_every_element_accounted_for() {
+    const N: u64 = 500;
+    const BAD: u64 = 77;
+    for (name, shape) in shapes() {
+        let faulty = block("faulty", |(id, v): (u64, u64)| {
+            if id == BAD {
+                panic!("element {id} is cursed");
+            }
+            (id, v)
+        });
+        let id = || block("id", |e: (u64, u64)| e);
+        let program = if name == "block" {
+            Program::new(faulty).unwrap()
+        } else {
+            Program::new(shape(id(), faulty, id())).unwrap()
+        };
+        let err = program
+            .run_stream((0..N).map(|i| (i, i)).collect())
+            .expect_err(name);
+        assert_eq!(err.faults.len(), 1, "{name}");
+        assert_eq!(err.faults[0].seq, BAD);
+        assert_eq!(err.delivered.len() as u64 + 1, err.fed, "{name}");
+        let ids: HashSet<u64> = err.delivered.iter().map(|(s, _)| *s).collect();
+        assert_eq!(ids.len(), err.delivered.len(), "{name}: no duplicates");
+        assert!(!ids.contains(&BAD));
+    }
+}

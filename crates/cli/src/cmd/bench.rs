@@ -445,6 +445,8 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
                     "term": p.term,
                     "ns_per_element": p.ns_per_element,
                     "baseline_ns_per_element": p.baseline_ns_per_element,
+                    "stream_ns_per_element": p.stream_ns_per_element,
+                    "stream_baseline_ns_per_element": p.stream_baseline_ns_per_element,
                 })
             })
             .collect();
@@ -462,6 +464,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         "crossbeam baseline [ns/element]",
         "ratio",
         "CV runtime / baseline",
+        "stream driver: runtime / baseline [ns]",
     ]);
     for p in &cal.patterns {
         t.add_row(vec![
@@ -470,11 +473,17 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             format!("{:.0}", p.baseline_ns_per_element),
             format!("{:.2}", p.ns_per_element / p.baseline_ns_per_element),
             format!("{:.1}% / {:.1}%", 100.0 * p.cv, 100.0 * p.baseline_cv),
+            match (p.stream_ns_per_element, p.stream_baseline_ns_per_element) {
+                (Some(a), Some(b)) => format!("{a:.0} / {b:.0}"),
+                _ => "-".into(),
+            },
         ]);
     }
     println!("{t}");
     println!(
-        "{} cores, {} elements x {} repetitions per pattern (medians)",
+        "{} cores, {} elements x {} repetitions per pattern (medians); producer/consumer \
+         driver (a feeder thread, a blocking collector) in the first columns, the stream \
+         driver of `validate` in the last (what composition adds)",
         cal.cores, cal.elements, cal.repetitions
     );
     Ok(())

@@ -81,10 +81,10 @@ fn overhead_for(term: &Term, explicit: Option<&Path>) -> anyhow::Result<Option<O
     {
         return Ok(None);
     }
-    Ok(Some(Overhead {
-        ns_per_element: cal.overhead_ns(&plan),
-        source: format!("calibrated on {} in {}", cal.host, path.display()),
-    }))
+    Ok(Some(cal.overhead(
+        &plan,
+        &format!("calibrated on {} in {}", cal.host, path.display()),
+    )))
 }
 
 /// `for all x >= 7.37` / `for all x >= 1`.

@@ -165,6 +165,54 @@ pub struct Overhead {
     pub ns_per_element: f64,
     /// Where it comes from, for the notes (e.g. the calibration file).
     pub source: String,
+    /// Costs that grow with the time per element and level off: a hand-off to a thread
+    /// that went to sleep waiting for it costs a wake-up, which only happens once the
+    /// elements are slow enough for the receiver to stop spinning. Each adds
+    /// `min(cap_ns, slope · scale · model)`, `model` being the composed model.
+    pub saturating: Vec<Saturating>,
+}
+
+/// One saturating overhead term (see [`Overhead::saturating`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Saturating {
+    /// What it is, e.g. `wake-up at pipe(qsort, inc)`.
+    pub what: String,
+    /// Multiplies the composed model to give the time between elements where the cost
+    /// arises (e.g. `n` inside `tpool(n, pipe(..))`, whose pipelines each see every
+    /// `n`-th element).
+    pub scale: f64,
+    /// Cost per ns of time between elements, before it levels off.
+    pub slope: f64,
+    /// Where it levels off, ns.
+    pub cap_ns: f64,
+}
+
+impl Overhead {
+    /// A constant overhead.
+    pub fn constant(ns_per_element: f64, source: impl Into<String>) -> Overhead {
+        Overhead {
+            ns_per_element,
+            source: source.into(),
+            saturating: Vec::new(),
+        }
+    }
+
+    /// `model` plus this overhead: `model + c + Σ min(cap, slope·scale·model)`. Terms with
+    /// a non-finite or non-positive constant, slope or cap are left out.
+    pub fn apply(&self, model: &Expr) -> Expr {
+        let mut out = model.clone();
+        if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
+            out = Expr::add(out, Expr::constant(self.ns_per_element));
+        }
+        for s in &self.saturating {
+            let k = s.slope * s.scale;
+            if k > 0.0 && k.is_finite() && s.cap_ns > 0.0 && s.cap_ns.is_finite() {
+                let ramp = Expr::mul(Expr::constant(k), model.clone());
+                out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
+            }
+        }
+        out
+    }
 }
 
 /// [`predict`], adding the runtime's own per-element cost when one is given: the seed
@@ -178,10 +226,8 @@ pub fn predict_with_overhead(
 ) -> Result<Prediction, Diagnostic> {
     let comp = compose(term, components, opts)?;
     let model = match overhead {
-        Some(o) if o.ns_per_element > 0.0 && o.ns_per_element.is_finite() => {
-            Expr::add(comp.model.clone(), Expr::constant(o.ns_per_element))
-        }
-        _ => comp.model.clone(),
+        Some(o) => o.apply(&comp.model),
+        None => comp.model.clone(),
     };
     let params: Vec<String> = model.params().into_iter().collect();
 
@@ -240,6 +286,14 @@ pub fn predict_with_overhead(
             "includes the runtime's own cost, {} ns per element ({}); --no-overhead leaves it out",
             format_significant(o.ns_per_element, 4),
             o.source
+        ));
+    }
+    for s in overhead.map_or(&[][..], |o| &o.saturating[..]) {
+        notes.push(format!(
+            "includes the {}: min({} ns, {} x time between its elements)",
+            s.what,
+            format_significant(s.cap_ns, 4),
+            format_significant(s.slope, 3)
         ));
     }
     if comp.pipelines.len() > analysed.len() {

@@ -9,7 +9,10 @@
 //!
 //! The kernel is timed the way programs call it (seed 000 §4: "we timed the functions in
 //! the same way they are called by the actual program"): inputs are prepared and outputs
-//! dropped outside the timed region. A whole program is timed on a stream of elements and
+//! dropped outside the timed region, and an input is not in a cache when its call starts
+//! ([`cold_pool_len`]) — in a program, a stream element was made long before a stage
+//! takes it. (Copying the input just before the call, as this module first did, left it
+//! in the cache and made `inc` look up to 30% faster than it runs in any program.) A whole program is timed on a stream of elements and
 //! reports total time / elements, the seed's metric.
 
 pub mod stats;
@@ -234,14 +237,27 @@ pub fn time_kernel(
     let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
     let batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
 
+    // Inputs arrive the way a stream delivers them: copies made well before their call,
+    // so that a cache the size of the last level has been filled by other inputs in
+    // between (see `cold_pool_len`). The pool is refilled, untimed, when it runs out.
+    let pool_len = cold_pool_len(bytes, batch, memory_limit);
+    let refill = |pool: &mut std::vec::IntoIter<Data>, next: &mut usize| -> Result<(), Error> {
+        *pool = (0..pool_len)
+            .map(|_| {
+                *next = (*next + 1) % templates.len();
+                copy(&templates[*next])
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter();
+        Ok(())
+    };
+    let mut pool = Vec::new().into_iter();
     let mut outputs: Vec<Data> = Vec::with_capacity(batch as usize);
     let (values, converged) = sample(spec, || {
-        let prepared = (0..batch)
-            .map(|_| {
-                next = (next + 1) % templates.len();
-                copy(&templates[next])
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        if pool.len() < batch as usize {
+            refill(&mut pool, &mut next)?;
+        }
+        let prepared: Vec<Data> = pool.by_ref().take(batch as usize).collect();
         outputs.clear();
         let t = Instant::now();
         for input in prepared {
@@ -252,6 +268,51 @@ pub fn time_kernel(
         Ok(ns)
     })?;
     Ok(point(x, values, batch, converged))
+}
+
+/// Inputs in the pool a unit test draws from: enough that the inputs made after one and
+/// before its call fill twice the last-level cache, so every call finds its input in
+/// memory, not in a cache — as an element of a stream does, which was made (or passed on)
+/// long before a stage takes it. At least one batch, at most 65,536 inputs, and within
+/// half the memory limit.
+pub fn cold_pool_len(input_bytes: u128, batch: u64, memory_limit: u128) -> usize {
+    let per = input_bytes.max(1);
+    let cold = (2 * last_level_cache_bytes() as u128).div_ceil(per) + 1;
+    let by_memory = (memory_limit / 2 / per).max(1);
+    (cold.min(65_536).min(by_memory) as usize).max(batch as usize)
+}
+
+/// Write (and read back) a buffer twice the size of the last-level cache, so that data
+/// touched before the call is in memory, not in a cache, afterwards.
+pub fn evict_caches() {
+    let len = 2 * last_level_cache_bytes() as usize;
+    let mut buf = vec![0u8; len];
+    for (i, b) in buf.iter_mut().enumerate().step_by(64) {
+        *b = i as u8;
+    }
+    std::hint::black_box(buf.iter().step_by(64).fold(0u8, |a, &b| a ^ b));
+}
+
+/// Size of the largest CPU cache (Linux sysfs), or 32 MiB where it cannot be read.
+pub fn last_level_cache_bytes() -> u64 {
+    let parse = |s: &str| -> Option<u64> {
+        let s = s.trim();
+        let (num, mult) = match s.chars().last()? {
+            'K' => (&s[..s.len() - 1], 1u64 << 10),
+            'M' => (&s[..s.len() - 1], 1 << 20),
+            'G' => (&s[..s.len() - 1], 1 << 30),
+            _ => (s, 1),
+        };
+        num.parse::<u64>().ok().map(|v| v * mult)
+    };
+    (0..8)
+        .filter_map(|i| {
+            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size"))
+                .ok()
+                .and_then(|s| parse(&s))
+        })
+        .max()
+        .unwrap_or(32 << 20)
 }
 
 /// Time a kernel over a sweep of sizes.
@@ -301,18 +362,25 @@ pub fn time_program(
     let threads = built.program.pattern().threads();
     let min_elements = MIN_ELEMENTS.max(4 * threads);
     let make = |count| {
-        stream_inputs(
+        let stream = stream_inputs(
             registry,
             &built.source_kernel,
             x,
             count,
             inputs,
             memory_limit,
-        )
+        )?;
+        // A stream smaller than the cache would still be in it when the run starts; the
+        // unit tests time cold inputs, so the program gets cold inputs too.
+        let total: u128 = stream.iter().map(|d| d.bytes() as u128).sum();
+        if total < 2 * last_level_cache_bytes() as u128 {
+            evict_caches();
+        }
+        Ok::<_, Error>(stream)
     };
     let run = |elements: Vec<Data>| -> Result<f64, Error> {
         let n = elements.len();
-        let m = built.program.run_measured(elements)?;
+        let m = built.program.run_stream(elements)?;
         Ok(m.elapsed.as_nanos() as f64 / n as f64)
     };
     // Probe with a short stream to size the stream of a repetition.
@@ -404,4 +472,24 @@ pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
 /// every series must share the same points, see [`group_by_sweep`]).
 pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
     perfcompose_core::measure::text::write(e).map_err(|w| Error::Io(w.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cold_pools_cover_twice_the_cache_within_the_memory_limit() {
+        let llc = last_level_cache_bytes() as u128;
+        assert!(llc >= 1 << 10);
+        // 4 KiB inputs: enough that twice the cache lies between an input and its call.
+        let n = cold_pool_len(4096, 10, u128::MAX);
+        assert!(n as u128 * 4096 >= 2 * llc, "{n}");
+        // Never fewer than one batch, never more than 65,536 inputs.
+        assert_eq!(cold_pool_len(1 << 40, 7, u128::MAX), 7);
+        assert_eq!(cold_pool_len(1, 1, u128::MAX), 65_536);
+        // Half the memory limit bounds it (but one batch always fits).
+        assert_eq!(cold_pool_len(1000, 3, 20_000), 10);
+        assert_eq!(cold_pool_len(1000, 30, 20_000), 30);
+    }
 }
