@@ -147,6 +147,15 @@ pub struct WakeCalibration {
     pub cap_ns: f64,
 }
 
+/// The stages of a pipeline with nested pipelines flattened: `pipe(pipe(a, b), c)` →
+/// `a, b, c`.
+fn chain<'a>(plan: &'a Plan, out: &mut Vec<&'a Plan>) {
+    match plan {
+        Plan::Pipe(parts) => parts.iter().for_each(|p| chain(p, out)),
+        other => out.push(other),
+    }
+}
+
 /// One measured stage time.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakePoint {
@@ -599,17 +608,24 @@ impl Calibration {
         out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
     ) {
         match plan {
-            Plan::Pipe(parts) => {
-                let handoffs = parts.len().saturating_sub(1) as f64;
-                if handoffs > 0.0 && w.slope > 0.0 && w.cap_ns > 0.0 {
+            Plan::Pipe(_) => {
+                // Nested pipes are one chain of stages. Only the hand-offs next to the
+                // slowest stage cost it a wake-up (its neighbours sleep; a wake-up one of
+                // them pays while waiting costs nothing), so one per chain: two when the
+                // slowest stage sits in the middle, which this leaves out.
+                let mut stages = Vec::new();
+                chain(plan, &mut stages);
+                if stages.len() > 1 && w.slope > 0.0 && w.cap_ns > 0.0 {
                     out.push(perfcompose_core::compose::predict::Saturating {
-                        what: format!("wake-up cost of the hand-offs of {plan}"),
+                        what: format!("wake-up cost of the slowest stage's hand-off in {plan}"),
                         scale,
-                        slope: w.slope * handoffs,
-                        cap_ns: w.cap_ns * handoffs,
+                        slope: w.slope,
+                        cap_ns: w.cap_ns,
                     });
                 }
-                parts.iter().for_each(|p| self.wakes(p, scale, w, out));
+                stages
+                    .into_iter()
+                    .for_each(|p| self.wakes(p, scale, w, out));
             }
             Plan::Seq(parts) => parts.iter().for_each(|p| self.wakes(p, scale, w, out)),
             Plan::TPool(n, inner) => {
@@ -747,10 +763,21 @@ mod tests {
         let o = c.overhead(&pipe3, "test");
         assert!((o.ns_per_element - 260.0).abs() < TOL);
         assert_eq!(o.saturating.len(), 1);
-        // Two hand-offs: twice the slope and twice the cap.
-        assert!((o.saturating[0].slope - 0.5).abs() < TOL);
-        assert!((o.saturating[0].cap_ns - 4000.0).abs() < TOL);
+        // One wake-up per chain (the slowest stage's hand-off), however many stages.
+        assert!((o.saturating[0].slope - 0.25).abs() < TOL);
+        assert!((o.saturating[0].cap_ns - 2000.0).abs() < TOL);
         assert!((o.saturating[0].scale - 1.0).abs() < TOL);
+        let nested = Plan::Pipe(vec![Plan::Pipe(vec![k("a"), k("b")]), k("c")]);
+        assert_eq!(c.overhead(&nested, "test").saturating.len(), 1);
+        // A pipeline inside a stage of another is still part of the one chain; one in a
+        // task pool inside a stage is a chain of its own.
+        let inner = Plan::Pipe(vec![
+            k("a"),
+            Plan::TPool(2, Box::new(Plan::Pipe(vec![k("b"), k("c")]))),
+        ]);
+        let o = c.overhead(&inner, "test");
+        assert_eq!(o.saturating.len(), 2);
+        assert!((o.saturating[1].scale - 2.0).abs() < TOL);
         // Inside tpool(4, ...) on 2 calibrated cores: each pipeline sees every 2nd element.
         let pooled = Plan::TPool(4, Box::new(Plan::Pipe(vec![k("a"), k("b")])));
         let o = c.overhead(&pooled, "test");

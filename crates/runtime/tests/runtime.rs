@@ -653,7 +653,9 @@ fn the_stream_driver_delivers_every_element_once_in_order_in_every_shape() {
                 counted("c", 100, &seen[2]),
             );
             let program = Program::new(p).unwrap();
-            let m = program.run_stream((0..n).map(|i| (i, i)).collect()).unwrap();
+            let m = program
+                .run_stream((0..n).map(|i| (i, i)).collect())
+                .unwrap();
             let add = if name == "block" { 1 } else { 111 };
             assert_eq!(
                 m.outputs,

@@ -63,6 +63,10 @@ pub struct Args {
     /// Pin worker threads to cores.
     #[arg(long)]
     pub pin: bool,
+    /// Time kernels with their input in the cache, as the second block of a `seq` sees it
+    /// (default: cold, as a stream element or a queue hands it over).
+    #[arg(long, conflicts_with_all = ["term", "overhead"])]
+    pub warm: bool,
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
     pub capacity: Option<usize>,
@@ -176,12 +180,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let bar = bar(total as u64, args.json);
         let mut out = Vec::new();
         for (k, sizes) in kernels.iter().zip(&plans) {
-            let s = bench::bench_kernel(
+            let state = if args.warm {
+                bench::InputState::Warm
+            } else {
+                bench::InputState::Cold
+            };
+            let s = bench::bench_kernel_in(
                 k.as_ref(),
                 sizes,
                 &inputs,
                 &spec,
                 limit,
+                state,
                 &mut progress(&bar),
             )
             .map_err(anyhow::Error::from)?;

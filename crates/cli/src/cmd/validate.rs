@@ -327,10 +327,10 @@ fn print_report(report: &Report) {
     );
     if let Some((before, after)) = report.load {
         println!(
-            "load average {before:.1} before, {after:.1} after the run on {} cores{}",
+            "load average {before:.1} before, {after:.1} after the run (which counts the run's own threads) on {} cores{}",
             report.cores,
-            if before.max(after) > report.cores as f64 * 0.75 {
-                ": other work competed for the cores, so whole-program times are inflated; validate on a quiet machine"
+            if before > report.cores as f64 * 0.75 {
+                ": other work was running when the run started, so whole-program times may be inflated; validate on a quiet machine"
             } else {
                 ""
             }

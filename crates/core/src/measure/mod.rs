@@ -30,7 +30,7 @@ pub mod cube;
 pub mod extrap3;
 pub mod json;
 pub mod jsonl;
-mod stats;
+pub mod stats;
 pub mod text;
 
 #[cfg(test)]

@@ -134,6 +134,42 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// Two-sided 95% normal quantile, used for the rank interval of the median.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Fewest samples for which the order-statistic interval of the median is informative.
+pub const MIN_SAMPLES_FOR_CI: usize = 6;
+
+/// Coefficient of variation of `values` (sample standard deviation over the mean); 0 for
+/// fewer than two values or a zero mean.
+pub fn cv(values: &[f64]) -> f64 {
+    Summary::of(values).and_then(|s| s.cv()).unwrap_or(0.0)
+}
+
+/// A 95% confidence interval of the median: the order statistics at ranks
+/// `n/2 ∓ z·√n/2` (normal approximation of the binomial; conservative, rounded outward).
+/// `None` below [`MIN_SAMPLES_FOR_CI`] samples.
+pub fn median_ci(values: &[f64]) -> Option<(f64, f64)> {
+    let n = values.len();
+    if n < MIN_SAMPLES_FOR_CI {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let half = Z95 * (n as f64).sqrt() / 2.0;
+    let lo = ((n as f64 / 2.0 - half).floor().max(1.0) as usize) - 1;
+    let hi = ((n as f64 / 2.0 + half).ceil() as usize + 1).min(n) - 1;
+    Some((v[lo], v[hi]))
+}
+
+/// Half-width of the median's confidence interval relative to the median; `None` when
+/// the interval is not available yet.
+pub fn relative_ci_half_width(values: &[f64]) -> Option<f64> {
+    let (lo, hi) = median_ci(values)?;
+    let m = median(values);
+    (m > 0.0).then(|| (hi - lo) / (2.0 * m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +213,28 @@ mod tests {
             assert_eq!(m.name().parse::<Measure>().unwrap(), m);
         }
         assert!("mode".parse::<Measure>().unwrap_err().contains("known"));
+    }
+
+    const CI_TOL: f64 = 1e-12;
+
+    #[test]
+    fn median_and_cv_of_repetitions() {
+        assert!((median(&[3.0, 1.0, 2.0]) - 2.0).abs() < CI_TOL);
+        assert!((median(&[4.0, 1.0, 2.0, 3.0]) - 2.5).abs() < CI_TOL);
+        assert!(cv(&[5.0, 5.0, 5.0]).abs() < CI_TOL);
+        // sd of [1,2,3] is 1, mean 2
+        assert!((cv(&[1.0, 2.0, 3.0]) - 0.5).abs() < CI_TOL);
+    }
+
+    #[test]
+    fn median_ci_brackets_the_median_and_narrows() {
+        let wide: Vec<f64> = (0..10).map(f64::from).collect();
+        let (lo, hi) = median_ci(&wide).unwrap();
+        assert!(lo <= median(&wide) && median(&wide) <= hi);
+        let narrow: Vec<f64> = (0..1000)
+            .map(|i| 100.0 + f64::from(i % 10) * 0.01)
+            .collect();
+        assert!(relative_ci_half_width(&narrow).unwrap() < 0.001);
+        assert!(median_ci(&[1.0, 2.0]).is_none());
     }
 }

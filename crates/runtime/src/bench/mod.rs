@@ -187,13 +187,37 @@ pub fn default_memory_limit() -> u128 {
 /// Most calls batched into one sample (bounds the inputs prepared in advance).
 const MAX_BATCH: u64 = 100_000;
 
-/// Time one kernel at one size (unit performance test).
+/// Where a kernel's input is when its call starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InputState {
+    /// In memory, not in a cache: a stream element, or what a queue hands over.
+    #[default]
+    Cold,
+    /// In this core's cache: the input was just written by the block before it on the same
+    /// thread (the second block of a `seq`). Timed on copies made right before the calls,
+    /// with the batch bounded to half the level-2 cache.
+    Warm,
+}
+
+/// Time one kernel at one size (unit performance test), inputs cold.
 pub fn time_kernel(
     kernel: &dyn Kernel,
     x: usize,
     inputs: &Inputs,
     spec: &Sampling,
     memory_limit: u128,
+) -> Result<PointStats, Error> {
+    time_kernel_in(kernel, x, inputs, spec, memory_limit, InputState::Cold)
+}
+
+/// Time one kernel at one size with its input in `state`.
+pub fn time_kernel_in(
+    kernel: &dyn Kernel,
+    x: usize,
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+    state: InputState,
 ) -> Result<PointStats, Error> {
     let bytes = kernel.input_bytes(x, inputs);
     if bytes.saturating_mul(2) > memory_limit {
@@ -235,12 +259,19 @@ pub fn time_kernel(
     }
     let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
     let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
-    let batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
+    let mut batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
+    if state == InputState::Warm {
+        let by_cache = (cache_bytes(2).unwrap_or(1 << 20) as u128 / 2 / bytes.max(1)).max(1);
+        batch = batch.min(by_cache as u64);
+    }
 
     // Inputs arrive the way a stream delivers them: copies made well before their call,
     // so that a cache the size of the last level has been filled by other inputs in
     // between (see `cold_pool_len`). The pool is refilled, untimed, when it runs out.
-    let pool_len = cold_pool_len(bytes, batch, memory_limit);
+    let pool_len = match state {
+        InputState::Cold => cold_pool_len(bytes, batch, memory_limit),
+        InputState::Warm => 0,
+    };
     let refill = |pool: &mut std::vec::IntoIter<Data>, next: &mut usize| -> Result<(), Error> {
         *pool = (0..pool_len)
             .map(|_| {
@@ -254,10 +285,20 @@ pub fn time_kernel(
     let mut pool = Vec::new().into_iter();
     let mut outputs: Vec<Data> = Vec::with_capacity(batch as usize);
     let (values, converged) = sample(spec, || {
-        if pool.len() < batch as usize {
-            refill(&mut pool, &mut next)?;
-        }
-        let prepared: Vec<Data> = pool.by_ref().take(batch as usize).collect();
+        let prepared: Vec<Data> = match state {
+            InputState::Cold => {
+                if pool.len() < batch as usize {
+                    refill(&mut pool, &mut next)?;
+                }
+                pool.by_ref().take(batch as usize).collect()
+            }
+            InputState::Warm => (0..batch)
+                .map(|_| {
+                    next = (next + 1) % templates.len();
+                    copy(&templates[next])
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
         outputs.clear();
         let t = Instant::now();
         for input in prepared {
@@ -295,6 +336,24 @@ pub fn evict_caches() {
 
 /// Size of the largest CPU cache (Linux sysfs), or 32 MiB where it cannot be read.
 pub fn last_level_cache_bytes() -> u64 {
+    caches()
+        .into_iter()
+        .map(|(_, b)| b)
+        .max()
+        .unwrap_or(32 << 20)
+}
+
+/// Size of this CPU's data or unified cache of `level` (Linux sysfs).
+pub fn cache_bytes(level: u32) -> Option<u64> {
+    caches()
+        .into_iter()
+        .filter(|(l, _)| *l == level)
+        .map(|(_, b)| b)
+        .max()
+}
+
+/// `(level, bytes)` of cpu0's data and unified caches.
+fn caches() -> Vec<(u32, u64)> {
     let parse = |s: &str| -> Option<u64> {
         let s = s.trim();
         let (num, mult) = match s.chars().last()? {
@@ -305,23 +364,49 @@ pub fn last_level_cache_bytes() -> u64 {
         };
         num.parse::<u64>().ok().map(|v| v * mult)
     };
+    let read = |i: usize, f: &str| {
+        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{i}/{f}")).ok()
+    };
     (0..8)
         .filter_map(|i| {
-            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size"))
-                .ok()
-                .and_then(|s| parse(&s))
+            let kind = read(i, "type")?;
+            if kind.trim() == "Instruction" {
+                return None;
+            }
+            let level = read(i, "level")?.trim().parse().ok()?;
+            Some((level, parse(&read(i, "size")?)?))
         })
-        .max()
-        .unwrap_or(32 << 20)
+        .collect()
 }
 
-/// Time a kernel over a sweep of sizes.
+/// Time a kernel over a sweep of sizes, inputs cold.
 pub fn bench_kernel(
     kernel: &dyn Kernel,
     sizes: &[usize],
     inputs: &Inputs,
     spec: &Sampling,
     memory_limit: u128,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Series, Error> {
+    bench_kernel_in(
+        kernel,
+        sizes,
+        inputs,
+        spec,
+        memory_limit,
+        InputState::Cold,
+        progress,
+    )
+}
+
+/// Time a kernel over a sweep of sizes with its inputs in `state`.
+pub fn bench_kernel_in(
+    kernel: &dyn Kernel,
+    sizes: &[usize],
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+    state: InputState,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Series, Error> {
     let mut points = Vec::with_capacity(sizes.len());
@@ -332,7 +417,14 @@ pub fn bench_kernel(
             done: i,
             total: sizes.len(),
         });
-        points.push(time_kernel(kernel, x, inputs, spec, memory_limit)?);
+        points.push(time_kernel_in(
+            kernel,
+            x,
+            inputs,
+            spec,
+            memory_limit,
+            state,
+        )?);
     }
     Ok(Series {
         name: kernel.name().to_string(),
