@@ -7,8 +7,8 @@
 //! spent. Calls too short for the clock are batched so one sample lasts at least
 //! [`Sampling::min_sample`]; a sample is the time per call (ns).
 //!
-//! The kernel is timed the way programs call it (seed 000 §4: "we timed the functions in
-//! the same way they are called by the actual program"): inputs are prepared and outputs
+//! The kernel is timed the way programs call it (seed 000 §4 times its blocks as the
+//! program invokes them): inputs are prepared and outputs
 //! dropped outside the timed region, and an input is not in a cache when its call starts
 //! ([`cold_pool_len`]) — in a program, a stream element was made long before a stage
 //! takes it. (Copying the input just before the call, as this module first did, left it
