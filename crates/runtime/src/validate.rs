@@ -839,29 +839,34 @@ pub fn coefficient_error(
     // (and a constant) is refitted, so secondary terms the composition carries do not
     // end up in `c`.
     let rest = |x: f64| modular.eval_at(&[("x", x)]).unwrap_or(f64::NAN) - cm * at(&mm, x);
-    let residual: Vec<(f64, f64)> = measured.iter().map(|&(x, y)| (x, y - rest(x))).collect();
+    let residual: Vec<(f64, f64, f64)> = measured
+        .iter()
+        .map(|&(x, y)| (x, y - rest(x), y))
+        .collect();
     if let Some(c) = fit_constant_plus(&residual, |x| at(&mm, x)) {
         return rel(cm, c);
     }
     rel(cm * at(&mm, x_max), cw * at(&mw, x_max))
 }
 
-/// Least squares of `y ≈ a + c·f(x)` weighted by `1/y` (relative residuals); returns `c`,
-/// or `None` with fewer than three usable points or a singular system.
-fn fit_constant_plus(points: &[(f64, f64)], f: impl Fn(f64) -> f64) -> Option<f64> {
+/// Least squares of `t ≈ a + c·f(x)` over `(x, t, y)`, weighted by `1/y` (relative to the
+/// measured value `y`, not to the target `t`, which may be near zero where the part held
+/// fixed explains most of `y`); returns `c`, or `None` with fewer than three usable points
+/// or a singular system.
+fn fit_constant_plus(points: &[(f64, f64, f64)], f: impl Fn(f64) -> f64) -> Option<f64> {
     let (mut s00, mut s01, mut s11, mut b0, mut b1) = (0.0, 0.0, 0.0, 0.0, 0.0);
     let mut n = 0;
-    for &(x, y) in points {
+    for &(x, t, y) in points {
         let fx = f(x);
-        if !(y.is_finite() && y > 0.0 && fx.is_finite()) {
+        if !(t.is_finite() && y.is_finite() && y > 0.0 && fx.is_finite()) {
             continue;
         }
         let w = 1.0 / (y * y);
         s00 += w;
         s01 += w * fx;
         s11 += w * fx * fx;
-        b0 += w * y;
-        b1 += w * fx * y;
+        b0 += w * t;
+        b1 += w * fx * t;
         n += 1;
     }
     let det = s00 * s11 - s01 * s01;
