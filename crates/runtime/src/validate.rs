@@ -839,10 +839,8 @@ pub fn coefficient_error(
     // (and a constant) is refitted, so secondary terms the composition carries do not
     // end up in `c`.
     let rest = |x: f64| modular.eval_at(&[("x", x)]).unwrap_or(f64::NAN) - cm * at(&mm, x);
-    let residual: Vec<(f64, f64, f64)> = measured
-        .iter()
-        .map(|&(x, y)| (x, y - rest(x), y))
-        .collect();
+    let residual: Vec<(f64, f64, f64)> =
+        measured.iter().map(|&(x, y)| (x, y - rest(x), y)).collect();
     if let Some(c) = fit_constant_plus(&residual, |x| at(&mm, x)) {
         return rel(cm, c);
     }
