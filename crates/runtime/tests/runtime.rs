@@ -209,24 +209,29 @@ impl<I: Iterator> Iterator for Counting<I> {
     }
 }
 
+/// The shape with a block that panics on element `bad` as its middle stage (the "block"
+/// shape keeps only its first stage: the faulty block goes there).
+fn with_faulty_block(name: &str, shape: &Shaper, bad: u64) -> Program<(u64, u64), (u64, u64)> {
+    let faulty = block("faulty", move |(id, v): (u64, u64)| {
+        if id == bad {
+            panic!("element {id} is cursed");
+        }
+        (id, v)
+    });
+    let id = || block("id", |e: (u64, u64)| e);
+    if name == "block" {
+        Program::new(faulty).unwrap()
+    } else {
+        Program::new(shape(id(), faulty, id())).unwrap()
+    }
+}
+
 #[test]
 fn a_panicking_block_surfaces_with_every_element_accounted_for() {
     const N: u64 = 1000;
     const BAD: u64 = 137;
     for (name, shape) in shapes() {
-        let faulty = block("faulty", |(id, v): (u64, u64)| {
-            if id == BAD {
-                panic!("element {id} is cursed");
-            }
-            (id, v)
-        });
-        let id = || block("id", |e: (u64, u64)| e);
-        // The "block" shape keeps only its first stage: the faulty block goes there.
-        let program = if name == "block" {
-            Program::new(faulty).unwrap()
-        } else {
-            Program::new(shape(id(), faulty, id())).unwrap()
-        };
+        let program = with_faulty_block(name, &shape, BAD);
         let taken = Arc::new(AtomicUsize::new(0));
         let input = Counting {
             inner: (0..N).map(|i| (i, i)),
@@ -672,18 +677,7 @@ fn the_stream_driver_reports_a_panicking_block_with_every_element_accounted_for(
     const N: u64 = 500;
     const BAD: u64 = 77;
     for (name, shape) in shapes() {
-        let faulty = block("faulty", |(id, v): (u64, u64)| {
-            if id == BAD {
-                panic!("element {id} is cursed");
-            }
-            (id, v)
-        });
-        let id = || block("id", |e: (u64, u64)| e);
-        let program = if name == "block" {
-            Program::new(faulty).unwrap()
-        } else {
-            Program::new(shape(id(), faulty, id())).unwrap()
-        };
+        let program = with_faulty_block(name, &shape, BAD);
         let err = program
             .run_stream((0..N).map(|i| (i, i)).collect())
             .expect_err(name);
