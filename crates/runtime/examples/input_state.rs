@@ -26,7 +26,6 @@ use perfcompose_runtime::kernel::{unit_call, Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{Config, Plan};
 
-const LLC_BYTES: usize = 32 << 20;
 const REPS: usize = 15;
 
 fn rq_wait_ns() -> u64 {
@@ -108,7 +107,8 @@ fn main() {
         summary("copied", x, &mut res);
 
         // evicted: a pool 3x the LLC, cycled.
-        let pool_n = (3 * LLC_BYTES / bytes).max(batch + 1);
+        let llc = perfcompose_runtime::bench::last_level_cache_bytes() as usize;
+        let pool_n = (3 * llc / bytes).max(batch + 1);
         let mut pool: Vec<Data> = (0..pool_n).map(|i| make(i as u64 % 64)).collect::<Vec<_>>();
         let mut res = Vec::new();
         let mut next = 0;

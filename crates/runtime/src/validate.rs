@@ -478,7 +478,7 @@ impl Report {
 /// Steps of a suite, for a progress bar: one per measured point.
 pub fn steps(suite: &Suite, registry: &Registry) -> Result<usize, Error> {
     let mut n = 0;
-    for (k, _, _) in needed_kernels(suite, registry)? {
+    for (_, k, _, _) in needed_kernels(suite, registry)? {
         n += kernel_sizes(suite, registry, &k)?.len();
     }
     Ok(n + suite.cases.iter().map(|c| c.sizes.len()).sum::<usize>())
@@ -547,18 +547,19 @@ fn state_key(name: &str, image: ImageSize, registry: &Registry) -> Result<String
     })
 }
 
-fn needed_kernels(
-    suite: &Suite,
-    registry: &Registry,
-) -> Result<Vec<(String, ImageSize, bench::InputState)>, Error> {
+/// Every block measurement a suite needs, once each: `(component key, kernel, image,
+/// input state)`.
+type Needed = (String, String, ImageSize, bench::InputState);
+
+fn needed_kernels(suite: &Suite, registry: &Registry) -> Result<Vec<Needed>, Error> {
     let mut seen = BTreeMap::new();
     for c in &suite.cases {
         let (_, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
         for k in warm_plan(&plan).kernels() {
             let key = state_key(&k, c.image, registry)?;
             let (base, state) = kernel_state(&k);
-            seen.entry(key)
-                .or_insert((base.to_string(), c.image, state));
+            seen.entry(key.clone())
+                .or_insert((key, base.to_string(), c.image, state));
         }
     }
     Ok(seen.into_values().collect())
@@ -616,13 +617,7 @@ pub fn run_suite_with(
 
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
-    for (kernel, image, state) in needed_kernels(suite, registry)? {
-        let key = match state {
-            bench::InputState::Warm => {
-                format!("{}{WARM_SUFFIX}", component_key(&kernel, image, registry)?)
-            }
-            bench::InputState::Cold => component_key(&kernel, image, registry)?,
-        };
+    for (key, kernel, image, state) in needed_kernels(suite, registry)? {
         let k = registry.get(&kernel)?;
         let mut s = bench::bench_kernel_in(
             k.as_ref(),

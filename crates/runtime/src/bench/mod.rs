@@ -352,8 +352,14 @@ pub fn cache_bytes(level: u32) -> Option<u64> {
         .max()
 }
 
-/// `(level, bytes)` of cpu0's data and unified caches.
+/// `(level, bytes)` of cpu0's data and unified caches, read from sysfs once per process
+/// (the benchmarks ask for every repetition).
 fn caches() -> Vec<(u32, u64)> {
+    static CACHES: std::sync::OnceLock<Vec<(u32, u64)>> = std::sync::OnceLock::new();
+    CACHES.get_or_init(read_caches).clone()
+}
+
+fn read_caches() -> Vec<(u32, u64)> {
     let parse = |s: &str| -> Option<u64> {
         let s = s.trim();
         let (num, mult) = match s.chars().last()? {
