@@ -286,6 +286,39 @@ fn validate_saves_measurements() {
     let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
     perfcompose_core::measure::text::read_str("programs.txt", &text, &Default::default())
         .unwrap_or_else(|d| panic!("{}", d.render()));
+    // Interleaved (the default): each configuration's own block measurements, saved
+    // under `configuration->block`, and the models each row was composed from.
+    let text = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    perfcompose_core::measure::text::read_str("blocks.txt", &text, &Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    assert!(text.contains("REGION seq(inc, nop)->inc\n"), "{text}");
+    assert!(text.contains("REGION tpool(2, inc)->inc\n"), "{text}");
+    let points: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("points.json")).unwrap()).unwrap();
+    let comps = &points[0]["components"];
+    assert!(
+        comps["inc"].is_string() && comps["nop_warm"].is_string(),
+        "{points}"
+    );
+
+    // Separate: every block once, under its own name.
+    let dir = scratch("save-separate");
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--protocol",
+        "separate",
+        "--save",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    assert!(
+        text.contains("REGION inc\n") && !text.contains("->"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -355,4 +388,5 @@ fn bad_input_is_a_clear_error_with_status_2() {
     );
     assert_user_error(&["validate", "--cores", "0"], "at least 1");
     assert_user_error(&["validate", "--measure", "mode"], "unknown measure");
+    assert_user_error(&["validate", "--protocol", "both"], "unknown protocol");
 }

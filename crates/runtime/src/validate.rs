@@ -357,6 +357,38 @@ pub struct Options {
     pub measure: Measure,
     /// Modeler name (see `perfcompose fit --list-modelers`).
     pub modeler: String,
+    /// When the blocks are measured relative to the whole programs.
+    pub protocol: Protocol,
+}
+
+/// When the unit tests of the blocks run relative to the whole-program measurements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// Per configuration and size, the configuration's blocks are timed right before the
+    /// program, and each configuration is predicted from its own block measurements. A
+    /// drift of the machine's speed (memory-bound blocks move by several percent within
+    /// minutes on a shared host) then moves the prediction and the measurement together.
+    /// (Alternating single repetitions of blocks and program was tried and is worse: a
+    /// repetition right after another measurement's stream of fresh inputs runs up to
+    /// 15% slower.)
+    #[default]
+    Interleaved,
+    /// Every block once over its sweep, before all programs (the seed's order; a long
+    /// suite then compares a program with blocks measured up to half an hour earlier).
+    Separate,
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s {
+            "interleaved" => Ok(Protocol::Interleaved),
+            "separate" => Ok(Protocol::Separate),
+            other => Err(format!(
+                "unknown protocol `{other}` (expected `interleaved` or `separate`)"
+            )),
+        }
+    }
 }
 
 impl Default for Options {
@@ -368,6 +400,7 @@ impl Default for Options {
             memory_limit: bench::default_memory_limit(),
             measure: Measure::Median,
             modeler: DEFAULT_MODELER.to_string(),
+            protocol: Protocol::default(),
         }
     }
 }
@@ -401,6 +434,8 @@ pub struct Row {
     /// Notes from composition (cores capping) and the reasons of a miss.
     pub notes: Vec<String>,
     pub points: Vec<Compared>,
+    /// The block models the prediction was composed from (component key → model).
+    pub components: BTreeMap<String, Expr>,
 }
 
 impl Row {
@@ -416,7 +451,10 @@ pub struct Report {
     pub suite: String,
     pub cores: usize,
     pub overhead_calibrated: bool,
-    /// Fitted block models, `kernel` or `kernel@image`.
+    pub protocol: Protocol,
+    /// Fitted block models, `kernel` or `kernel@image` (interleaved protocol: fitted to
+    /// all the block's measurements of the suite; each row has its own in
+    /// [`Row::components`]).
     pub components: BTreeMap<String, Expr>,
     pub rows: Vec<Row>,
     /// All measurements taken (blocks first), for saving.
@@ -476,12 +514,16 @@ impl Report {
 }
 
 /// Steps of a suite, for a progress bar: one per measured point.
-pub fn steps(suite: &Suite, registry: &Registry) -> Result<usize, Error> {
+pub fn steps(suite: &Suite, registry: &Registry, protocol: Protocol) -> Result<usize, Error> {
+    let programs = suite.cases.iter().map(|c| c.sizes.len()).sum::<usize>();
+    if protocol == Protocol::Interleaved {
+        return Ok(programs);
+    }
     let mut n = 0;
     for (_, k, _, _) in needed_kernels(suite, registry)? {
         n += kernel_sizes(suite, registry, &k)?.len();
     }
-    Ok(n + suite.cases.iter().map(|c| c.sizes.len()).sum::<usize>())
+    Ok(n + programs)
 }
 
 fn kernel_sizes(suite: &Suite, registry: &Registry, kernel: &str) -> Result<Vec<usize>, Error> {
@@ -555,14 +597,142 @@ fn needed_kernels(suite: &Suite, registry: &Registry) -> Result<Vec<Needed>, Err
     let mut seen = BTreeMap::new();
     for c in &suite.cases {
         let (_, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
-        for k in warm_plan(&plan).kernels() {
-            let key = state_key(&k, c.image, registry)?;
-            let (base, state) = kernel_state(&k);
-            seen.entry(key.clone())
-                .or_insert((key, base.to_string(), c.image, state));
+        for n in case_needs(c, &plan, registry)? {
+            seen.entry(n.0.clone()).or_insert(n);
         }
     }
     Ok(seen.into_values().collect())
+}
+
+/// The block measurements one configuration needs, once each.
+fn case_needs(c: &Case, plan: &Plan, registry: &Registry) -> Result<Vec<Needed>, Error> {
+    let mut seen = BTreeMap::new();
+    for k in warm_plan(plan).kernels() {
+        let key = state_key(&k, c.image, registry)?;
+        let (base, state) = kernel_state(&k);
+        seen.entry(key.clone())
+            .or_insert((key, base.to_string(), c.image, state));
+    }
+    Ok(seen.into_values().collect())
+}
+
+/// Measure one configuration under [`Protocol::Interleaved`]: per program size, the
+/// configuration's blocks, then the program. A block measured over the same sizes as the
+/// program is timed at the same size; one measured over other sizes (the map of a
+/// MapReduce, over images) has its points spread over the program's sizes. Returns the
+/// block series (named by component key) and the program's.
+fn measure_interleaved(
+    c: &Case,
+    plan: &Plan,
+    needs: &[Needed],
+    suite: &Suite,
+    registry: &Registry,
+    opts: &Options,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(Vec<Series>, Series), Error> {
+    let built = plan.build(registry, opts.config.clone())?;
+    let inputs = Inputs::with_image(c.image);
+    let mut kernels = Vec::with_capacity(needs.len());
+    let mut sizes = Vec::with_capacity(needs.len());
+    for (_, kernel, _, _) in needs {
+        kernels.push(registry.get(kernel)?);
+        sizes.push(kernel_sizes(suite, registry, kernel)?);
+    }
+    let name = plan.to_string();
+    let mut program_points = Vec::with_capacity(c.sizes.len());
+    let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
+        sizes.iter().map(|s| vec![None; s.len()]).collect();
+    for (i, &x) in c.sizes.iter().enumerate() {
+        progress(Progress {
+            label: &name,
+            x: x as u64,
+            done: i,
+            total: c.sizes.len(),
+        });
+        let slots = slots_at(i, &c.sizes, &sizes);
+        // The blocks first, each to the end of its repetitions, then the program: each
+        // measurement starts with the machine in the state its own warm-up leaves (one
+        // repetition right after another measurement's stream of fresh inputs runs up to
+        // 15% slower), and the program follows its blocks by seconds.
+        for &(k, j) in &slots {
+            let mut b = bench::KernelSampler::new(
+                kernels[k].as_ref(),
+                sizes[k][j],
+                &inputs,
+                &suite.sampling,
+                opts.memory_limit,
+                needs[k].3,
+            )?;
+            block_points[k][j] = Some(bench::sample_point(&suite.sampling, &mut b)?);
+        }
+        let mut program =
+            bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
+        program_points.push(bench::sample_point(&suite.sampling, &mut program)?);
+    }
+    let blocks = needs
+        .iter()
+        .zip(block_points)
+        .map(|((key, ..), points)| Series {
+            name: key.clone(),
+            kind: "kernel",
+            unit: "ns",
+            parameter: bench::PARAMETER,
+            points: points.into_iter().flatten().collect(),
+        })
+        .collect();
+    let program = Series {
+        name,
+        kind: "program",
+        unit: "ns",
+        parameter: bench::PARAMETER,
+        points: program_points,
+    };
+    Ok((blocks, program))
+}
+
+/// The block points measured with the `i`-th program point: `(block, point)` pairs. A
+/// block swept over the program's sizes is measured at the same size; the points of one
+/// swept over other sizes are spread round-robin over the program's points, so every
+/// block point is measured once, next to some program point.
+fn slots_at(i: usize, program: &[usize], blocks: &[Vec<usize>]) -> Vec<(usize, usize)> {
+    let p = program.len().max(1);
+    blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| {
+            let js: Vec<usize> = if s == program {
+                vec![i]
+            } else {
+                (0..s.len()).filter(|j| j % p == i).collect()
+            };
+            js.into_iter().map(move |j| (k, j))
+        })
+        .collect()
+}
+
+/// One series per component key with every repetition of all its series, point by point
+/// (the suite-wide block model of the interleaved protocol).
+fn pooled(series: &[Series]) -> Vec<Series> {
+    let mut by_key: BTreeMap<&str, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    for s in series {
+        let points = by_key.entry(&s.name).or_default();
+        for p in &s.points {
+            points.entry(p.x).or_default().extend_from_slice(&p.values);
+        }
+    }
+    by_key
+        .into_iter()
+        .map(|(name, points)| Series {
+            name: name.to_string(),
+            kind: "kernel",
+            unit: "ns",
+            parameter: bench::PARAMETER,
+            points: points
+                .into_iter()
+                .map(|(x, values)| bench::PointStats::of(x, values))
+                .collect(),
+        })
+        .collect()
 }
 
 fn fit_series(series: &Series, opts: &Options) -> Result<Expr, Error> {
@@ -617,21 +787,25 @@ pub fn run_suite_with(
 
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
-    for (key, kernel, image, state) in needed_kernels(suite, registry)? {
-        let k = registry.get(&kernel)?;
-        let mut s = bench::bench_kernel_in(
-            k.as_ref(),
-            &kernel_sizes(suite, registry, &kernel)?,
-            &Inputs::with_image(image),
-            &suite.sampling,
-            opts.memory_limit,
-            state,
-            progress,
-        )?;
-        s.name = key.clone();
-        models.insert(key, fit_series(&s, opts)?);
-        series.push(s);
+    if opts.protocol == Protocol::Separate {
+        for (key, kernel, image, state) in needed_kernels(suite, registry)? {
+            let k = registry.get(&kernel)?;
+            let mut s = bench::bench_kernel_in(
+                k.as_ref(),
+                &kernel_sizes(suite, registry, &kernel)?,
+                &Inputs::with_image(image),
+                &suite.sampling,
+                opts.memory_limit,
+                state,
+                progress,
+            )?;
+            s.name = key.clone();
+            models.insert(key, fit_series(&s, opts)?);
+            series.push(s);
+        }
     }
+    // Interleaved: every configuration's own block measurements, named by component key.
+    let mut block_series: Vec<(String, Series)> = Vec::new();
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
@@ -646,10 +820,47 @@ pub fn run_suite_with(
                 .0;
             &renamed
         };
+        let (block_models, measured) = match opts.protocol {
+            Protocol::Separate => {
+                let mut m = BTreeMap::new();
+                for (key, ..) in case_needs(c, plan, registry)? {
+                    let model = models
+                        .get(&key)
+                        .cloned()
+                        .ok_or_else(|| Error::Run(format!("no measurement of block `{key}`")))?;
+                    m.insert(key, model);
+                }
+                let measured = bench::bench_plan(
+                    plan,
+                    registry,
+                    opts.config.clone(),
+                    &c.sizes,
+                    &Inputs::with_image(c.image),
+                    &suite.sampling,
+                    opts.memory_limit,
+                    progress,
+                )?;
+                (m, measured)
+            }
+            Protocol::Interleaved => {
+                let needs = case_needs(c, plan, registry)?;
+                let (blocks, measured) =
+                    measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
+                let mut m = BTreeMap::new();
+                for b in blocks {
+                    m.insert(b.name.clone(), fit_series(&b, opts)?);
+                    block_series.push((c.term.clone(), b));
+                }
+                (m, measured)
+            }
+        };
         let mut comps = Components::default();
         for k in warm.kernels() {
             let key = state_key(&k, c.image, registry)?;
-            let model = models[&key].clone();
+            let model = block_models
+                .get(&key)
+                .cloned()
+                .ok_or_else(|| Error::Run(format!("no model of block `{key}`")))?;
             comps = comps.with(Component {
                 name: k.clone(),
                 model: model.clone(),
@@ -685,16 +896,6 @@ pub fn run_suite_with(
             ));
         }
 
-        let measured = bench::bench_plan(
-            plan,
-            registry,
-            opts.config.clone(),
-            &c.sizes,
-            &Inputs::with_image(c.image),
-            &suite.sampling,
-            opts.memory_limit,
-            progress,
-        )?;
         let monolithic = fit_series(&measured, opts)?;
         let eval = |e: &Expr, x: f64| e.eval_at(&[("x", x)]).unwrap_or(f64::NAN);
         let points: Vec<Compared> = measured
@@ -743,6 +944,7 @@ pub fn run_suite_with(
             target,
             notes,
             points,
+            components: block_models,
         };
         if row.passed() == Some(false) || coefficient_error.is_nan() {
             let reasons = miss_reasons(&row, &measured, opts);
@@ -752,10 +954,27 @@ pub fn run_suite_with(
         series.push(measured);
         rows.push(row);
     }
+    if opts.protocol == Protocol::Interleaved {
+        let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
+        for s in pooled(&all) {
+            models.insert(s.name.clone(), fit_series(&s, opts)?);
+        }
+        // Saved per configuration, callpath `configuration->block`.
+        let programs = std::mem::take(&mut series);
+        series = block_series
+            .into_iter()
+            .map(|(configuration, mut s)| {
+                s.name = format!("{configuration}->{}", s.name);
+                s
+            })
+            .collect();
+        series.extend(programs);
+    }
     Ok(Report {
         suite: suite.name.clone(),
         cores: opts.cores,
         overhead_calibrated: opts.overhead.is_some(),
+        protocol: opts.protocol,
         components: models,
         rows,
         series,
@@ -924,6 +1143,58 @@ mod tests {
 
     /// Exact arithmetic on a few terms.
     const TOL: f64 = 1e-9;
+
+    #[test]
+    fn every_block_point_is_measured_once_next_to_a_program_point() {
+        let program = vec![4, 8, 16, 32, 64];
+        let same = program.clone();
+        let more = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+        let fewer = vec![256, 512];
+        let blocks = vec![same, more.clone(), fewer.clone()];
+        let mut seen: Vec<Vec<usize>> = vec![vec![0; 5], vec![0; more.len()], vec![0; 2]];
+        for i in 0..program.len() {
+            let slots = slots_at(i, &program, &blocks);
+            // A block over the program's sizes: at the same size.
+            assert!(slots.contains(&(0, i)), "{slots:?}");
+            for (k, j) in slots {
+                seen[k][j] += 1;
+            }
+        }
+        assert!(seen.iter().flatten().all(|&n| n == 1), "{seen:?}");
+    }
+
+    #[test]
+    fn pooled_block_series_merge_the_repetitions_of_each_point() {
+        let series = |name: &str, points: &[(u64, &[f64])]| Series {
+            name: name.into(),
+            kind: "kernel",
+            unit: "ns",
+            parameter: bench::PARAMETER,
+            points: points
+                .iter()
+                .map(|(x, v)| bench::PointStats::of(*x, v.to_vec()))
+                .collect(),
+        };
+        let all = pooled(&[
+            series("inc", &[(8, &[1.0, 2.0]), (16, &[3.0])]),
+            series("qsort", &[(8, &[5.0])]),
+            series("inc", &[(8, &[4.0])]),
+        ]);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].name, "inc");
+        assert_eq!(all[0].points[0].values, vec![1.0, 2.0, 4.0]);
+        assert_eq!(all[0].points[0].median, 2.0);
+        assert_eq!(all[0].points[1].values, vec![3.0]);
+        assert_eq!(all[1].points[0].values, vec![5.0]);
+    }
+
+    #[test]
+    fn protocols_parse() {
+        assert_eq!("interleaved".parse(), Ok(Protocol::Interleaved));
+        assert_eq!("separate".parse(), Ok(Protocol::Separate));
+        assert!("both".parse::<Protocol>().is_err());
+        assert_eq!(Protocol::default(), Protocol::Interleaved);
+    }
 
     #[test]
     fn coefficient_error_compares_the_terms_that_dominate_where_measured() {

@@ -65,6 +65,11 @@ pub struct Args {
     /// Memory the inputs may take, in MiB (default: half of the available memory).
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
+    /// When the blocks are measured: `interleaved` (per configuration and size, the
+    /// program and its blocks in turn, so that a drift of the machine moves both) or
+    /// `separate` (every block once, before all programs).
+    #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
+    pub protocol: String,
 }
 
 /// A term as the runtime's plan (errors are located diagnostics, rendered with a caret).
@@ -115,6 +120,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .measure
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--measure: {e}"))?;
+    let protocol: validate::Protocol = args
+        .protocol
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--protocol: {e}"))?;
     if perfcompose_core::fit::modeler(&args.modeler).is_none() {
         bail!(
             "unknown modeler `{}` (available: {})",
@@ -165,8 +174,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         memory_limit: memory_limit(args.memory_limit),
         measure,
         modeler: args.modeler.clone(),
+        protocol,
     };
-    let steps = validate::steps(&suite, &registry).map_err(anyhow::Error::from)?;
+    let steps = validate::steps(&suite, &registry, protocol).map_err(anyhow::Error::from)?;
     let bar = bar(steps as u64, args.json);
     let mut tick = progress(&bar);
     // With --save, every finished row is appended to DIR/rows.jsonl at once, so an
@@ -241,6 +251,11 @@ fn save(dir: &std::path::Path, report: &Report) -> anyhow::Result<()> {
                 "configuration": r.configuration,
                 "overhead_ns": r.overhead_ns,
                 "notes": r.notes,
+                "components": r
+                    .components
+                    .iter()
+                    .map(|(k, m)| (k.clone(), m.to_string()))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
                 "points": r.points,
             })
         })
@@ -262,7 +277,15 @@ fn pct(v: f64) -> String {
 fn print_report(report: &Report) {
     let mut blocks = Table::new();
     blocks.load_preset(UTF8_FULL_CONDENSED);
-    blocks.set_header(vec!["block", "fitted model [ns]"]);
+    blocks.set_header(vec![
+        "block",
+        match report.protocol {
+            validate::Protocol::Interleaved => {
+                "fitted model [ns], all its measurements (each configuration uses its own)"
+            }
+            validate::Protocol::Separate => "fitted model [ns]",
+        },
+    ]);
     for (k, m) in &report.components {
         blocks.add_row(vec![k.clone(), m.rounded(4)]);
     }

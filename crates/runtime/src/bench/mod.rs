@@ -8,12 +8,16 @@
 //! [`Sampling::min_sample`]; a sample is the time per call (ns).
 //!
 //! The kernel is timed the way programs call it (seed 000 §4 times its blocks as the
-//! program invokes them): inputs are prepared and outputs
-//! dropped outside the timed region, and an input is not in a cache when its call starts
-//! ([`cold_pool_len`]) — in a program, a stream element was made long before a stage
-//! takes it. (Copying the input just before the call, as this module first did, left it
-//! in the cache and made `inc` look up to 30% faster than it runs in any program.) A whole program is timed on a stream of elements and
-//! reports total time / elements, the seed's metric.
+//! program invokes them): inputs are prepared and outputs dropped outside the timed
+//! region, and a cold input ([`InputState::Cold`]) arrives exactly as a program's stream
+//! delivers it — each repetition makes a fresh stream of inputs the way a whole-program
+//! measurement does ([`stream_len`]) and times the kernel over all of it, in order. (Two
+//! earlier protocols were wrong by up to 30% for the memory-bound `inc`: copying the input
+//! just before the call left it in the cache, and drawing inputs from a long-lived pool
+//! twice the size of the last-level cache made its speed depend on when the pool was
+//! written: the cache is not LRU, so "evicted by newer data" is not "not in the cache".)
+//! A whole program is timed on a stream of elements and reports total time / elements,
+//! the seed's metric.
 
 pub mod stats;
 
@@ -155,6 +159,14 @@ pub fn sample(
     }
 }
 
+impl PointStats {
+    /// Statistics of repetitions pooled from several measurements (batch unknown: 0; the
+    /// confidence target not checked: `converged` false).
+    pub fn of(x: u64, values: Vec<f64>) -> PointStats {
+        point(x as usize, values, 0, false)
+    }
+}
+
 fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats {
     let median = stats::median(&values);
     let (ci_low, ci_high) = stats::median_ci(&values).unwrap_or((median, median));
@@ -219,108 +231,168 @@ pub fn time_kernel_in(
     memory_limit: u128,
     state: InputState,
 ) -> Result<PointStats, Error> {
-    let bytes = kernel.input_bytes(x, inputs);
-    if bytes.saturating_mul(2) > memory_limit {
-        return Err(KernelError::TooLarge {
-            what: format!("an input of size x={x} for `{}`", kernel.name()),
-            needed_bytes: bytes.saturating_mul(2),
-            limit_bytes: memory_limit,
+    sample_point(
+        spec,
+        &mut KernelSampler::new(kernel, x, inputs, spec, memory_limit, state)?,
+    )
+}
+
+/// One thing timed repeatedly at one size: a kernel in an input state
+/// ([`KernelSampler`]) or a whole program on a stream ([`ProgramSampler`]).
+pub trait Repeated {
+    /// The size measured.
+    fn x(&self) -> usize;
+    /// Calls (kernels) or elements (programs) per repetition.
+    fn batch(&self) -> u64;
+    /// One repetition: ns per call or per element.
+    fn one(&mut self) -> Result<f64, Error>;
+}
+
+/// A unit performance test of one kernel at one size, ready to repeat: distinct inputs
+/// made, the batch sized from a probe, and (cold inputs) a pool the calls draw from.
+pub struct KernelSampler<'a> {
+    kernel: &'a dyn Kernel,
+    op: crate::kernel::Op,
+    x: usize,
+    state: InputState,
+    templates: Vec<Data>,
+    next: usize,
+    batch: u64,
+    outputs: Vec<Data>,
+}
+
+impl<'a> KernelSampler<'a> {
+    pub fn new(
+        kernel: &'a dyn Kernel,
+        x: usize,
+        inputs: &Inputs,
+        spec: &Sampling,
+        memory_limit: u128,
+        state: InputState,
+    ) -> Result<KernelSampler<'a>, Error> {
+        let bytes = kernel.input_bytes(x, inputs);
+        if bytes.saturating_mul(2) > memory_limit {
+            return Err(KernelError::TooLarge {
+                what: format!("an input of size x={x} for `{}`", kernel.name()),
+                needed_bytes: bytes.saturating_mul(2),
+                limit_bytes: memory_limit,
+            }
+            .into());
         }
-        .into());
+        let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
+        let templates = (0..pool)
+            .map(|v| kernel.input(x, &inputs.variant(v as u64)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut s = KernelSampler {
+            kernel,
+            op: kernel.op(),
+            x,
+            state,
+            templates,
+            next: 0,
+            batch: 1,
+            outputs: Vec::new(),
+        };
+        // Probe (twice: the first call pays for cold caches and page faults) to size the
+        // batch.
+        let mut probe = f64::INFINITY;
+        for _ in 0..2 {
+            let input = s.copy(0)?;
+            let t0 = Instant::now();
+            let out = s.call(input)?;
+            probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
+            drop(out);
+        }
+        let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
+        let batch = match state {
+            // A stream as long as a program's repetition (`MIN_RUN`).
+            InputState::Cold => stream_len(probe, bytes, memory_limit) as u64,
+            // As many calls as one sample needs, within half the level-2 cache.
+            InputState::Warm => {
+                let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
+                let by_cache =
+                    (cache_bytes(2).unwrap_or(1 << 20) as u128 / 2 / bytes.max(1)).max(1);
+                by_time
+                    .clamp(1, MAX_BATCH)
+                    .min(by_memory)
+                    .min(by_cache as u64)
+            }
+        };
+        s.batch = batch;
+        s.outputs = Vec::with_capacity(batch as usize);
+        Ok(s)
     }
-    let op = kernel.op();
-    let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
-    let templates = (0..pool)
-        .map(|v| kernel.input(x, &inputs.variant(v as u64)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let template = &templates[0];
-    let mut next = 0usize;
-    let copy = |d: &Data| {
-        d.try_clone().ok_or_else(|| {
+
+    fn copy(&self, i: usize) -> Result<Data, Error> {
+        self.templates[i].try_clone().ok_or_else(|| {
             Error::from(KernelError::BadInput {
-                kernel: kernel.name().to_string(),
+                kernel: self.kernel.name().to_string(),
                 message: "its input cannot be copied for repetitions".into(),
             })
         })
-    };
-    let call = |input: Data| -> Result<Data, Error> {
-        crate::unwind::catch(|| unit_call(&op, input))
-            .map_err(|m| Error::Run(format!("kernel `{}` panicked: {m}", kernel.name())))
-    };
-    // Probe (twice: the first call pays for cold caches and page faults) to size the
-    // batch.
-    let mut probe = f64::INFINITY;
-    for _ in 0..2 {
-        let input = copy(template)?;
-        let t0 = Instant::now();
-        let out = call(input)?;
-        probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
-        drop(out);
-    }
-    let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
-    let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
-    let mut batch = by_time.clamp(1, MAX_BATCH).min(by_memory);
-    if state == InputState::Warm {
-        let by_cache = (cache_bytes(2).unwrap_or(1 << 20) as u128 / 2 / bytes.max(1)).max(1);
-        batch = batch.min(by_cache as u64);
     }
 
-    // Inputs arrive the way a stream delivers them: copies made well before their call,
-    // so that a cache the size of the last level has been filled by other inputs in
-    // between (see `cold_pool_len`). The pool is refilled, untimed, when it runs out.
-    let pool_len = match state {
-        InputState::Cold => cold_pool_len(bytes, batch, memory_limit),
-        InputState::Warm => 0,
-    };
-    let refill = |pool: &mut std::vec::IntoIter<Data>, next: &mut usize| -> Result<(), Error> {
-        *pool = (0..pool_len)
-            .map(|_| {
-                *next = (*next + 1) % templates.len();
-                copy(&templates[*next])
-            })
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter();
-        Ok(())
-    };
-    let mut pool = Vec::new().into_iter();
-    let mut outputs: Vec<Data> = Vec::with_capacity(batch as usize);
-    let (values, converged) = sample(spec, || {
-        let prepared: Vec<Data> = match state {
+    fn call(&self, input: Data) -> Result<Data, Error> {
+        crate::unwind::catch(|| unit_call(&self.op, input))
+            .map_err(|m| Error::Run(format!("kernel `{}` panicked: {m}", self.kernel.name())))
+    }
+
+    /// The next input template (distinct inputs, cycled).
+    fn next_copy(&mut self) -> Result<Data, Error> {
+        self.next = (self.next + 1) % self.templates.len();
+        self.copy(self.next)
+    }
+}
+
+impl Repeated for KernelSampler<'_> {
+    fn x(&self) -> usize {
+        self.x
+    }
+
+    fn batch(&self) -> u64 {
+        self.batch
+    }
+
+    fn one(&mut self) -> Result<f64, Error> {
+        let batch = self.batch as usize;
+        let prepared: Vec<Data> = match self.state {
+            // Made like a program's stream (`plan::stream_inputs`: the distinct inputs
+            // cycled, each a fresh copy), and out of the caches as a program's stream is
+            // when its run starts (see `ProgramSampler::one`).
             InputState::Cold => {
-                if pool.len() < batch as usize {
-                    refill(&mut pool, &mut next)?;
+                let stream = (0..batch)
+                    .map(|i| self.copy(i % self.templates.len()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let total: u128 = stream.iter().map(|d| d.bytes() as u128).sum();
+                if total < 2 * last_level_cache_bytes() as u128 {
+                    evict_caches();
                 }
-                pool.by_ref().take(batch as usize).collect()
+                stream
             }
             InputState::Warm => (0..batch)
-                .map(|_| {
-                    next = (next + 1) % templates.len();
-                    copy(&templates[next])
-                })
+                .map(|_| self.next_copy())
                 .collect::<Result<Vec<_>, _>>()?,
         };
+        let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
         let t = Instant::now();
         for input in prepared {
-            outputs.push(call(input)?);
+            outputs.push(self.call(input)?);
         }
         let ns = t.elapsed().as_nanos() as f64 / batch as f64;
         outputs.clear();
+        self.outputs = outputs;
         Ok(ns)
-    })?;
-    Ok(point(x, values, batch, converged))
+    }
 }
 
-/// Inputs in the pool a unit test draws from: enough that the inputs made after one and
-/// before its call fill twice the last-level cache, so every call finds its input in
-/// memory, not in a cache — as an element of a stream does, which was made (or passed on)
-/// long before a stage takes it. At least one batch, at most 65,536 inputs, and within
-/// half the memory limit.
-pub fn cold_pool_len(input_bytes: u128, batch: u64, memory_limit: u128) -> usize {
-    let per = input_bytes.max(1);
-    let cold = (2 * last_level_cache_bytes() as u128).div_ceil(per) + 1;
-    let by_memory = (memory_limit / 2 / per).max(1);
-    (cold.min(65_536).min(by_memory) as usize).max(batch as usize)
+/// Inputs in one repetition of a cold unit test: as many as a whole-program repetition
+/// streams at that speed (at least [`MIN_RUN`] of calls, at most [`MAX_ELEMENTS`]),
+/// within the memory limit; `probe` is the time of one call, seconds.
+pub fn stream_len(probe: f64, input_bytes: u128, memory_limit: u128) -> usize {
+    let wanted = (MIN_RUN.as_secs_f64() / probe.max(1e-9)).ceil();
+    let by_memory = (memory_limit / input_bytes.max(1)).max(1);
+    (wanted.clamp(1.0, MAX_ELEMENTS as f64) as u128).min(by_memory) as usize
 }
 
 /// Write (and read back) a buffer twice the size of the last-level cache, so that data
@@ -457,16 +529,70 @@ pub fn time_program(
     spec: &Sampling,
     memory_limit: u128,
 ) -> Result<PointStats, Error> {
-    let threads = built.program.pattern().threads();
-    let min_elements = MIN_ELEMENTS.max(4 * threads);
-    let make = |count| {
-        let stream = stream_inputs(
+    sample_point(
+        spec,
+        &mut ProgramSampler::new(built, registry, x, inputs, memory_limit)?,
+    )
+}
+
+/// A whole-program measurement at one size, ready to repeat: the stream length sized from
+/// a probe so that one repetition streams for at least [`MIN_RUN`].
+pub struct ProgramSampler<'a> {
+    built: &'a Built,
+    registry: &'a Registry,
+    inputs: &'a Inputs,
+    x: usize,
+    count: usize,
+    memory_limit: u128,
+}
+
+impl<'a> ProgramSampler<'a> {
+    pub fn new(
+        built: &'a Built,
+        registry: &'a Registry,
+        x: usize,
+        inputs: &'a Inputs,
+        memory_limit: u128,
+    ) -> Result<ProgramSampler<'a>, Error> {
+        let threads = built.program.pattern().threads();
+        let mut s = ProgramSampler {
+            built,
             registry,
-            &built.source_kernel,
-            x,
-            count,
             inputs,
+            x,
+            count: MIN_ELEMENTS.max(4 * threads),
             memory_limit,
+        };
+        // Probe with a short stream to size the stream of a repetition.
+        let per_element = s.one()?;
+        let wanted = (MIN_RUN.as_nanos() as f64 / per_element.max(1.0)).ceil() as usize;
+        let per_input = registry
+            .get(&built.source_kernel)?
+            .input_bytes(x, inputs)
+            .max(1);
+        let by_memory = (memory_limit / per_input).max(1) as usize;
+        s.count = wanted.clamp(s.count, MAX_ELEMENTS).min(by_memory);
+        Ok(s)
+    }
+}
+
+impl Repeated for ProgramSampler<'_> {
+    fn x(&self) -> usize {
+        self.x
+    }
+
+    fn batch(&self) -> u64 {
+        self.count as u64
+    }
+
+    fn one(&mut self) -> Result<f64, Error> {
+        let stream = stream_inputs(
+            self.registry,
+            &self.built.source_kernel,
+            self.x,
+            self.count,
+            self.inputs,
+            self.memory_limit,
         )?;
         // A stream smaller than the cache would still be in it when the run starts; the
         // unit tests time cold inputs, so the program gets cold inputs too.
@@ -474,24 +600,16 @@ pub fn time_program(
         if total < 2 * last_level_cache_bytes() as u128 {
             evict_caches();
         }
-        Ok::<_, Error>(stream)
-    };
-    let run = |elements: Vec<Data>| -> Result<f64, Error> {
-        let n = elements.len();
-        let m = built.program.run_stream(elements)?;
+        let n = stream.len();
+        let m = self.built.program.run_stream(stream)?;
         Ok(m.elapsed.as_nanos() as f64 / n as f64)
-    };
-    // Probe with a short stream to size the stream of a repetition.
-    let per_element = run(make(min_elements)?)?;
-    let wanted = (MIN_RUN.as_nanos() as f64 / per_element.max(1.0)).ceil() as usize;
-    let per_input = registry
-        .get(&built.source_kernel)?
-        .input_bytes(x, inputs)
-        .max(1);
-    let by_memory = (memory_limit / per_input).max(1) as usize;
-    let count = wanted.clamp(min_elements, MAX_ELEMENTS).min(by_memory);
-    let (values, converged) = sample(spec, || run(make(count)?))?;
-    Ok(point(x, values, count as u64, converged))
+    }
+}
+
+/// Repeat one measurement according to `spec` (see [`sample`]) and summarise it.
+pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointStats, Error> {
+    let (values, converged) = sample(spec, || item.one())?;
+    Ok(point(item.x(), values, item.batch(), converged))
 }
 
 /// Measure a plan over a sweep of sizes (whole-program measurement).
@@ -577,17 +695,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cold_pools_cover_twice_the_cache_within_the_memory_limit() {
-        let llc = last_level_cache_bytes() as u128;
-        assert!(llc >= 1 << 10);
-        // 4 KiB inputs: enough that twice the cache lies between an input and its call.
-        let n = cold_pool_len(4096, 10, u128::MAX);
-        assert!(n as u128 * 4096 >= 2 * llc, "{n}");
-        // Never fewer than one batch, never more than 65,536 inputs.
-        assert_eq!(cold_pool_len(1 << 40, 7, u128::MAX), 7);
-        assert_eq!(cold_pool_len(1, 1, u128::MAX), 65_536);
-        // Half the memory limit bounds it (but one batch always fits).
-        assert_eq!(cold_pool_len(1000, 3, 20_000), 10);
-        assert_eq!(cold_pool_len(1000, 30, 20_000), 30);
+    fn cold_streams_last_a_program_repetition_within_the_memory_limit() {
+        // 1 µs per call: 20 ms of calls, at most MAX_ELEMENTS.
+        assert_eq!(stream_len(1e-6, 4096, u128::MAX), 20_000.min(MAX_ELEMENTS));
+        assert_eq!(stream_len(1e-4, 4096, u128::MAX), 200);
+        // A call longer than a repetition: one input.
+        assert_eq!(stream_len(0.5, 4096, u128::MAX), 1);
+        // Memory-bound: 10 inputs of 1000 bytes fit in 10,000.
+        assert_eq!(stream_len(1e-6, 1000, 10_000), 10);
+        assert_eq!(stream_len(1e-6, 1 << 40, 1000), 1);
     }
 }
