@@ -35,7 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter_map(|p| Some((p["x"].as_f64()?, p["measured"].as_f64()?)))
             .collect();
         let x_max = measured.iter().map(|p| p.0).fold(0.0, f64::max);
-        let new = coefficient_error(&modular, &monolithic, x_max, &measured);
+        let x_min = measured.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+        let new = coefficient_error(&modular, &monolithic, x_min, x_max);
         println!(
             "{:<80} stored {:>8.1}%  now {:>6.1}%",
             text(row, "configuration"),
