@@ -672,21 +672,11 @@ fn measure_interleaved(
     let blocks = needs
         .iter()
         .zip(block_points)
-        .map(|((key, ..), points)| Series {
-            name: key.clone(),
-            kind: "kernel",
-            unit: "ns",
-            parameter: bench::PARAMETER,
-            points: points.into_iter().flatten().collect(),
+        .map(|((key, ..), points)| {
+            Series::kernel(key.clone(), points.into_iter().flatten().collect())
         })
         .collect();
-    let program = Series {
-        name,
-        kind: "program",
-        unit: "ns",
-        parameter: bench::PARAMETER,
-        points: program_points,
-    };
+    let program = Series::program(name, program_points);
     Ok((blocks, program))
 }
 
@@ -722,15 +712,14 @@ fn pooled(series: &[Series]) -> Vec<Series> {
     }
     by_key
         .into_iter()
-        .map(|(name, points)| Series {
-            name: name.to_string(),
-            kind: "kernel",
-            unit: "ns",
-            parameter: bench::PARAMETER,
-            points: points
-                .into_iter()
-                .map(|(x, values)| bench::PointStats::of(x, values))
-                .collect(),
+        .map(|(name, points)| {
+            Series::kernel(
+                name,
+                points
+                    .into_iter()
+                    .map(|(x, values)| bench::PointStats::of(x, values))
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -1082,15 +1071,14 @@ mod tests {
 
     #[test]
     fn pooled_block_series_merge_the_repetitions_of_each_point() {
-        let series = |name: &str, points: &[(u64, &[f64])]| Series {
-            name: name.into(),
-            kind: "kernel",
-            unit: "ns",
-            parameter: bench::PARAMETER,
-            points: points
-                .iter()
-                .map(|(x, v)| bench::PointStats::of(*x, v.to_vec()))
-                .collect(),
+        let series = |name: &str, points: &[(u64, &[f64])]| {
+            Series::kernel(
+                name,
+                points
+                    .iter()
+                    .map(|(x, v)| bench::PointStats::of(*x, v.to_vec()))
+                    .collect(),
+            )
         };
         let all = pooled(&[
             series("inc", &[(8, &[1.0, 2.0]), (16, &[3.0])]),

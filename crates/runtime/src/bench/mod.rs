@@ -121,6 +121,27 @@ pub struct Series {
     pub points: Vec<PointStats>,
 }
 
+impl Series {
+    /// A kernel's unit performance test (ns per call over `x`).
+    pub fn kernel(name: impl Into<String>, points: Vec<PointStats>) -> Series {
+        Series {
+            name: name.into(),
+            kind: "kernel",
+            unit: "ns",
+            parameter: PARAMETER,
+            points,
+        }
+    }
+
+    /// A whole program's measurement (ns per element over `x`).
+    pub fn program(name: impl Into<String>, points: Vec<PointStats>) -> Series {
+        Series {
+            kind: "program",
+            ..Series::kernel(name, points)
+        }
+    }
+}
+
 /// Progress reports for a progress bar.
 #[derive(Clone, Debug)]
 pub struct Progress<'a> {
@@ -363,10 +384,7 @@ impl Repeated for KernelSampler<'_> {
                 let stream = (0..batch)
                     .map(|i| self.copy(i % self.templates.len()))
                     .collect::<Result<Vec<_>, _>>()?;
-                let total: u128 = stream.iter().map(|d| d.bytes() as u128).sum();
-                if total < 2 * last_level_cache_bytes() as u128 {
-                    evict_caches();
-                }
+                evict_unless_cold(&stream);
                 stream
             }
             InputState::Warm => (0..batch)
@@ -393,6 +411,16 @@ pub fn stream_len(probe: f64, input_bytes: u128, memory_limit: u128) -> usize {
     let wanted = (MIN_RUN.as_secs_f64() / probe.max(1e-9)).ceil();
     let by_memory = (memory_limit / input_bytes.max(1)).max(1);
     (wanted.clamp(1.0, MAX_ELEMENTS as f64) as u128).min(by_memory) as usize
+}
+
+/// Evict the caches when `stream` is too small to push itself out of them: a stream
+/// smaller than twice the last-level cache would still be in it when the run starts, and
+/// stream elements (of programs and of cold unit tests alike) are to be cold.
+fn evict_unless_cold(stream: &[Data]) {
+    let total: u128 = stream.iter().map(|d| d.bytes() as u128).sum();
+    if total < 2 * last_level_cache_bytes() as u128 {
+        evict_caches();
+    }
 }
 
 /// Write (and read back) a buffer twice the size of the last-level cache, so that data
@@ -504,13 +532,7 @@ pub fn bench_kernel_in(
             state,
         )?);
     }
-    Ok(Series {
-        name: kernel.name().to_string(),
-        kind: "kernel",
-        unit: "ns",
-        parameter: PARAMETER,
-        points,
-    })
+    Ok(Series::kernel(kernel.name(), points))
 }
 
 /// How long one repetition of a whole-program measurement should at least stream, so that
@@ -594,12 +616,7 @@ impl Repeated for ProgramSampler<'_> {
             self.inputs,
             self.memory_limit,
         )?;
-        // A stream smaller than the cache would still be in it when the run starts; the
-        // unit tests time cold inputs, so the program gets cold inputs too.
-        let total: u128 = stream.iter().map(|d| d.bytes() as u128).sum();
-        if total < 2 * last_level_cache_bytes() as u128 {
-            evict_caches();
-        }
+        evict_unless_cold(&stream);
         let n = stream.len();
         let m = self.built.program.run_stream(stream)?;
         Ok(m.elapsed.as_nanos() as f64 / n as f64)
@@ -643,13 +660,7 @@ pub fn bench_plan(
             memory_limit,
         )?);
     }
-    Ok(Series {
-        name,
-        kind: "program",
-        unit: "ns",
-        parameter: PARAMETER,
-        points,
-    })
+    Ok(Series::program(name, points))
 }
 
 /// The series as measurements: parameter `x`, metric `time` (ns), one callpath per series
