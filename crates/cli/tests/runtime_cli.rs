@@ -103,6 +103,17 @@ fn bench_json_and_whole_program() {
     assert_eq!(s["kind"], "program");
     assert_eq!(s["points"].as_array().unwrap().len(), 2);
     assert!(s["points"][0]["median"].as_f64().unwrap() > 0.0);
+
+    // A kernel timed with its input handed over by another thread (a pipe's next stage).
+    let o = perfcompose(&[
+        "bench", "inc", "--remote", "--sizes", "512", "--reps", "3", "--fixed", "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["name"], "inc");
+    assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
+    let o = perfcompose(&["bench", "inc", "--remote", "--warm"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]

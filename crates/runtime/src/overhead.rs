@@ -135,9 +135,11 @@ pub fn calibrate_mapreduce(
 /// a stage takes longer than the queue's receiver spins before it sleeps (a few
 /// microseconds), the faster stage of the pair sleeps between elements, and every element
 /// then costs the slower one a wake-up (a futex wake and, on a VM, an inter-processor
-/// interrupt to the idle core): 2.5–3 µs per element on the 2-core VM this was built on,
+/// interrupt to the idle core): 1.5–3 µs per element on the 2-core VM this was built on,
 /// more than `qsort` of a hundred elements. Measured as `pipe(spin(T), nop)` minus
-/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as `min(cap, slope · T)`.
+/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as
+/// `min(cap, slope · max(0, T − threshold))`: nothing while the receiver still spins,
+/// then a rise to the cap.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakeCalibration {
     pub points: Vec<WakePoint>,
@@ -145,6 +147,10 @@ pub struct WakeCalibration {
     pub slope: f64,
     /// Where it levels off, ns per element.
     pub cap_ns: f64,
+    /// Stage time below which a hand-off costs no wake-up, ns (absent in calibrations
+    /// stored before it existed: [`Calibration::load`] refits those from their points).
+    #[serde(default)]
+    pub threshold_ns: f64,
 }
 
 /// The stages of a pipeline with nested pipelines flattened: `pipe(pipe(a, b), c)` →
@@ -216,19 +222,24 @@ pub fn calibrate_wake(
             pipe_ns: stats::median(&b),
         });
     }
-    let (slope, cap_ns) = fit_wake(&points, pipe_nop_extra_ns);
+    let (slope, cap_ns, threshold_ns) = fit_wake(&points, pipe_nop_extra_ns);
     Ok(WakeCalibration {
         points,
         slope,
         cap_ns,
+        threshold_ns,
     })
 }
 
-/// Fit `min(cap, slope · T)` to the extra cost `pipe − stage − pipe_nop_extra` at stage
-/// time `T`: the cap is the median of the two slowest points; the slope is the least
-/// squares line through the origin of the points below 80% of the cap (the smallest
-/// point when none is).
-pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64) {
+/// Fit `min(cap, slope · max(0, T − threshold))` to the extra cost
+/// `pipe − stage − pipe_nop_extra` at stage time `T`, returned as
+/// `(slope, cap, threshold)`. The cap is the median of the two slowest points; the ramp
+/// runs from `threshold` (where the cost starts) to where it reaches the cap, both
+/// chosen on a grid of the measured range to minimise the squared error over all points.
+/// (A ramp from the origin, the first version, could not follow a cost that is nearly
+/// nothing up to 4 µs and the cap from 8 µs: it put a fifth of the cap at 5 µs instead of
+/// a half.)
+pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64, f64) {
     let extra: Vec<(f64, f64)> = points
         .iter()
         .map(|p| {
@@ -237,28 +248,40 @@ pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64) {
                 (p.pipe_ns - p.stage_ns - pipe_nop_extra_ns).max(0.0),
             )
         })
+        .filter(|(t, e)| t.is_finite() && e.is_finite())
         .collect();
     if extra.is_empty() {
-        return (0.0, 0.0);
+        return (0.0, 0.0, 0.0);
     }
     let mut sorted = extra.clone();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
     let cap = stats::median(&top);
-    if cap <= 0.0 {
-        return (0.0, 0.0);
+    let t_max = sorted.last().map_or(0.0, |p| p.0);
+    if cap <= 0.0 || t_max <= 0.0 {
+        return (0.0, 0.0, 0.0);
     }
-    let mut below: Vec<(f64, f64)> = sorted.iter().copied().filter(|p| p.1 < 0.8 * cap).collect();
-    if below.is_empty() {
-        below.push(sorted[0]);
+    const STEPS: usize = 200;
+    let at = |i: usize| t_max * i as f64 / STEPS as f64;
+    let sse = |t0: f64, t1: f64| -> f64 {
+        let slope = cap / (t1 - t0);
+        extra
+            .iter()
+            .map(|&(t, e)| (cap.min(slope * (t - t0).max(0.0)) - e).powi(2))
+            .sum()
+    };
+    let mut best = (f64::INFINITY, 0.0, t_max);
+    for i in 0..STEPS {
+        for j in i + 1..=STEPS {
+            let err = sse(at(i), at(j));
+            if err < best.0 {
+                best = (err, at(i), at(j));
+            }
+        }
     }
-    let (num, den) = below
-        .iter()
-        .fold((0.0, 0.0), |(n, d), (t, w)| (n + t * w, d + t * t));
-    let slope = if den > 0.0 { num / den } else { 0.0 };
-    (slope, cap)
+    let (_, t0, t1) = best;
+    (cap / (t1 - t0), cap, t0)
 }
-
 /// Elements streamed per repetition of a calibration run.
 pub const DEFAULT_ELEMENTS: usize = 100_000;
 /// Repetitions per pattern (runtime and baseline alternate).
@@ -516,16 +539,31 @@ impl Calibration {
     /// Load a calibration; `Ok(None)` when the file does not exist.
     pub fn load(path: &Path) -> Result<Option<Calibration>, Error> {
         match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-                Error::Io(format!(
-                    "{}:{}:{}: not a perfcompose overhead calibration: {e}",
-                    path.display(),
-                    e.line(),
-                    e.column()
-                ))
-            }),
+            Ok(text) => {
+                let mut c: Calibration = serde_json::from_str(&text).map_err(|e| {
+                    Error::Io(format!(
+                        "{}:{}:{}: not a perfcompose overhead calibration: {e}",
+                        path.display(),
+                        e.line(),
+                        e.column()
+                    ))
+                })?;
+                c.refit_wake();
+                Ok(Some(c))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::Io(format!("cannot read {}: {e}", path.display()))),
+        }
+    }
+
+    /// Refit the wake-up cost from its stored points with the current [`fit_wake`]
+    /// (calibrations stored before the threshold existed carry a ramp from the origin).
+    pub fn refit_wake(&mut self) {
+        let pipe_extra = (self.cost("pipe(nop, nop)").unwrap_or(0.0) - self.stage_ns()).max(0.0);
+        if let Some(w) = &mut self.pipe_wake {
+            if !w.points.is_empty() {
+                (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra);
+            }
         }
     }
 
@@ -621,6 +659,7 @@ impl Calibration {
                         scale,
                         slope: w.slope,
                         cap_ns: w.cap_ns,
+                        threshold_ns: w.threshold_ns,
                     });
                 }
                 stages
@@ -741,13 +780,35 @@ mod tests {
             .iter()
             .map(|&t| wake_point(t, (0.25 * t).min(2000.0)))
             .collect();
-        let (slope, cap) = fit_wake(&pts, 100.0);
+        let (slope, cap, threshold) = fit_wake(&pts, 100.0);
         assert!((cap - 2000.0).abs() < TOL, "{cap}");
         assert!((slope - 0.25).abs() < TOL, "{slope}");
+        assert!(threshold.abs() < TOL, "{threshold}");
         // Below pipe(nop, nop) everywhere: no wake-up cost at all.
         let flat: Vec<WakePoint> = pts.iter().map(|p| wake_point(p.stage_ns, -50.0)).collect();
-        assert_eq!(fit_wake(&flat, 100.0), (0.0, 0.0));
-        assert_eq!(fit_wake(&[], 100.0), (0.0, 0.0));
+        assert_eq!(fit_wake(&flat, 100.0), (0.0, 0.0, 0.0));
+        assert_eq!(fit_wake(&[], 100.0), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn wake_cost_fit_starts_where_the_receiver_stops_spinning() {
+        // Nothing up to 2 µs, the cap from 8 µs: the shape of the VM's calibrations.
+        let extra = [0.0, 0.0, 375.0, 1500.0, 1500.0, 1500.0];
+        let pts: Vec<WakePoint> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
+            .iter()
+            .zip(extra)
+            .map(|(&t, e)| wake_point(t, e))
+            .collect();
+        let (slope, cap, threshold) = fit_wake(&pts, 100.0);
+        let cost = |t: f64| cap.min(slope * (t - threshold).max(0.0));
+        for (p, e) in pts.iter().zip(extra) {
+            assert!((cost(p.stage_ns) - e).abs() < 1.0, "{} {e}", p.stage_ns);
+        }
+        assert!(threshold >= 2000.0 && threshold < 4000.0, "{threshold}");
+        // A ramp from the origin through the slow points would charge the fast ones.
+        let origin_slope = 1500.0 / 8000.0;
+        assert!(origin_slope * 2000.0 > 300.0);
+        assert_eq!(cost(2000.0), 0.0);
     }
 
     #[test]
@@ -757,6 +818,7 @@ mod tests {
             points: Vec::new(),
             slope: 0.25,
             cap_ns: 2000.0,
+            threshold_ns: 0.0,
         });
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
@@ -788,6 +850,14 @@ mod tests {
         let at = |x: f64| total.eval_at(&[("x", x)]).unwrap();
         let c0 = o.ns_per_element;
         assert!((at(10.0) - (100.0 + c0 + 0.25 * 2.0 * 100.0)).abs() < 1e-6);
+        assert!((at(1e4) - (1e5 + c0 + 2000.0)).abs() < 1e-6);
+        // With a threshold: nothing below it, `slope` per ns above it, then the cap.
+        let mut o = o;
+        o.saturating[0].threshold_ns = 1000.0;
+        let total = o.apply(&model);
+        let at = |x: f64| total.eval_at(&[("x", x)]).unwrap();
+        assert!((at(10.0) - (100.0 + c0)).abs() < 1e-6);
+        assert!((at(100.0) - (1000.0 + c0 + 0.25 * (2000.0 - 1000.0))).abs() < 1e-6);
         assert!((at(1e4) - (1e5 + c0 + 2000.0)).abs() < 1e-6);
         // No pipeline, no wake-up term.
         assert!(c.overhead(&k("a"), "test").saturating.is_empty());

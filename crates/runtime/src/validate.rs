@@ -542,51 +542,93 @@ fn component_key(kernel: &str, image: ImageSize, registry: &Registry) -> Result<
     })
 }
 
-/// Suffix of the component of a kernel measured with its input in the cache.
-pub const WARM_SUFFIX: &str = "_warm";
-
-/// The plan with every kernel whose input is warm renamed `NAME_warm`: in a `seq`, every
-/// kernel after the first one runs on what the block before it just wrote, on the same
-/// thread, so its input is in the cache; a stage of a `pipe` or a task of a `tpool`
-/// takes its input from a queue (written by another thread, usually on the other core)
-/// and the first kernel of a design takes a stream element — both cold. Seed 000 §4
-/// times its blocks as the program invokes them; this is where the invocations
-/// differ.
-pub fn warm_plan(plan: &Plan) -> Plan {
-    fn go(p: &Plan, warm: bool) -> Plan {
+/// The plan with every kernel renamed after where its input is when the kernel starts
+/// (`NAME_warm`, `NAME_remote`, or unchanged for cold), following the element through the
+/// design: the first kernel to touch a stream element finds it in memory (cold); a kernel
+/// after another one on the same thread (the blocks of a `seq`) finds what that one wrote
+/// in its own cache (warm); a kernel on another thread than the last one that wrote the
+/// element (the next stage of a `pipe`, or a `tpool` after a stage) has to fetch it from
+/// that core's cache (remote). A kernel that does not write ([`Kernel::writes`], `nop`)
+/// leaves the element where it was. Seed 000 §4 times its blocks as the program invokes
+/// them; this is where the invocations differ.
+///
+/// [`Kernel::writes`]: crate::kernel::Kernel::writes
+pub fn input_plan(plan: &Plan, registry: &Registry) -> Plan {
+    /// `thread`: the thread running `p`; `writer`: the thread that last wrote the element
+    /// (`None`: nobody since the stream made it). Returns the renamed plan and the last
+    /// writer of its output.
+    fn go(
+        p: &Plan,
+        thread: usize,
+        writer: Option<usize>,
+        threads: &mut usize,
+        registry: &Registry,
+    ) -> (Plan, Option<usize>) {
+        fn fresh(threads: &mut usize) -> usize {
+            *threads += 1;
+            *threads
+        }
         match p {
-            Plan::Kernel(k) if warm => Plan::Kernel(format!("{k}{WARM_SUFFIX}")),
-            Plan::Seq(parts) => Plan::Seq(
-                parts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, q)| go(q, warm || i > 0))
-                    .collect(),
-            ),
-            Plan::Pipe(parts) => Plan::Pipe(parts.iter().map(|q| go(q, false)).collect()),
-            Plan::TPool(n, inner) => Plan::TPool(*n, Box::new(go(inner, false))),
-            other => other.clone(),
+            Plan::Kernel(k) => {
+                let state = match writer {
+                    None => bench::InputState::Cold,
+                    Some(t) if t == thread => bench::InputState::Warm,
+                    Some(_) => bench::InputState::Remote,
+                };
+                let writes = registry.get(k).map_or(true, |k| k.writes());
+                (
+                    Plan::Kernel(format!("{k}{}", state.suffix())),
+                    if writes { Some(thread) } else { writer },
+                )
+            }
+            Plan::Seq(parts) => {
+                let mut w = writer;
+                let mut out = Vec::with_capacity(parts.len());
+                for q in parts {
+                    let (q, after) = go(q, thread, w, threads, registry);
+                    out.push(q);
+                    w = after;
+                }
+                (Plan::Seq(out), w)
+            }
+            Plan::Pipe(parts) => {
+                let mut w = writer;
+                let mut out = Vec::with_capacity(parts.len());
+                for q in parts {
+                    let stage = fresh(threads);
+                    let (q, after) = go(q, stage, w, threads, registry);
+                    out.push(q);
+                    w = after;
+                }
+                (Plan::Pipe(out), w)
+            }
+            Plan::TPool(n, inner) => {
+                let worker = fresh(threads);
+                let (q, after) = go(inner, worker, writer, threads, registry);
+                (Plan::TPool(*n, Box::new(q)), after)
+            }
+            // Patterns measured as a whole (MapReduce) write their output.
+            other => (other.clone(), Some(fresh(threads))),
         }
     }
-    go(plan, false)
+    go(plan, 0, None, &mut 0, registry).0
 }
 
-/// A kernel named in a warm plan: its registry name and input state.
+/// A kernel named in an input plan: its registry name and input state.
 fn kernel_state(name: &str) -> (&str, bench::InputState) {
-    match name.strip_suffix(WARM_SUFFIX) {
-        Some(base) => (base, bench::InputState::Warm),
-        None => (name, bench::InputState::Cold),
+    for state in [bench::InputState::Warm, bench::InputState::Remote] {
+        if let Some(base) = name.strip_suffix(state.suffix()) {
+            return (base, state);
+        }
     }
+    (name, bench::InputState::Cold)
 }
 
-/// Component key of a kernel of a warm plan (`inc_warm`, `map@small`).
+/// Component key of a kernel of an input plan (`inc_warm`, `inc_remote`, `map@small`).
 fn state_key(name: &str, image: ImageSize, registry: &Registry) -> Result<String, Error> {
     let (base, state) = kernel_state(name);
     let key = component_key(base, image, registry)?;
-    Ok(match state {
-        bench::InputState::Warm => format!("{key}{WARM_SUFFIX}"),
-        bench::InputState::Cold => key,
-    })
+    Ok(format!("{key}{}", state.suffix()))
 }
 
 /// Every block measurement a suite needs, once each: `(component key, kernel, image,
@@ -607,7 +649,7 @@ fn needed_kernels(suite: &Suite, registry: &Registry) -> Result<Vec<Needed>, Err
 /// The block measurements one configuration needs, once each.
 fn case_needs(c: &Case, plan: &Plan, registry: &Registry) -> Result<Vec<Needed>, Error> {
     let mut seen = BTreeMap::new();
-    for k in warm_plan(plan).kernels() {
+    for k in input_plan(plan, registry).kernels() {
         let key = state_key(&k, c.image, registry)?;
         let (base, state) = kernel_state(&k);
         seen.entry(key.clone())
@@ -798,8 +840,8 @@ pub fn run_suite_with(
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
-        // The term composed: kernels with warm inputs renamed (see `warm_plan`).
-        let warm = warm_plan(plan);
+        // The term composed: kernels renamed after their input state (see `input_plan`).
+        let warm = input_plan(plan, registry);
         let renamed;
         let term = if warm == *plan {
             original
@@ -880,8 +922,10 @@ pub fn run_suite_with(
         let mut notes: Vec<String> = composed.notes.iter().map(|n| n.text.clone()).collect();
         if warm != *plan {
             notes.push(format!(
-                "composed as `{warm}`: a `{WARM_SUFFIX}` block was timed with its input in the \
-                 cache, as it runs in a seq on what the block before it just wrote"
+                "composed as `{warm}`: a `_warm` block was timed with its input in its core's \
+                 cache (as it runs after another block on the same thread), a `_remote` one \
+                 with its input just written by another thread (as it runs after another \
+                 stage)"
             ));
         }
 
@@ -1153,30 +1197,49 @@ mod tests {
     }
 
     #[test]
-    fn kernels_after_the_first_of_a_seq_are_warm_and_queues_make_inputs_cold() {
+    fn input_states_follow_the_element_through_the_design() {
         let plan = |t: &str| parse_plan("<t>", t).unwrap().1;
-        let warm = |t: &str| warm_plan(&plan(t)).to_string();
-        assert_eq!(warm("seq(inc, inc)"), "seq(inc, inc_warm)");
+        let reg = Registry::builtin();
+        let states = |t: &str| input_plan(&plan(t), &reg).to_string();
+        // In a seq, a kernel runs on what the one before it wrote on the same thread.
+        assert_eq!(states("seq(inc, inc)"), "seq(inc, inc_warm)");
         assert_eq!(
-            warm("seq(seq(qsort, inc), nop)"),
+            states("seq(seq(qsort, inc), nop)"),
             "seq(seq(qsort, inc_warm), nop_warm)"
         );
         assert_eq!(
-            warm("seq(qsort, seq(inc, nop))"),
+            states("seq(qsort, seq(inc, nop))"),
             "seq(qsort, seq(inc_warm, nop_warm))"
         );
-        // Pipeline stages and task pool workers take their inputs from queues.
-        assert_eq!(warm("pipe(qsort, inc)"), "pipe(qsort, inc)");
+        // `nop` does not write: what follows it finds the element where it was.
+        assert_eq!(states("seq(nop, inc)"), "seq(nop, inc)");
+        assert_eq!(states("seq(inc, nop, inc)"), "seq(inc, nop_warm, inc_warm)");
+        // A stage after a writing stage fetches its input from the other core.
+        assert_eq!(states("pipe(qsort, inc)"), "pipe(qsort, inc_remote)");
+        assert_eq!(states("pipe(nop, inc)"), "pipe(nop, inc)");
         assert_eq!(
-            warm("tpool(2, seq(inc, qsort))"),
+            states("pipe(inc, pipe(nop, qsort))"),
+            "pipe(inc, pipe(nop_remote, qsort_remote))"
+        );
+        assert_eq!(
+            states("pipe(tpool(1, qsort), tpool(1, inc))"),
+            "pipe(tpool(1, qsort), tpool(1, inc_remote))"
+        );
+        // Task pool workers take stream elements: cold.
+        assert_eq!(
+            states("tpool(2, seq(inc, qsort))"),
             "tpool(2, seq(inc, qsort_warm))"
         );
         assert_eq!(
-            warm("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
-            "pipe(seq(qsort, inc_warm), tpool(2, seq(nop, inc_warm)))"
+            states("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
+            "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote, inc_remote)))"
         );
         let (k, s) = kernel_state("inc_warm");
         assert_eq!((k, s), ("inc", bench::InputState::Warm));
+        assert_eq!(
+            kernel_state("inc_remote"),
+            ("inc", bench::InputState::Remote)
+        );
         assert_eq!(kernel_state("inc").1, bench::InputState::Cold);
     }
 }

@@ -67,6 +67,10 @@ pub struct Args {
     /// (default: cold, as a stream element or a queue hands it over).
     #[arg(long, conflicts_with_all = ["term", "overhead"])]
     pub warm: bool,
+    /// Time kernels with their input just written by another thread and handed over
+    /// through a queue, as the stage after another one in a `pipe` sees it.
+    #[arg(long, conflicts_with_all = ["term", "overhead", "warm"])]
+    pub remote: bool,
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
     pub capacity: Option<usize>,
@@ -182,6 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         for (k, sizes) in kernels.iter().zip(&plans) {
             let state = if args.warm {
                 bench::InputState::Warm
+            } else if args.remote {
+                bench::InputState::Remote
             } else {
                 bench::InputState::Cold
             };

@@ -230,6 +230,23 @@ pub enum InputState {
     /// thread (the second block of a `seq`). Timed on copies made right before the calls,
     /// with the batch bounded to half the level-2 cache.
     Warm,
+    /// Just written by another thread: the stage before it in a `pipe` wrote it on another
+    /// core and handed it over through a queue. Timed over a stream made like a cold
+    /// one, which a helper thread writes (one word per cache line, [`Data::touch`]) and
+    /// hands over through a queue of the runtime's default capacity, running ahead as the
+    /// stage before a slower one does; the calls are timed in groups of what is waiting.
+    Remote,
+}
+
+impl InputState {
+    /// Suffix of the component key of a kernel measured in this state (`inc_warm`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            InputState::Cold => "",
+            InputState::Warm => "_warm",
+            InputState::Remote => "_remote",
+        }
+    }
 }
 
 /// Time one kernel at one size (unit performance test), inputs cold.
@@ -327,7 +344,7 @@ impl<'a> KernelSampler<'a> {
         let by_memory = (memory_limit / bytes.max(1)).max(1) as u64;
         let batch = match state {
             // A stream as long as a program's repetition (`MIN_RUN`).
-            InputState::Cold => stream_len(probe, bytes, memory_limit) as u64,
+            InputState::Cold | InputState::Remote => stream_len(probe, bytes, memory_limit) as u64,
             // As many calls as one sample needs, within half the level-2 cache.
             InputState::Warm => {
                 let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
@@ -380,11 +397,14 @@ impl Repeated for KernelSampler<'_> {
             // Made like a program's stream (`plan::stream_inputs`: the distinct inputs
             // cycled, each a fresh copy), and out of the caches as a program's stream is
             // when its run starts (see `ProgramSampler::one`).
-            InputState::Cold => {
+            InputState::Cold | InputState::Remote => {
                 let stream = (0..batch)
                     .map(|i| self.copy(i % self.templates.len()))
                     .collect::<Result<Vec<_>, _>>()?;
                 evict_unless_cold(&stream);
+                if self.state == InputState::Remote {
+                    return self.time_handed_over(stream);
+                }
                 stream
             }
             InputState::Warm => (0..batch)
@@ -401,6 +421,52 @@ impl Repeated for KernelSampler<'_> {
         outputs.clear();
         self.outputs = outputs;
         Ok(ns)
+    }
+}
+
+impl KernelSampler<'_> {
+    /// One repetition of a [`InputState::Remote`] test: a helper thread writes each
+    /// element of `stream` and queues it; this thread takes what is waiting (at most a
+    /// quarter of its level-2 cache at a time), times the calls on it, and goes on. Time
+    /// spent waiting for the helper is not counted: the cost of the hand-off itself is
+    /// the pattern's overhead, calibrated on its own.
+    fn time_handed_over(&mut self, stream: Vec<Data>) -> Result<f64, Error> {
+        let n = stream.len().max(1);
+        let bytes = stream.first().map_or(1, Data::bytes).max(1);
+        let group = (cache_bytes(2).unwrap_or(1 << 20) / 4 / bytes).max(1) as usize;
+        let (tx, rx) = crossbeam_channel::bounded::<Data>(crate::ctx::DEFAULT_CAPACITY);
+        let mut outputs = std::mem::take(&mut self.outputs);
+        outputs.clear();
+        let timed = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for mut d in stream {
+                    d.touch();
+                    if tx.send(d).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut total = Duration::ZERO;
+            let mut taken = Vec::with_capacity(group);
+            while let Ok(first) = rx.recv() {
+                taken.push(first);
+                while taken.len() < group {
+                    match rx.try_recv() {
+                        Ok(d) => taken.push(d),
+                        Err(_) => break,
+                    }
+                }
+                let t = Instant::now();
+                for input in taken.drain(..) {
+                    outputs.push(self.call(input)?);
+                }
+                total += t.elapsed();
+            }
+            Ok::<Duration, Error>(total)
+        });
+        outputs.clear();
+        self.outputs = outputs;
+        Ok(timed?.as_nanos() as f64 / n as f64)
     }
 }
 
@@ -715,5 +781,39 @@ mod tests {
         // Memory-bound: 10 inputs of 1000 bytes fit in 10,000.
         assert_eq!(stream_len(1e-6, 1000, 10_000), 10);
         assert_eq!(stream_len(1e-6, 1 << 40, 1000), 1);
+    }
+
+    #[test]
+    fn handed_over_inputs_are_each_called_once_on_the_timing_thread() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::{Arc, Mutex};
+        let calls = Arc::new(AtomicU64::new(0));
+        let threads = Arc::new(Mutex::new(std::collections::HashSet::new()));
+        let mut reg = crate::kernel::Registry::empty();
+        let (c, t) = (Arc::clone(&calls), Arc::clone(&threads));
+        reg.register_block("count", "counts its calls", move |d| {
+            c.fetch_add(1, Ordering::Relaxed);
+            t.lock().unwrap().insert(std::thread::current().id());
+            d
+        });
+        let kernel = reg.get("count").unwrap().as_ref();
+        let spec = Sampling::quick();
+        let mut s = KernelSampler::new(
+            kernel,
+            1024,
+            &Inputs::default(),
+            &spec,
+            1 << 30,
+            InputState::Remote,
+        )
+        .unwrap();
+        let before = calls.load(Ordering::Relaxed);
+        let ns = s.one().unwrap();
+        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        assert_eq!(calls.load(Ordering::Relaxed) - before, s.batch());
+        // The helper thread only writes the inputs; the kernel runs here.
+        let seen = threads.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert!(seen.contains(&std::thread::current().id()));
     }
 }

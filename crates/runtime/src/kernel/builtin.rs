@@ -47,6 +47,9 @@ impl Kernel for Nop {
     fn summary(&self) -> &str {
         "no operation: returns the element unchanged (measures pure overhead)"
     }
+    fn writes(&self) -> bool {
+        false
+    }
     fn op(&self) -> Op {
         Op::Block {
             input: DataKind::Any,

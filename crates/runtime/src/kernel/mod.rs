@@ -102,6 +102,13 @@ pub trait Kernel: Send + Sync {
     fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError>;
     /// Bytes one input of size `x` occupies, checked before anything is allocated.
     fn input_bytes(&self, x: usize, inputs: &Inputs) -> u128;
+    /// Whether the kernel writes its element: its output is then modified in the cache of
+    /// the core that ran it, and a block reading it next on the same thread finds it warm,
+    /// one on another thread (the next stage of a `pipe`) has to fetch it from that
+    /// core. `nop` passes its element on untouched.
+    fn writes(&self) -> bool {
+        true
+    }
     /// The sweep of sizes `perfcompose bench` uses by default (`full`: the seed's grid).
     fn default_sizes(&self, full: bool) -> Vec<usize> {
         if full {
