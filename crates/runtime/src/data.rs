@@ -79,12 +79,12 @@ impl Data {
     /// Deep copy, where the data can be copied (`Other` cannot; images are shared).
     ///
     /// Arrays are copied with a cache line of spare capacity after their end. Copies made
-    /// one after the other (a stream's elements, a unit test's inputs) are then never
-    /// neighbours within a cache line: without it, the last line of one array and the
-    /// first of the next were shared, and two threads working on consecutive elements
-    /// (`tpool(2, seq(inc, nop))`, `pipe(inc, inc)`) passed that line back and forth on
-    /// every pass — at x = 1,024 up to 2× the time per element, an artifact of where the
-    /// allocator put the measurement's inputs, not a cost of the design.
+    /// one after the other (a stream's elements, a unit test's inputs) then never share a
+    /// cache line, so two threads working on consecutive elements do not write the same
+    /// line. (This did not remove the slowdown of `tpool(2, seq(inc, ·))` on small arrays
+    /// it was aimed at: that is measured over gaps of kilobytes too, most likely the
+    /// prefetchers reaching into the neighbouring array — docs/runtime.md, "two workers on neighbouring
+    /// arrays".)
     pub fn try_clone(&self) -> Option<Data> {
         fn padded<T: Copy>(v: &[T]) -> Vec<T> {
             let spare = CACHE_LINE.div_ceil(std::mem::size_of::<T>().max(1));

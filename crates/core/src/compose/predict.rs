@@ -185,9 +185,6 @@ pub struct Saturating {
     pub slope: f64,
     /// Where it levels off, ns.
     pub cap_ns: f64,
-    /// Time between elements below which it costs nothing (the receiver still spins
-    /// instead of sleeping), ns; 0 for a ramp from the origin.
-    pub threshold_ns: f64,
 }
 
 impl Overhead {
@@ -200,9 +197,8 @@ impl Overhead {
         }
     }
 
-    /// `model` plus this overhead: `model + c + Σ min(cap, slope·max(0, scale·model −
-    /// threshold))`. Terms with a non-finite or non-positive constant, slope or cap are
-    /// left out.
+    /// `model` plus this overhead: `model + c + Σ min(cap, slope·scale·model)`. Terms with
+    /// a non-finite or non-positive constant, slope or cap are left out.
     pub fn apply(&self, model: &Expr) -> Expr {
         let mut out = model.clone();
         if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
@@ -211,11 +207,7 @@ impl Overhead {
         for s in &self.saturating {
             let k = s.slope * s.scale;
             if k > 0.0 && k.is_finite() && s.cap_ns > 0.0 && s.cap_ns.is_finite() {
-                let mut ramp = Expr::mul(Expr::constant(k), model.clone());
-                let offset = s.slope * s.threshold_ns;
-                if offset > 0.0 && offset.is_finite() {
-                    ramp = Expr::max(Expr::constant(0.0), Expr::sub(ramp, Expr::constant(offset)));
-                }
+                let ramp = Expr::mul(Expr::constant(k), model.clone());
                 out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
             }
         }
