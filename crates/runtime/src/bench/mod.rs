@@ -16,8 +16,10 @@
 //! just before the call left it in the cache, and drawing inputs from a long-lived pool
 //! twice the size of the last-level cache made its speed depend on when the pool was
 //! written: the cache is not LRU, so "evicted by newer data" is not "not in the cache".)
-//! A whole program is timed on a stream of elements and reports total time / elements,
-//! the seed's metric.
+//! A block that runs after another block of a `seq` is timed warm ([`InputState::Warm`]),
+//! one that runs after another stage of a `pipe` on an input just written by another
+//! thread ([`InputState::Remote`]). A whole program is timed on a stream of elements and
+//! reports total time / elements, the seed's metric.
 
 pub mod stats;
 
