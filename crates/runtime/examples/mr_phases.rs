@@ -1,0 +1,78 @@
+//! Diagnostic: where a MapReduce job of the histogram spends its time, on one and two
+//! threads. Logs the start and end of every map call and prints, per job: the time per
+//! job of the stream, the ideal `x · map / threads`, the map phase's span (first map start
+//! to last map end) and how long after the first thread the second one starts.
+//! Figures and what they say: docs/validation.md ("Small pairwise MapReduce, two threads").
+//!
+//!     cargo run --release -p perfcompose-runtime --example mr_phases
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use perfcompose_runtime::data::ImageSize;
+use perfcompose_runtime::kernel::histogram;
+use perfcompose_runtime::{mapreduce, Program, Reduce};
+
+fn main() {
+    let img = ImageSize::Small.image();
+    for threads in [1usize, 2] {
+        for x in [8usize, 64] {
+            let log: Arc<Mutex<Vec<(std::thread::ThreadId, f64, f64)>>> = Arc::default();
+            let t0 = Instant::now();
+            let l = Arc::clone(&log);
+            let mr = mapreduce(
+                threads,
+                "map",
+                move |i: &Arc<perfcompose_runtime::data::Image>| {
+                    let s = t0.elapsed().as_secs_f64() * 1e6;
+                    let h = histogram(i);
+                    let e = t0.elapsed().as_secs_f64() * 1e6;
+                    l.lock().unwrap().push((std::thread::current().id(), s, e));
+                    h
+                },
+                Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| {
+                    a.iter_mut().zip(b).for_each(|(a, b)| *a += b)
+                }),
+            );
+            let p = Program::new(mr).unwrap();
+            let jobs = 200 / x.max(1) + 20;
+            let input: Vec<Vec<_>> = (0..jobs).map(|_| vec![Arc::clone(&img); x]).collect();
+            let m = p.run_stream(input).unwrap();
+            let per_job = m.elapsed.as_secs_f64() * 1e6 / jobs as f64;
+            let log = log.lock().unwrap();
+            let map_total: f64 = log.iter().map(|(_, s, e)| e - s).sum();
+            let per_map = map_total / log.len() as f64;
+            // Per job: first map start to last map end, and the spread of start times.
+            let mut spans = Vec::new();
+            let mut skews = Vec::new();
+            for j in log.chunks(x) {
+                let first = j.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+                let last = j.iter().map(|r| r.2).fold(0.0, f64::max);
+                spans.push(last - first);
+                let mut starts: Vec<(std::thread::ThreadId, f64)> = Vec::new();
+                for r in j {
+                    if !starts.iter().any(|s| s.0 == r.0) {
+                        starts.push((r.0, r.1));
+                    }
+                }
+                if starts.len() > 1 {
+                    skews.push(starts[1].1 - starts[0].1);
+                }
+            }
+            spans.sort_by(f64::total_cmp);
+            skews.sort_by(f64::total_cmp);
+            let med = |v: &Vec<f64>| {
+                if v.is_empty() {
+                    f64::NAN
+                } else {
+                    v[v.len() / 2]
+                }
+            };
+            println!(
+                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median)",
+                per_map * x as f64 / threads as f64,
+                med(&spans),
+                med(&skews)
+            );
+        }
+    }
+}
