@@ -585,26 +585,25 @@ pub fn input_plan(plan: &Plan, registry: &Registry) -> Plan {
                     if writes { Some(thread) } else { writer },
                 )
             }
-            Plan::Seq(parts) => {
+            // The parts of a seq run on this thread, each stage of a pipe on its own.
+            Plan::Seq(parts) | Plan::Pipe(parts) => {
+                let pipe = matches!(p, Plan::Pipe(_));
                 let mut w = writer;
                 let mut out = Vec::with_capacity(parts.len());
                 for q in parts {
-                    let (q, after) = go(q, thread, w, threads, registry);
+                    let on = if pipe { fresh(threads) } else { thread };
+                    let (q, after) = go(q, on, w, threads, registry);
                     out.push(q);
                     w = after;
                 }
-                (Plan::Seq(out), w)
-            }
-            Plan::Pipe(parts) => {
-                let mut w = writer;
-                let mut out = Vec::with_capacity(parts.len());
-                for q in parts {
-                    let stage = fresh(threads);
-                    let (q, after) = go(q, stage, w, threads, registry);
-                    out.push(q);
-                    w = after;
-                }
-                (Plan::Pipe(out), w)
+                (
+                    if pipe {
+                        Plan::Pipe(out)
+                    } else {
+                        Plan::Seq(out)
+                    },
+                    w,
+                )
             }
             Plan::TPool(n, inner) => {
                 let worker = fresh(threads);

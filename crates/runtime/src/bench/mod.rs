@@ -289,7 +289,8 @@ pub trait Repeated {
 }
 
 /// A unit performance test of one kernel at one size, ready to repeat: distinct inputs
-/// made, the batch sized from a probe, and (cold inputs) a pool the calls draw from.
+/// made (the templates every repetition copies its inputs from) and the batch sized from
+/// a probe.
 pub struct KernelSampler<'a> {
     kernel: &'a dyn Kernel,
     op: crate::kernel::Op,
@@ -396,18 +397,10 @@ impl Repeated for KernelSampler<'_> {
     fn one(&mut self) -> Result<f64, Error> {
         let batch = self.batch as usize;
         let prepared: Vec<Data> = match self.state {
-            // Made like a program's stream (`plan::stream_inputs`: the distinct inputs
-            // cycled, each a fresh copy), and out of the caches as a program's stream is
-            // when its run starts (see `ProgramSampler::one`).
-            InputState::Cold | InputState::Remote => {
-                let stream = (0..batch)
-                    .map(|i| self.copy(i % self.templates.len()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                evict_unless_cold(&stream);
-                if self.state == InputState::Remote {
-                    return self.time_handed_over(stream);
-                }
-                stream
+            InputState::Cold => self.fresh_stream(batch)?,
+            InputState::Remote => {
+                let stream = self.fresh_stream(batch)?;
+                return self.time_handed_over(stream);
             }
             InputState::Warm => (0..batch)
                 .map(|_| self.next_copy())
@@ -427,6 +420,17 @@ impl Repeated for KernelSampler<'_> {
 }
 
 impl KernelSampler<'_> {
+    /// `len` inputs made like a program's stream (`plan::stream_inputs`: the distinct
+    /// inputs cycled, each a fresh copy), and out of the caches as a program's stream is
+    /// when its run starts (see `ProgramSampler::one`).
+    fn fresh_stream(&self, len: usize) -> Result<Vec<Data>, Error> {
+        let stream = (0..len)
+            .map(|i| self.copy(i % self.templates.len()))
+            .collect::<Result<Vec<_>, _>>()?;
+        evict_unless_cold(&stream);
+        Ok(stream)
+    }
+
     /// One repetition of a [`InputState::Remote`] test: a helper thread writes each
     /// element of `stream` and queues it; this thread takes what is waiting (at most a
     /// quarter of its level-2 cache at a time), times the calls on it, and goes on. Time
