@@ -114,6 +114,31 @@ fn bench_json_and_whole_program() {
     assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
     let o = perfcompose(&["bench", "inc", "--remote", "--warm"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // A kernel timed while another thread runs it too (a worker of a task pool).
+    let o = perfcompose(&[
+        "bench",
+        "inc",
+        "--warm",
+        "--siblings",
+        "1",
+        "--sizes",
+        "512",
+        "--reps",
+        "3",
+        "--fixed",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
+    for bad in [
+        vec!["bench", "inc", "--siblings", "-1"],
+        vec!["bench", "--overhead", "--siblings", "1"],
+    ] {
+        let o = perfcompose(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+    }
 }
 
 #[test]
@@ -303,7 +328,12 @@ fn validate_saves_measurements() {
     perfcompose_core::measure::text::read_str("blocks.txt", &text, &Default::default())
         .unwrap_or_else(|d| panic!("{}", d.render()));
     assert!(text.contains("REGION seq(inc, nop)->inc\n"), "{text}");
-    assert!(text.contains("REGION tpool(2, inc)->inc\n"), "{text}");
+    // With two cores or more, the pool's block is timed next to a sibling (`_par2`).
+    assert!(
+        text.contains("REGION tpool(2, inc)->inc\n")
+            || text.contains("REGION tpool(2, inc)->inc_par2\n"),
+        "{text}"
+    );
     let points: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("points.json")).unwrap()).unwrap();
     let comps = &points[0]["components"];

@@ -518,13 +518,13 @@ impl Report {
 }
 
 /// Steps of a suite, for a progress bar: one per measured point.
-pub fn steps(suite: &Suite, registry: &Registry, protocol: Protocol) -> Result<usize, Error> {
+pub fn steps(suite: &Suite, registry: &Registry, opts: &Options) -> Result<usize, Error> {
     let programs = suite.cases.iter().map(|c| c.sizes.len()).sum::<usize>();
-    if protocol == Protocol::Interleaved {
+    if opts.protocol == Protocol::Interleaved {
         return Ok(programs);
     }
     let mut n = 0;
-    for (_, k, _, _) in needed_kernels(suite, registry)? {
+    for (_, k, _, _) in needed_kernels(suite, registry, opts.cores)? {
         n += kernel_sizes(suite, registry, &k)?.len();
     }
     Ok(n + programs)
@@ -556,17 +556,36 @@ fn component_key(kernel: &str, image: ImageSize, registry: &Registry) -> Result<
 /// leaves the element where it was. Seed 000 §4 times its blocks as the program invokes
 /// them; this is where the invocations differ.
 ///
+/// A kernel that the workers of a task pool run side by side gets `_parN` as well
+/// (`inc_par2`, `inc_warm_par2`): N = the workers, capped at `cores`, and it is timed
+/// while N − 1 other threads run it ([`bench::Conditions`]). Pipeline stages do not: the
+/// threads of a pipeline run different blocks, and all but the slowest stage wait part of
+/// the time. (The blocks of a MapReduce keep their names; [`block_of`] says how they are
+/// measured.)
+///
 /// [`Kernel::writes`]: crate::kernel::Kernel::writes
-pub fn input_plan(plan: &Plan, registry: &Registry) -> Plan {
+pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
+    struct Walk<'a> {
+        threads: usize,
+        cores: usize,
+        registry: &'a Registry,
+    }
+    fn par_suffix(par: usize) -> String {
+        if par >= 2 {
+            format!("_par{par}")
+        } else {
+            String::new()
+        }
+    }
     /// `thread`: the thread running `p`; `writer`: the thread that last wrote the element
-    /// (`None`: nobody since the stream made it). Returns the renamed plan and the last
-    /// writer of its output.
+    /// (`None`: nobody since the stream made it); `par`: workers running `p` side by side.
+    /// Returns the renamed plan and the last writer of its output.
     fn go(
         p: &Plan,
         thread: usize,
         writer: Option<usize>,
-        threads: &mut usize,
-        registry: &Registry,
+        par: usize,
+        w: &mut Walk<'_>,
     ) -> (Plan, Option<usize>) {
         fn fresh(threads: &mut usize) -> usize {
             *threads += 1;
@@ -579,22 +598,22 @@ pub fn input_plan(plan: &Plan, registry: &Registry) -> Plan {
                     Some(t) if t == thread => bench::InputState::Warm,
                     Some(_) => bench::InputState::Remote,
                 };
-                let writes = registry.get(k).map_or(true, |k| k.writes());
+                let writes = w.registry.get(k).map_or(true, |k| k.writes());
                 (
-                    Plan::Kernel(format!("{k}{}", state.suffix())),
+                    Plan::Kernel(format!("{k}{}{}", state.suffix(), par_suffix(par))),
                     if writes { Some(thread) } else { writer },
                 )
             }
             // The parts of a seq run on this thread, each stage of a pipe on its own.
             Plan::Seq(parts) | Plan::Pipe(parts) => {
                 let pipe = matches!(p, Plan::Pipe(_));
-                let mut w = writer;
+                let mut last = writer;
                 let mut out = Vec::with_capacity(parts.len());
                 for q in parts {
-                    let on = if pipe { fresh(threads) } else { thread };
-                    let (q, after) = go(q, on, w, threads, registry);
+                    let on = if pipe { fresh(&mut w.threads) } else { thread };
+                    let (q, after) = go(q, on, last, par, w);
                     out.push(q);
-                    w = after;
+                    last = after;
                 }
                 (
                     if pipe {
@@ -602,29 +621,25 @@ pub fn input_plan(plan: &Plan, registry: &Registry) -> Plan {
                     } else {
                         Plan::Seq(out)
                     },
-                    w,
+                    last,
                 )
             }
             Plan::TPool(n, inner) => {
-                let worker = fresh(threads);
-                let (q, after) = go(inner, worker, writer, threads, registry);
+                let worker = fresh(&mut w.threads);
+                let par = (par * n).clamp(1, w.cores.max(1));
+                let (q, after) = go(inner, worker, writer, par, w);
                 (Plan::TPool(*n, Box::new(q)), after)
             }
-            // Patterns measured as a whole (MapReduce) write their output.
-            other => (other.clone(), Some(fresh(threads))),
+            // Patterns measured as a whole (MapReduce: see `block_of`) write their output.
+            other => (other.clone(), Some(fresh(&mut w.threads))),
         }
     }
-    go(plan, 0, None, &mut 0, registry).0
-}
-
-/// A kernel named in an input plan: its registry name and input state.
-fn kernel_state(name: &str) -> (&str, bench::InputState) {
-    for state in [bench::InputState::Warm, bench::InputState::Remote] {
-        if let Some(base) = name.strip_suffix(state.suffix()) {
-            return (base, state);
-        }
-    }
-    (name, bench::InputState::Cold)
+    let mut w = Walk {
+        threads: 0,
+        cores,
+        registry,
+    };
+    go(plan, 0, None, 1, &mut w).0
 }
 
 /// The block measurement behind a component of an input plan: `(component key, kernel,
@@ -634,18 +649,41 @@ fn kernel_state(name: &str) -> (&str, bench::InputState) {
 /// produced (its running collection and the map output it adds, pairwise). Measured
 /// cold, the per-key reduction of 4 values read 61 ns per key, most of it the miss on
 /// its input; the whole shuffle and reduction of a job took 19 ns per key (paper run H).
+/// Both blocks of a MapReduce on n threads are measured with min(n, cores) − 1 siblings
+/// (`map@small_par2`, `reduce_per_key_warm_par2`): the job's threads run them side by side.
 fn block_of(
     name: &str,
     plan: &Plan,
     image: ImageSize,
     registry: &Registry,
-) -> Result<(String, String, bench::InputState), Error> {
-    let (base, mut state) = kernel_state(name);
+    cores: usize,
+) -> Result<(String, String, bench::Conditions), Error> {
+    let (base, mut how) = bench::Conditions::parse(name);
     if reduces_of_mapreduce(plan).contains(&name) {
-        state = bench::InputState::Warm;
+        how.input = bench::InputState::Warm;
+    }
+    if let Some(threads) = mapreduce_threads(plan, name) {
+        how.siblings = threads.clamp(1, cores.max(1)) - 1;
     }
     let key = component_key(base, image, registry)?;
-    Ok((format!("{key}{}", state.suffix()), base.to_string(), state))
+    Ok((format!("{key}{}", how.suffix()), base.to_string(), how))
+}
+
+/// The threads of the MapReduce node whose map or reduction is `kernel`, if any.
+fn mapreduce_threads(plan: &Plan, kernel: &str) -> Option<usize> {
+    match plan {
+        Plan::MapReduce {
+            map,
+            reduce,
+            threads,
+            ..
+        } => (map == kernel || reduce == kernel).then_some(*threads),
+        Plan::Seq(parts) | Plan::Pipe(parts) => {
+            parts.iter().find_map(|p| mapreduce_threads(p, kernel))
+        }
+        Plan::TPool(_, inner) => mapreduce_threads(inner, kernel),
+        Plan::Kernel(_) | Plan::Unsupported { .. } => None,
+    }
 }
 
 /// The reduction kernels of the MapReduce nodes of a plan.
@@ -661,14 +699,14 @@ fn reduces_of_mapreduce(plan: &Plan) -> Vec<&str> {
 }
 
 /// Every block measurement a suite needs, once each: `(component key, kernel, image,
-/// input state)`.
-type Needed = (String, String, ImageSize, bench::InputState);
+/// conditions)`.
+type Needed = (String, String, ImageSize, bench::Conditions);
 
-fn needed_kernels(suite: &Suite, registry: &Registry) -> Result<Vec<Needed>, Error> {
+fn needed_kernels(suite: &Suite, registry: &Registry, cores: usize) -> Result<Vec<Needed>, Error> {
     let mut seen = BTreeMap::new();
     for c in &suite.cases {
         let (_, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
-        for n in case_needs(c, &plan, registry)? {
+        for n in case_needs(c, &plan, registry, cores)? {
             seen.entry(n.0.clone()).or_insert(n);
         }
     }
@@ -676,11 +714,16 @@ fn needed_kernels(suite: &Suite, registry: &Registry) -> Result<Vec<Needed>, Err
 }
 
 /// The block measurements one configuration needs, once each.
-fn case_needs(c: &Case, plan: &Plan, registry: &Registry) -> Result<Vec<Needed>, Error> {
+fn case_needs(
+    c: &Case,
+    plan: &Plan,
+    registry: &Registry,
+    cores: usize,
+) -> Result<Vec<Needed>, Error> {
     let mut seen = BTreeMap::new();
-    let as_composed = input_plan(plan, registry);
+    let as_composed = input_plan(plan, registry, cores);
     for k in as_composed.kernels() {
-        let (key, base, state) = block_of(&k, &as_composed, c.image, registry)?;
+        let (key, base, state) = block_of(&k, &as_composed, c.image, registry, cores)?;
         seen.entry(key.clone())
             .or_insert((key, base, c.image, state));
     }
@@ -848,7 +891,7 @@ pub fn run_suite_with(
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
     if opts.protocol == Protocol::Separate {
-        for (key, kernel, image, state) in needed_kernels(suite, registry)? {
+        for (key, kernel, image, state) in needed_kernels(suite, registry, opts.cores)? {
             let k = registry.get(&kernel)?;
             let mut s = bench::bench_kernel_in(
                 k.as_ref(),
@@ -870,7 +913,7 @@ pub fn run_suite_with(
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
         // The term composed: kernels renamed after their input state (see `input_plan`).
-        let as_composed = input_plan(plan, registry);
+        let as_composed = input_plan(plan, registry, opts.cores);
         let renamed;
         let term = if as_composed == *plan {
             original
@@ -883,7 +926,7 @@ pub fn run_suite_with(
         let (block_models, measured) = match opts.protocol {
             Protocol::Separate => {
                 let mut m = BTreeMap::new();
-                for (key, ..) in case_needs(c, plan, registry)? {
+                for (key, ..) in case_needs(c, plan, registry, opts.cores)? {
                     let model = models
                         .get(&key)
                         .cloned()
@@ -903,7 +946,7 @@ pub fn run_suite_with(
                 (m, measured)
             }
             Protocol::Interleaved => {
-                let needs = case_needs(c, plan, registry)?;
+                let needs = case_needs(c, plan, registry, opts.cores)?;
                 let (blocks, measured) =
                     measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 let mut m = BTreeMap::new();
@@ -916,7 +959,7 @@ pub fn run_suite_with(
         };
         let mut comps = Components::default();
         for k in as_composed.kernels() {
-            let (key, ..) = block_of(&k, &as_composed, c.image, registry)?;
+            let (key, ..) = block_of(&k, &as_composed, c.image, registry, opts.cores)?;
             let model = block_models
                 .get(&key)
                 .cloned()
@@ -954,14 +997,20 @@ pub fn run_suite_with(
                 "composed as `{as_composed}`: a `_warm` block was timed with its input in its core's \
                  cache (as it runs after another block on the same thread), a `_remote` one \
                  with its input just written by another thread (as it runs after another \
-                 stage)"
+                 stage), a `_parN` one while N - 1 other threads ran it too (as the workers \
+                 of a task pool or a MapReduce do)"
             ));
         }
         for r in reduces_of_mapreduce(plan) {
+            let (key, ..) = block_of(r, plan, c.image, registry, opts.cores)?;
             notes.push(format!(
-                "the reduction `{r}` was timed warm (`{r}{}`): in a job it runs on what its \
-                 thread just gathered or produced",
-                bench::InputState::Warm.suffix()
+                "the reduction `{r}` was timed warm (`{key}`): in a job it runs on what its \
+                 thread just gathered or produced{}",
+                if key.contains("_par") {
+                    "; `_parN`: with N - 1 other threads running it, as the job's threads do"
+                } else {
+                    ""
+                }
             ));
         }
 
@@ -1262,7 +1311,7 @@ mod tests {
     fn input_states_follow_the_element_through_the_design() {
         let plan = |t: &str| parse_plan("<t>", t).unwrap().1;
         let reg = Registry::builtin();
-        let states = |t: &str| input_plan(&plan(t), &reg).to_string();
+        let states = |t: &str| input_plan(&plan(t), &reg, 2).to_string();
         // In a seq, a kernel runs on what the one before it wrote on the same thread.
         assert_eq!(states("seq(inc, inc)"), "seq(inc, inc_warm)");
         assert_eq!(
@@ -1287,44 +1336,85 @@ mod tests {
             states("pipe(tpool(1, qsort), tpool(1, inc))"),
             "pipe(tpool(1, qsort), tpool(1, inc_remote))"
         );
-        // Task pool workers take stream elements: cold.
+        // Task pool workers take stream elements: cold, and run side by side (as many as
+        // there are cores).
         assert_eq!(
             states("tpool(2, seq(inc, qsort))"),
+            "tpool(2, seq(inc_par2, qsort_warm_par2))"
+        );
+        assert_eq!(states("tpool(8, qsort)"), "tpool(8, qsort_par2)");
+        assert_eq!(states("tpool(1, qsort)"), "tpool(1, qsort)");
+        assert_eq!(
+            input_plan(&plan("tpool(2, seq(inc, qsort))"), &reg, 1).to_string(),
             "tpool(2, seq(inc, qsort_warm))"
         );
         assert_eq!(
+            input_plan(&plan("tpool(2, tpool(2, inc))"), &reg, 8).to_string(),
+            "tpool(2, tpool(2, inc_par4))"
+        );
+        assert_eq!(
             states("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
-            "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote, inc_remote)))"
+            "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote_par2, inc_remote_par2)))"
         );
-        // The reduction of a MapReduce keeps its name and is measured warm.
-        let mr = plan("mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)");
+        // The reduction of a MapReduce is measured warm, and both blocks side by side
+        // on the job's threads (capped at the cores).
         let small = ImageSize::Small;
-        let blocks: Vec<_> = input_plan(&mr, &reg)
-            .kernels()
-            .iter()
-            .map(|k| block_of(k, &mr, small, &reg).unwrap())
-            .collect();
+        let how = |input, siblings| bench::Conditions { input, siblings };
+        for (threads, cores, suffix, siblings) in [
+            (2, 2, "_par2", 1),
+            (4, 2, "_par2", 1),
+            (1, 2, "", 0),
+            (2, 1, "", 0),
+        ] {
+            let mr = plan(&format!(
+                "mapreduce(map, reduce_per_key, nodes=1, threads={threads}, keys=768, per_key=x)"
+            ));
+            let composed = input_plan(&mr, &reg, cores);
+            assert_eq!(composed, mr, "a MapReduce is composed as written");
+            let blocks: Vec<_> = composed
+                .kernels()
+                .iter()
+                .map(|k| block_of(k, &composed, small, &reg, cores).unwrap())
+                .collect();
+            assert_eq!(
+                blocks,
+                vec![
+                    (
+                        format!("map@small{suffix}"),
+                        "map".to_string(),
+                        how(bench::InputState::Cold, siblings)
+                    ),
+                    (
+                        format!("reduce_per_key_warm{suffix}"),
+                        "reduce_per_key".to_string(),
+                        how(bench::InputState::Warm, siblings)
+                    ),
+                ],
+                "threads={threads} cores={cores}"
+            );
+        }
+        // Kernel names of an input plan back to registry names and conditions.
+        let parse = bench::Conditions::parse;
+        assert_eq!(parse("inc_warm"), ("inc", how(bench::InputState::Warm, 0)));
         assert_eq!(
-            blocks,
-            vec![
-                (
-                    "map@small".to_string(),
-                    "map".to_string(),
-                    bench::InputState::Cold
-                ),
-                (
-                    "reduce_per_key_warm".to_string(),
-                    "reduce_per_key".to_string(),
-                    bench::InputState::Warm
-                ),
-            ]
+            parse("inc_remote"),
+            ("inc", how(bench::InputState::Remote, 0))
         );
-        let (k, s) = kernel_state("inc_warm");
-        assert_eq!((k, s), ("inc", bench::InputState::Warm));
+        assert_eq!(parse("inc"), ("inc", how(bench::InputState::Cold, 0)));
+        assert_eq!(parse("inc_par2"), ("inc", how(bench::InputState::Cold, 1)));
         assert_eq!(
-            kernel_state("inc_remote"),
-            ("inc", bench::InputState::Remote)
+            parse("qsort_warm_par12"),
+            ("qsort", how(bench::InputState::Warm, 11))
         );
-        assert_eq!(kernel_state("inc").1, bench::InputState::Cold);
+        for (name, c) in [
+            ("inc", how(bench::InputState::Remote, 3)),
+            ("map", how(bench::InputState::Warm, 1)),
+        ] {
+            assert_eq!(parse(&format!("{name}{}", c.suffix())), (name, c));
+        }
+        // Not the form `suffix` writes: left as it is.
+        for odd in ["my_par", "my_par1", "my_par02", "my_parx"] {
+            assert_eq!(parse(odd), (odd, how(bench::InputState::Cold, 0)));
+        }
     }
 }

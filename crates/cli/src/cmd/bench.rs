@@ -71,6 +71,10 @@ pub struct Args {
     /// through a queue, as the stage after another one in a `pipe` sees it.
     #[arg(long, conflicts_with_all = ["term", "overhead", "warm"])]
     pub remote: bool,
+    /// Time kernels while N other threads run them on inputs of their own, as the workers
+    /// of a task pool or a MapReduce do (`validate` names such blocks `NAME_parN+1`).
+    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
+    pub siblings: Option<usize>,
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
     pub capacity: Option<usize>,
@@ -191,13 +195,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 bench::InputState::Cold
             };
+            let how = bench::Conditions {
+                input: state,
+                siblings: args.siblings.unwrap_or(0),
+            };
             let s = bench::bench_kernel_in(
                 k.as_ref(),
                 sizes,
                 &inputs,
                 &spec,
                 limit,
-                state,
+                how,
                 &mut progress(&bar),
             )
             .map_err(anyhow::Error::from)?;

@@ -176,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         modeler: args.modeler.clone(),
         protocol,
     };
-    let steps = validate::steps(&suite, &registry, protocol).map_err(anyhow::Error::from)?;
+    let steps = validate::steps(&suite, &registry, &opts).map_err(anyhow::Error::from)?;
     let bar = bar(steps as u64, args.json);
     let mut tick = progress(&bar);
     // With --save, every finished row is appended to DIR/rows.jsonl at once, so an
