@@ -223,7 +223,7 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
 ///
 /// Every wake-up of the collector takes a core from the design for a moment, and on a
 /// machine with as many cores as the design has threads that is not free: a collector
-/// polling every 100 µs put `pipe(inc, inc)` on 2 cores at 1,300–1,700 ns per element at
+/// polling every 100 µs put `pipe(inc, inc)` on 2 cores at 1,100–1,700 ns per element at
 /// x = 1,024 (threads waiting for a core 5–14% of the time), against 630 ns when nothing
 /// preempted its stages (`examples/collector_wakeups.rs`). So the pause grows with the
 /// stream: a quarter of the time the outstanding elements (less the tail) need at the rate
