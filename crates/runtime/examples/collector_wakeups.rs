@@ -16,23 +16,11 @@ use perfcompose_runtime::kernel::{Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::Config;
 
-const REPS: usize = 11;
+#[path = "common/schedstat.rs"]
+mod schedstat;
+use schedstat::rq_wait_ns;
 
-fn rq_wait_ns() -> u64 {
-    let mut total = 0;
-    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
-        for e in dir.flatten() {
-            if let Ok(s) = std::fs::read_to_string(e.path().join("schedstat")) {
-                total += s
-                    .split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(0);
-            }
-        }
-    }
-    total
-}
+const REPS: usize = 11;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -26,23 +26,11 @@ use perfcompose_runtime::kernel::{unit_call, Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{Config, Plan};
 
-const REPS: usize = 15;
+#[path = "common/schedstat.rs"]
+mod schedstat;
+use schedstat::rq_wait_ns;
 
-fn rq_wait_ns() -> u64 {
-    let mut total = 0;
-    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
-        for e in dir.flatten() {
-            if let Ok(s) = std::fs::read_to_string(e.path().join("schedstat")) {
-                total += s
-                    .split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(0);
-            }
-        }
-    }
-    total
-}
+const REPS: usize = 15;
 
 fn summary(name: &str, x: usize, v: &mut [(f64, f64)]) {
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
