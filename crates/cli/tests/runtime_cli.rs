@@ -83,21 +83,20 @@ fn bench_writes_extrap_text_that_reads_back() {
     }
 }
 
+/// `perfcompose bench ARGS --sizes SIZES` with three fixed repetitions and `--json`: it
+/// must succeed; its JSON.
+fn quick_bench(args: &[&str], sizes: &str) -> serde_json::Value {
+    let mut all = vec!["bench"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--sizes", sizes, "--reps", "3", "--fixed", "--json"]);
+    let o = perfcompose(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn bench_json_and_whole_program() {
-    let o = perfcompose(&[
-        "bench",
-        "--term",
-        "pipe(tpool(2, qsort), inc)",
-        "--sizes",
-        "512,1024",
-        "--reps",
-        "3",
-        "--fixed",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = quick_bench(&["--term", "pipe(tpool(2, qsort), inc)"], "512,1024");
     let s = &v[0];
     assert_eq!(s["name"], "pipe(tpool(2, qsort), inc)");
     assert_eq!(s["kind"], "program");
@@ -105,32 +104,14 @@ fn bench_json_and_whole_program() {
     assert!(s["points"][0]["median"].as_f64().unwrap() > 0.0);
 
     // A kernel timed with its input handed over by another thread (a pipe's next stage).
-    let o = perfcompose(&[
-        "bench", "inc", "--remote", "--sizes", "512", "--reps", "3", "--fixed", "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = quick_bench(&["inc", "--remote"], "512");
     assert_eq!(v[0]["name"], "inc");
     assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
     let o = perfcompose(&["bench", "inc", "--remote", "--warm"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
     // A kernel timed while another thread runs it too (a worker of a task pool).
-    let o = perfcompose(&[
-        "bench",
-        "inc",
-        "--warm",
-        "--siblings",
-        "1",
-        "--sizes",
-        "512",
-        "--reps",
-        "3",
-        "--fixed",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = quick_bench(&["inc", "--warm", "--siblings", "1"], "512");
     assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
     for bad in [
         vec!["bench", "inc", "--siblings", "-1"],

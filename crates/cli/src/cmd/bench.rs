@@ -71,8 +71,9 @@ pub struct Args {
     /// through a queue, as the stage after another one in a `pipe` sees it.
     #[arg(long, conflicts_with_all = ["term", "overhead", "warm"])]
     pub remote: bool,
-    /// Time kernels while N other threads run them on inputs of their own, as the workers
-    /// of a task pool or a MapReduce do (`validate` names such blocks `NAME_parN+1`).
+    /// Time kernels while N other threads run them too, taking the other elements of the
+    /// same stream in turn, as the workers of a task pool or a MapReduce do (`validate`
+    /// names such blocks `NAME_parM`, M = N + 1).
     #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
     pub siblings: Option<usize>,
     /// Capacity of the queues between stages.

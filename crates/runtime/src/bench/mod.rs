@@ -257,14 +257,15 @@ impl InputState {
 /// the same block meanwhile.
 ///
 /// `siblings` > 0 is the block as a worker of a task pool (or a MapReduce) runs it: the
-/// other workers run the same block on elements of their own at the same time, and share
-/// the caches, the memory bus and, on a virtual machine, whatever the host puts behind
-/// the cores. Each sibling works through a stream of its own made like the timed one
-/// (fresh copies, made again when used up) from before the timed calls start until
-/// they end; only the timed thread's calls are counted. On the 2-core VM this was built
-/// on, `seq(inc, inc)` at x = 4,096 ran 5.3 µs per element alone and 4.1 µs on each of
-/// two workers at once (1.28× instead of 2×) in one quarter hour and 1.9× in another:
-/// a block measured alone cannot see that.
+/// other workers run the same block at the same time, and share the caches, the memory
+/// bus and, on a virtual machine, whatever the host puts behind the cores. Cold, one
+/// stream is made for all and dealt out in turn (element i to thread i mod N), as a pool's
+/// workers take the elements of one stream; a sibling that runs out, and every sibling of
+/// a warm or handed-over test, goes on with fresh copies of its own until the timed calls
+/// end. Only the timed thread's calls are counted. With streams of their own the siblings
+/// did not slow `inc` down, while each worker of `tpool(2, inc)` ran 2.5× slower than
+/// `inc` alone at x = 1,024; dealt out in turn, the test saw most of it
+/// (docs/runtime.md, "Loaded unit tests").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Conditions {
     pub input: InputState,
@@ -441,12 +442,17 @@ impl<'a> KernelSampler<'a> {
     }
 
     fn copy(&self, i: usize) -> Result<Data, Error> {
-        self.templates[i].try_clone().ok_or_else(|| {
-            Error::from(KernelError::BadInput {
-                kernel: self.kernel.name().to_string(),
-                message: "its input cannot be copied for repetitions".into(),
-            })
-        })
+        self.templates[i]
+            .try_clone()
+            .ok_or_else(|| self.not_copyable())
+    }
+
+    fn not_copyable(&self) -> Error {
+        KernelError::BadInput {
+            kernel: self.kernel.name().to_string(),
+            message: "its input cannot be copied for repetitions".into(),
+        }
+        .into()
     }
 
     fn call(&self, input: Data) -> Result<Data, Error> {
@@ -535,11 +541,7 @@ fn sibling(
     stop: &AtomicBool,
     started: &Barrier,
 ) {
-    let make = |offset: usize| -> Vec<Data> {
-        (0..len.max(1))
-            .filter_map(|i| templates[(offset + i) % templates.len()].try_clone())
-            .collect()
-    };
+    let make = |offset: usize| copies(templates, offset, len.max(1)).unwrap_or_default();
     let mut offset = 7 * (index + 1);
     let mut stream = first.unwrap_or_else(|| make(offset));
     started.wait();
@@ -553,6 +555,14 @@ fn sibling(
         offset += len;
         stream = make(offset);
     }
+}
+
+/// `len` fresh copies of the distinct inputs, cycled from the `offset`-th: a stream made the
+/// way a program's is (`plan::stream_inputs`). `None` if an input cannot be copied.
+fn copies(templates: &[Data], offset: usize, len: usize) -> Option<Vec<Data>> {
+    (0..len)
+        .map(|i| templates[(offset + i) % templates.len()].try_clone())
+        .collect()
 }
 
 impl KernelSampler<'_> {
@@ -593,9 +603,7 @@ impl KernelSampler<'_> {
     /// inputs cycled, each a fresh copy), and out of the caches as a program's stream is
     /// when its run starts (see `ProgramSampler::one`).
     fn fresh_stream(&self, len: usize) -> Result<Vec<Data>, Error> {
-        let stream = (0..len)
-            .map(|i| self.copy(i % self.templates.len()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let stream = copies(&self.templates, 0, len).ok_or_else(|| self.not_copyable())?;
         evict_unless_cold(&stream);
         Ok(stream)
     }
