@@ -204,3 +204,64 @@ fn stats_show_standard_errors_and_point_cv() {
         "{out}"
     );
 }
+
+#[test]
+fn segmented_modeler_prints_every_segment() {
+    // A block whose cost per element steps between 65,536 and 98,304 elements.
+    let mut text = String::from("PARAMETER x\n");
+    let xs = [
+        1024.0,
+        2048.0,
+        4096.0,
+        8192.0,
+        16384.0,
+        32768.0,
+        65536.0,
+        98304.0,
+        131072.0,
+        163840.0,
+        196608.0,
+        229376.0,
+        262144.0f64,
+    ];
+    for x in xs {
+        text += &format!("POINTS ( {x} )\n");
+    }
+    text += "REGION inc\nMETRIC time\n";
+    for x in xs {
+        let v = 40.0 + if x < 80_000.0 { 0.52 } else { 0.60 } * x;
+        text += &format!("DATA {} {} {}\n", 0.995 * v, v, 1.005 * v);
+    }
+    let file = temp_file("step.txt", &text);
+    let o = perfcompose(&[
+        "fit",
+        "--modeler",
+        "segmented",
+        "--json",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let model = &v["models"][0];
+    assert!(
+        model["model"]
+            .as_str()
+            .unwrap()
+            .starts_with("piecewise(x, "),
+        "{model}"
+    );
+    let segments = model["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2, "{model}");
+    assert!(segments[0]["from"].is_null() && segments[1]["to"].is_null());
+    assert_eq!(segments[0]["to"], segments[1]["from"]);
+    // The top-level constant and terms are the last segment's (large sizes).
+    assert_eq!(model["terms"], segments[1]["terms"]);
+    let slope = segments[1]["terms"][0]["coefficient"].as_f64().unwrap();
+    assert!((slope - 0.6).abs() < 0.01, "{model}");
+    // The default modeler keeps one model.
+    let o = perfcompose(&["fit", "--json", file.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["models"][0].get("segments").is_none());
+    let o = perfcompose(&["fit", "--list-modelers"]);
+    assert!(stdout(&o).contains("segmented"));
+}

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use perfcompose_core::fit::{self, Fit, FitOptions, Measure, DEFAULT_MODELER};
 use perfcompose_core::measure::csv::CsvOptions;
 use perfcompose_core::measure::{Format, ReadOptions, SeriesKey};
-use perfcompose_core::model::{format_q, Q};
+use perfcompose_core::model::{format_q, Expr, Q};
 use perfcompose_core::Diagnostic;
 
 /// Files with at least this many series get a progress bar (on a terminal).
@@ -247,45 +247,74 @@ fn q_json(q: Q) -> Value {
     }
 }
 
+/// The constant, its standard error and the terms of a PMNF, in the schema's shape;
+/// `se` yields the standard errors in the PMNF's term order (constant first).
+fn pmnf_json(
+    p: &perfcompose_core::model::Pmnf,
+    se: &mut dyn Iterator<Item = Option<f64>>,
+) -> (f64, Value, Vec<Value>) {
+    let mut constant = 0.0;
+    let mut constant_se = Value::Null;
+    let mut terms = Vec::new();
+    for (c, m) in p.terms() {
+        let e = se.next().flatten();
+        if m.is_constant() {
+            constant = c;
+            constant_se = json!(e);
+            continue;
+        }
+        let factors: Vec<Value> = m
+            .factors()
+            .map(|(name, pw)| {
+                json!({
+                    "parameter": name,
+                    "exponent": format_q(pw.exp),
+                    "log_exponent": q_json(pw.log),
+                })
+            })
+            .collect();
+        terms.push(json!({"coefficient": c, "std_error": e, "factors": factors}));
+    }
+    (constant, constant_se, terms)
+}
+
 fn row_json(r: &Row, args: &Args) -> Value {
     let fit = &r.fit;
     let s = &fit.stats;
     let mut constant = 0.0;
     let mut constant_se = Value::Null;
     let mut terms = Vec::new();
-    if let (Some(p), None) = (fit.pmnf(), &r.basis) {
-        // Coefficients in the statistics follow the PMNF's term order, constant first.
+    let mut segments = None;
+    if let Some(p) = fit.pmnf() {
+        let mut se: Box<dyn Iterator<Item = Option<f64>>> = if r.basis.is_none() {
+            // Coefficients in the statistics follow the PMNF's term order, constant first.
+            Box::new(s.coefficients.iter().map(|c| c.std_error))
+        } else {
+            Box::new(std::iter::repeat(None))
+        };
+        (constant, constant_se, terms) = pmnf_json(p, &mut *se);
+        if r.basis.is_some() {
+            constant_se = Value::Null;
+        }
+    } else if let Expr::Piecewise { breaks, pieces, .. } = &fit.model {
+        // A segmented model: every piece in the schema's shape, and the last one (the
+        // piece that holds for large values) as the top-level constant and terms.
         let mut se = s.coefficients.iter().map(|c| c.std_error);
-        for (c, m) in p.terms() {
-            let e = se.next().flatten();
-            if m.is_constant() {
-                constant = c;
-                constant_se = json!(e);
-                continue;
-            }
-            let factors: Vec<Value> = m
-                .factors()
-                .map(|(name, pw)| {
-                    json!({
-                        "parameter": name,
-                        "exponent": format_q(pw.exp),
-                        "log_exponent": q_json(pw.log),
-                    })
-                })
-                .collect();
-            terms.push(json!({"coefficient": c, "std_error": e, "factors": factors}));
+        let mut out = Vec::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            let Some(p) = piece.as_pmnf() else { continue };
+            let (c, c_se, t) = pmnf_json(p, &mut se);
+            out.push(json!({
+                "from": if i == 0 { Value::Null } else { json!(breaks[i - 1]) },
+                "to": breaks.get(i),
+                "model": piece.extrap(),
+                "constant": c,
+                "constant_std_error": c_se.clone(),
+                "terms": t.clone(),
+            }));
+            (constant, constant_se, terms) = (c, c_se, t);
         }
-    } else if let Some(p) = fit.pmnf() {
-        constant = p.constant_term();
-        for (c, m) in p.terms().filter(|(_, m)| !m.is_constant()) {
-            let factors: Vec<Value> = m
-                .factors()
-                .map(|(name, pw)| {
-                    json!({"parameter": name, "exponent": format_q(pw.exp), "log_exponent": q_json(pw.log)})
-                })
-                .collect();
-            terms.push(json!({"coefficient": c, "factors": factors}));
-        }
+        segments = Some(out);
     }
     let mut out = json!({
         "callpath": r.key.callpath,
@@ -310,6 +339,9 @@ fn row_json(r: &Row, args: &Args) -> Value {
         })).collect::<Vec<_>>(),
         "warnings": fit.warnings,
     });
+    if let Some(segments) = segments {
+        out["segments"] = json!(segments);
+    }
     if let Some(b) = &r.basis {
         out["basis"] = json!(s
             .coefficients

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `perfcompose` (default) | weighted (relative-error) fits, noise estimated from the repetitions, term significance against that noise, two terms where one parameter acts alone and the data supports them, multi-parameter exponents chosen from all lines at once, Extra-P's choice where the evidence is a tie ([`refined`]) |
 //! | `extrap` | Extra-P 4.2.5's default modeler reproduced: 42 single-term hypotheses, leave-one-out SMAPE, line-based multi-parameter combination ([`extrap`]) |
+//! | `segmented` | one parameter: the default modeler, or two of its models joined at a break where the measurements step (a cache level) and no single model follows them ([`segmented`]) |
 //!
 //! Besides the modelers, [`basis::fit_basis`] fits user-given basis functions (`1, N, M`)
 //! by linear least squares, as seed 004 fits its per-block cost functions, and
@@ -35,6 +36,7 @@ pub mod extrap;
 pub mod file;
 pub mod lsq;
 pub mod refined;
+pub mod segmented;
 pub mod space;
 pub mod synth;
 
@@ -143,7 +145,8 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// The model as PMNF (every modeler's model is; a basis fit may not be).
+    /// The model as PMNF (every modeler's model is, except a segmented one; a basis fit
+    /// may not be).
     pub fn pmnf(&self) -> Option<&Pmnf> {
         self.model.as_pmnf()
     }
@@ -169,10 +172,11 @@ pub const DEFAULT_MODELER: &str = "perfcompose";
 
 static REFINED: refined::Refined = refined::Refined::DEFAULT;
 static EXTRAP: extrap::ExtraP = extrap::ExtraP;
+static SEGMENTED: segmented::Segmented = segmented::Segmented::DEFAULT;
 
 /// Every registered modeler, the default first.
 pub fn modelers() -> Vec<&'static dyn Modeler> {
-    vec![&REFINED, &EXTRAP]
+    vec![&REFINED, &EXTRAP, &SEGMENTED]
 }
 
 /// The modeler called `name`.

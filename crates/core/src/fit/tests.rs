@@ -296,9 +296,9 @@ fn points_with_only_statistics_fit_like_points_with_repetitions() {
 }
 
 #[test]
-fn registry_lists_both_modelers_default_first() {
+fn registry_lists_the_modelers_default_first() {
     let names: Vec<&str> = modelers().iter().map(|m| m.name()).collect();
-    assert_eq!(names, vec![DEFAULT_MODELER, "extrap"]);
+    assert_eq!(names, vec![DEFAULT_MODELER, "extrap", "segmented"]);
     assert!(modeler("nope").is_none());
 }
 
@@ -487,7 +487,13 @@ mod never_panics {
                 .collect();
             for m in modelers() {
                 if let Ok(fit) = m.fit(&params, &points, &FitOptions::default()) {
-                    prop_assert!(fit.pmnf().is_some());
+                    // A PMNF, or (segmented) pieces that are.
+                    let pmnf_pieces = match &fit.model {
+                        Expr::Piecewise { pieces, .. } => pieces.iter().all(|p| p.as_pmnf().is_some()),
+                        e => e.as_pmnf().is_some(),
+                    };
+                    prop_assert!(pmnf_pieces, "{}: {}", m.name(), fit.model);
+                    prop_assert_eq!(fit.points.len(), fit.stats.points);
                 }
             }
             let basis = parse_basis("1, x").unwrap();
@@ -621,4 +627,97 @@ fn ties_go_to_extrap_and_only_ties_change() {
         }
     }
     assert!(changed > 0 && agree_tie == agree_none + changed);
+}
+
+/// The paper suite's grid: 1,024 to 262,144.
+const PAPER_GRID: [f64; 13] = [
+    1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 98304.0, 131072.0, 163840.0,
+    196608.0, 229376.0, 262144.0,
+];
+
+/// Three repetitions 0.5% around `f(x)` (median `f(x)`).
+fn repeated(xs: &[f64], f: impl Fn(f64) -> f64) -> Vec<Point> {
+    xs.iter()
+        .map(|&x| {
+            let v = f(x);
+            Point::new(vec![x], vec![0.995 * v, v, 1.005 * v])
+        })
+        .collect()
+}
+
+fn worst_miss(fit: &Fit) -> f64 {
+    fit.points
+        .iter()
+        .map(|p| (p.predicted - p.value).abs() / p.value)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn segmented_modeler_splits_where_the_cost_per_element_steps() {
+    // `inc` leaving a cache level: 0.52 ns per element, then 0.60.
+    let step = |x: f64| 40.0 + if x < 80_000.0 { 0.52 } else { 0.60 } * x;
+    let points = repeated(&PAPER_GRID, step);
+    let opts = FitOptions::default();
+    let seg = modeler("segmented")
+        .unwrap()
+        .fit(&names(&["x"]), &points, &opts)
+        .unwrap();
+    let Expr::Piecewise { breaks, pieces, .. } = &seg.model else {
+        panic!("not segmented: {}", seg.model);
+    };
+    assert_eq!(pieces.len(), 2);
+    // Between the last size before the step and the first after it.
+    assert!(65_536.0 < breaks[0] && breaks[0] < 98_304.0, "{breaks:?}");
+    assert!(
+        worst_miss(&seg) < 0.005,
+        "{}: {}",
+        seg.model,
+        worst_miss(&seg)
+    );
+    let whole = modeler("perfcompose")
+        .unwrap()
+        .fit(&names(&["x"]), &points, &opts)
+        .unwrap();
+    assert!(worst_miss(&whole) > 0.03, "{}", whole.model);
+    // Statistics cover all points; each side's coefficients are labelled with its range.
+    assert_eq!(seg.stats.points, PAPER_GRID.len());
+    assert_eq!(seg.points.len(), PAPER_GRID.len());
+    assert!(seg.stats.coefficients[0].term.contains("x < "));
+    assert!(seg.stats.coefficients.last().unwrap().term.contains("x ≥ "));
+    assert!(seg.stats.smape < whole.stats.smape);
+    // The printed model reads back to the same model.
+    let text = seg.model.to_string();
+    assert_eq!(crate::model::parse_model(&text).unwrap().to_string(), text);
+}
+
+#[test]
+fn segmented_modeler_keeps_one_model_where_one_fits() {
+    let segmented = modeler("segmented").unwrap();
+    let default = modeler("perfcompose").unwrap();
+    let opts = FitOptions::default();
+    let smooth = repeated(&PAPER_GRID, |x| 3.0 + 0.5 * x * x.log2());
+    assert_eq!(
+        segmented.fit(&names(&["x"]), &smooth, &opts).unwrap(),
+        default.fit(&names(&["x"]), &smooth, &opts).unwrap()
+    );
+    // Too few sizes for two models of five: the default modeler's answer.
+    let step = |x: f64| 40.0 + if x < 80_000.0 { 0.52 } else { 0.60 } * x;
+    let short = repeated(&PAPER_GRID[4..], step);
+    assert_eq!(
+        segmented.fit(&names(&["x"]), &short, &opts).unwrap(),
+        default.fit(&names(&["x"]), &short, &opts).unwrap()
+    );
+    // Several parameters: the default modeler's answer.
+    let grid: Vec<Point> = [2.0, 4.0, 8.0, 16.0, 32.0]
+        .iter()
+        .flat_map(|&x| {
+            [2.0, 4.0, 8.0, 16.0, 32.0]
+                .iter()
+                .map(move |&y| Point::new(vec![x, y], vec![1.0 + x * y]))
+        })
+        .collect();
+    assert_eq!(
+        segmented.fit(&names(&["x", "y"]), &grid, &opts).unwrap(),
+        default.fit(&names(&["x", "y"]), &grid, &opts).unwrap()
+    );
 }

@@ -95,6 +95,20 @@ impl Expr {
             Expr::Min(v) => extremum_leading(v, false)?,
             Expr::Ceil(a) | Expr::Floor(a) => a.leading()?,
             Expr::Sum { .. } | Expr::PowE(_, _) => return None,
+            // Where the condition grows without bound, the last piece is what remains.
+            Expr::Piecewise { on, pieces, .. } => {
+                let lo = on.leading()?;
+                let (c, m) = lo.as_single_term()?;
+                if m.is_constant() || c == 0.0 {
+                    return None;
+                }
+                let piece = if c > 0.0 {
+                    pieces.last()?
+                } else {
+                    pieces.first()?
+                };
+                piece.leading()?
+            }
         };
         Some(p.dominant())
     }

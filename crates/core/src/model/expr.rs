@@ -49,6 +49,17 @@ pub enum Expr {
         to: Box<Expr>,
         body: Box<Expr>,
     },
+    /// A segmented model: `pieces[i]` where `breaks[i-1] <= on < breaks[i]` (the first
+    /// piece below `breaks[0]`, the last from the last break on). Breaks are finite and
+    /// strictly increasing; there is one piece more than breaks. Measured costs that
+    /// step where the data leaves a cache level are fitted this way
+    /// (`crate::fit::segmented`); `on` is a model too, so substitution (`x := d(x)`)
+    /// carries the condition along.
+    Piecewise {
+        on: Box<Expr>,
+        breaks: Vec<f64>,
+        pieces: Vec<Expr>,
+    },
 }
 
 /// The model type every layer passes around.
@@ -359,6 +370,12 @@ impl Expr {
                 to,
                 body: Box::new(Expr::scale(c, m, *body)),
             },
+            Expr::Piecewise { on, breaks, pieces } => Expr::piecewise(
+                *on,
+                breaks,
+                pieces.into_iter().map(|e| Expr::scale(c, m, e)).collect(),
+            )
+            .expect("scaling keeps the breaks of a valid segmented model"),
             Expr::Mul(mut fs) => {
                 if let Some(Expr::Poly(q)) = fs.first() {
                     if let Some(r) = q.mul_term(c, m) {
@@ -647,6 +664,53 @@ impl Expr {
         }
     }
 
+    /// `pieces[i]` where `breaks[i-1] <= on < breaks[i]`, simplified: a constant `on`
+    /// selects its piece, equal neighbouring pieces merge. `None` when the shape is wrong
+    /// (not one piece more than breaks, a break that is not finite, breaks not strictly
+    /// increasing).
+    pub fn piecewise(on: Expr, breaks: Vec<f64>, pieces: Vec<Expr>) -> Option<Expr> {
+        if pieces.len() != breaks.len() + 1
+            || breaks.iter().any(|b| !b.is_finite())
+            || breaks.windows(2).any(|w| w[0] >= w[1])
+        {
+            return None;
+        }
+        if let Some(v) = on.as_constant() {
+            let i = breaks.iter().take_while(|&&b| b <= v).count();
+            return pieces.into_iter().nth(i);
+        }
+        let mut kept_breaks = Vec::with_capacity(breaks.len());
+        let mut kept: Vec<Expr> = Vec::with_capacity(pieces.len());
+        for (i, piece) in pieces.into_iter().enumerate() {
+            if kept.last() == Some(&piece) {
+                continue;
+            }
+            if i > 0 {
+                kept_breaks.push(breaks[i - 1]);
+            }
+            kept.push(piece);
+        }
+        if kept.len() == 1 {
+            return kept.pop();
+        }
+        Some(Expr::Piecewise {
+            on: Box::new(on),
+            breaks: kept_breaks,
+            pieces: kept,
+        })
+    }
+
+    /// The piece of a segmented model that applies where `on` is `value` (the model
+    /// itself when it is not segmented).
+    pub fn piece_at(&self, value: f64) -> &Expr {
+        match self {
+            Expr::Piecewise { breaks, pieces, .. } => {
+                &pieces[breaks.iter().take_while(|&&b| b <= value).count()]
+            }
+            e => e,
+        }
+    }
+
     // ----- structure ----------------------------------------------------------------
 
     /// True when `name` occurs free in the model.
@@ -664,6 +728,9 @@ impl Expr {
                 to,
                 body,
             } => from.mentions(name) || to.mentions(name) || (var != name && body.mentions(name)),
+            Expr::Piecewise { on, pieces, .. } => {
+                on.mentions(name) || pieces.iter().any(|e| e.mentions(name))
+            }
         }
     }
 
@@ -699,6 +766,10 @@ impl Expr {
                 body.collect_params(&mut inner);
                 inner.remove(var);
                 out.extend(inner);
+            }
+            Expr::Piecewise { on, pieces, .. } => {
+                on.collect_params(out);
+                pieces.iter().for_each(|e| e.collect_params(out));
             }
         }
     }
@@ -765,6 +836,12 @@ impl Expr {
                 };
                 Expr::sum_over(&var, from.subst(name, by), to.subst(name, by), body)
             }
+            Expr::Piecewise { on, breaks, pieces } => Expr::piecewise(
+                on.subst(name, by),
+                breaks.clone(),
+                pieces.iter().map(|e| e.subst(name, by)).collect(),
+            )
+            .expect("substitution keeps the breaks of a valid segmented model"),
         }
     }
 
@@ -876,6 +953,13 @@ impl Expr {
                 }
                 Ok(acc)
             }
+            Expr::Piecewise { on, breaks, pieces } => {
+                let v = on.eval_inner(env)?;
+                if v.is_nan() {
+                    return Err(EvalError::NonFinite(on.to_string()));
+                }
+                pieces[breaks.iter().take_while(|&&b| b <= v).count()].eval_inner(env)
+            }
         }
     }
 
@@ -927,6 +1011,27 @@ impl Expr {
                     && t1.approx_eq(t2, rel_tol)
                     && b1.approx_eq(b2, rel_tol)
             }
+            (
+                Expr::Piecewise {
+                    on: o1,
+                    breaks: b1,
+                    pieces: p1,
+                },
+                Expr::Piecewise {
+                    on: o2,
+                    breaks: b2,
+                    pieces: p2,
+                },
+            ) => {
+                o1.approx_eq(o2, rel_tol)
+                    && b1.len() == b2.len()
+                    && b1
+                        .iter()
+                        .zip(b2)
+                        .all(|(x, y)| (x - y).abs() <= rel_tol * x.abs().max(y.abs()))
+                    && p1.len() == p2.len()
+                    && p1.iter().zip(p2).all(|(x, y)| x.approx_eq(y, rel_tol))
+            }
             _ => false,
         }
     }
@@ -946,6 +1051,9 @@ impl Expr {
             }
             Expr::Sum { from, to, body, .. } => {
                 from.coefficients_finite() && to.coefficients_finite() && body.coefficients_finite()
+            }
+            Expr::Piecewise { on, pieces, .. } => {
+                on.coefficients_finite() && pieces.iter().all(Expr::coefficients_finite)
             }
         }
     }
@@ -977,6 +1085,10 @@ impl Expr {
                     stack.push(to);
                     stack.push(body);
                 }
+                Expr::Piecewise { on, pieces, .. } => {
+                    stack.push(on);
+                    stack.extend(pieces);
+                }
             }
         }
         false
@@ -998,6 +1110,9 @@ impl Expr {
             Expr::Pow(a, _) | Expr::Log2(a) | Expr::Ceil(a) | Expr::Floor(a) => a.node_count(),
             Expr::Sum { from, to, body, .. } => {
                 from.node_count() + to.node_count() + body.node_count()
+            }
+            Expr::Piecewise { on, pieces, .. } => {
+                on.node_count() + pieces.iter().map(Expr::node_count).sum::<usize>()
             }
         }
     }
@@ -1098,7 +1213,9 @@ fn merge_like_terms(others: Vec<(Expr, Monomial, f64)>) -> Vec<(Expr, Monomial, 
 /// Factors that take the scalar `c · m` into themselves under [`Expr::scale`].
 fn absorbs_scalars(e: &Expr, m: &Monomial) -> bool {
     match e {
-        Expr::Max(_) | Expr::Min(_) | Expr::Div(_, _) | Expr::Add(_) => true,
+        Expr::Max(_) | Expr::Min(_) | Expr::Div(_, _) | Expr::Add(_) | Expr::Piecewise { .. } => {
+            true
+        }
         Expr::Sum { var, .. } => !m.params().any(|p| p == var),
         _ => false,
     }
@@ -1196,6 +1313,7 @@ fn cmp_structure(a: &Expr, b: &Expr) -> std::cmp::Ordering {
             Expr::Ceil(_) => 9,
             Expr::Floor(_) => 10,
             Expr::Sum { .. } => 11,
+            Expr::Piecewise { .. } => 12,
         }
     }
     fn slices(x: &[Expr], y: &[Expr]) -> Ordering {
@@ -1246,6 +1364,26 @@ fn cmp_structure(a: &Expr, b: &Expr) -> std::cmp::Ordering {
             .then_with(|| cmp_structure(f1, f2))
             .then_with(|| cmp_structure(t1, t2))
             .then_with(|| cmp_structure(b1, b2)),
+        (
+            Expr::Piecewise {
+                on: o1,
+                breaks: b1,
+                pieces: p1,
+            },
+            Expr::Piecewise {
+                on: o2,
+                breaks: b2,
+                pieces: p2,
+            },
+        ) => cmp_structure(o1, o2)
+            .then_with(|| {
+                b1.iter()
+                    .zip(b2)
+                    .map(|(x, y)| x.total_cmp(y))
+                    .find(|o| *o != Ordering::Equal)
+                    .unwrap_or_else(|| b1.len().cmp(&b2.len()))
+            })
+            .then_with(|| slices(p1, p2)),
         _ => Ordering::Equal,
     })
 }

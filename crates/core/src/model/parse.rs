@@ -28,7 +28,16 @@ pub const MAX_DEPTH: usize = 200;
 /// Largest numerator or denominator accepted in an exponent.
 pub const MAX_EXPONENT_PART: i64 = 1_000_000;
 
-const FUNCTIONS: &[&str] = &["log2", "max", "min", "ceil", "floor", "sqrt", "sum"];
+const FUNCTIONS: &[&str] = &[
+    "log2",
+    "max",
+    "min",
+    "ceil",
+    "floor",
+    "sqrt",
+    "sum",
+    "piecewise",
+];
 
 /// Extra functions a model may call, expanded into models at parse time (the
 /// communication library provides `bcast_binomial(p, bytes)` and friends this way).
@@ -662,6 +671,49 @@ impl<'a> Parser<'a> {
                 } else {
                     Expr::min_of(args)
                 })
+            }
+            "piecewise" => {
+                // piecewise(ON, F0, B0, F1, ..., Bk, Fk+1): Fi where B(i-1) <= ON < Bi.
+                if args.len() < 4 || args.len() % 2 == 1 {
+                    return Err(arity("a condition, then pieces and breaks alternating (4, 6, 8, ... arguments)")
+                        .with_hint("write piecewise(x, 2 * x, 1024, 3 * x): 2 * x below x = 1024, 3 * x from there on"));
+                }
+                let mut args = args.into_iter();
+                let on = args.next().expect("three arguments or more");
+                let mut pieces = Vec::new();
+                let mut breaks = Vec::new();
+                for (i, a) in args.enumerate() {
+                    if i % 2 == 0 {
+                        pieces.push(a);
+                    } else {
+                        match a.as_constant() {
+                            Some(b) if b.is_finite() => breaks.push(b),
+                            _ => {
+                                return Err(self.error(
+                                    span,
+                                    format!(
+                                        "`piecewise`: break {} (`{a}`) is not a number",
+                                        i / 2 + 1
+                                    ),
+                                ))
+                            }
+                        }
+                    }
+                }
+                if let Some(w) = breaks.windows(2).find(|w| w[0] >= w[1]) {
+                    return Err(self
+                        .error(
+                            span,
+                            format!(
+                                "`piecewise`: breaks must increase ({} is followed by {})",
+                                w[0], w[1]
+                            ),
+                        )
+                        .with_hint(
+                            "list the pieces from the smallest values of the condition up",
+                        ));
+                }
+                Ok(Expr::piecewise(on, breaks, pieces).expect("shape checked above"))
             }
             _ => {
                 if let Some(result) = self.library.call(name, args) {

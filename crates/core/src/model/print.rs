@@ -294,6 +294,21 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr, style: Style) {
             write_expr(out, body, style);
             out.push(')');
         }
+        Expr::Piecewise { on, breaks, pieces } => {
+            // piecewise(x, f0, b0, f1, b1, f2): the breaks print exactly in every style.
+            // The condition is a size, not a fitted term: canonical in every style.
+            out.push_str("piecewise(");
+            write_expr(out, on, Style::Canonical);
+            for (i, piece) in pieces.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                    out.push_str(&format_number(breaks[i - 1]));
+                }
+                out.push_str(", ");
+                write_expr(out, piece, style);
+            }
+            out.push(')');
+        }
     }
 }
 

@@ -317,6 +317,10 @@ fn arb_expr() -> impl Strategy<Value = Expr> {
             inner.clone().prop_map(Expr::log2),
             inner.clone().prop_map(Expr::ceil),
             (inner.clone(), arb_q()).prop_map(|(a, q)| Expr::pow(a, q)),
+            (inner.clone(), inner.clone(), 1u32..5000).prop_map(|(a, b, k)| {
+                Expr::piecewise(Expr::param("x"), vec![k as f64 / 4.0], vec![a, b])
+                    .expect("one break, two pieces")
+            }),
         ]
     })
 }
@@ -354,9 +358,62 @@ fn leaf_magnitude(e: &Expr, env: &dyn Env) -> f64 {
                 stack.push(to);
                 stack.push(body);
             }
+            Expr::Piecewise { on, pieces, .. } => {
+                stack.push(on);
+                stack.extend(pieces);
+            }
         }
     }
     worst
+}
+
+#[test]
+fn piecewise_models_pick_their_piece_by_the_condition() {
+    let e = m("piecewise(x, 0.5 * x, 65536, 20 + 0.6 * x)");
+    assert_eq!(e.to_string(), "piecewise(x, 0.5 * x, 65536, 20 + 0.6 * x)");
+    assert_eq!(e.eval_at(&[("x", 1024.0)]).unwrap(), 512.0);
+    // The break belongs to the piece after it.
+    assert_eq!(e.eval_at(&[("x", 65536.0)]).unwrap(), 20.0 + 0.6 * 65536.0);
+    assert_eq!(e.piece_at(100.0).to_string(), "0.5 * x");
+    // Asymptotically the last piece is what remains.
+    assert_eq!(e.leading().unwrap().to_string(), "0.6 * x");
+    // Scaling goes into the pieces (a task pool divides a block's model).
+    assert_eq!(
+        Expr::div(e.clone(), Expr::constant(2.0)).to_string(),
+        "piecewise(x, 0.25 * x, 65536, 10 + 0.3 * x)"
+    );
+    // Substitution carries the condition along; a constant condition picks its piece.
+    let d = e.subst("x", &m("2 * y"));
+    assert_eq!(d.eval_at(&[("y", 40000.0)]).unwrap(), 20.0 + 0.6 * 80000.0);
+    assert_eq!(e.subst("x", &Expr::constant(768.0)).to_string(), "384");
+    // Equal neighbours merge; a single piece is just that piece.
+    assert_eq!(
+        m("piecewise(x, x, 10, x, 20, 2 * x)").to_string(),
+        "piecewise(x, x, 20, 2 * x)"
+    );
+    assert_eq!(m("piecewise(x, x, 10, x)").to_string(), "x");
+    // Sums and pipelines of segmented blocks evaluate piece by piece.
+    let pipe = Expr::max(e.clone(), m("piecewise(x, 0.7 * x, 32768, 0.4 * x)"));
+    assert_eq!(pipe.eval_at(&[("x", 40000.0)]).unwrap(), 0.5 * 40000.0);
+    let seq = Expr::add(e, m("3"));
+    assert_eq!(seq.eval_at(&[("x", 2.0)]).unwrap(), 4.0);
+}
+
+#[test]
+fn malformed_piecewise_models_are_clear_errors() {
+    for (text, says) in [
+        ("piecewise(x, 1)", "4, 6, 8"),
+        ("piecewise(x, 1, 2)", "4, 6, 8"),
+        ("piecewise(x, 1, 2, 3, 4)", "4, 6, 8"),
+        ("piecewise(x, 1, y, 3)", "is not a number"),
+        ("piecewise(x, 1, 20, 2, 10, 3)", "breaks must increase"),
+        ("piecewise(x, 1, 10, 2, 10, 3)", "breaks must increase"),
+    ] {
+        let d = parse_model(text).unwrap_err();
+        assert!(d.message.contains(says), "{text}: {}", d.message);
+    }
+    assert!(Expr::piecewise(Expr::param("x"), vec![f64::NAN], vec![m("1"), m("2")]).is_none());
+    assert!(Expr::piecewise(Expr::param("x"), vec![1.0], vec![m("1")]).is_none());
 }
 
 proptest! {
