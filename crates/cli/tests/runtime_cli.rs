@@ -322,6 +322,62 @@ fn validate_saves_measurements() {
         comps["inc"].is_string() && comps["nop_warm"].is_string(),
         "{points}"
     );
+    // A MapReduce is saved under its image, as one term runs on several.
+    let saved: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect();
+    assert!(
+        saved.iter().any(|t| {
+            t.contains(
+            "REGION mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)@small\n"
+        )
+        }),
+        "no MapReduce program under its image"
+    );
+
+    // Validated again from the saved measurements: the same rows, nothing run.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let again = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--from",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let rows = |r: &serde_json::Value| {
+        r["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    row["configuration"].as_str().unwrap().to_string(),
+                    row["time_error"].as_f64().unwrap(),
+                    row["modular"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&again), rows(&report));
+    // Another modeler on the same data.
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--from",
+        dir.to_str().unwrap(),
+        "--modeler",
+        "segmented",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
 
     // Separate: every block once, under its own name.
     let dir = scratch("save-separate");
@@ -340,6 +396,63 @@ fn validate_saves_measurements() {
     assert!(
         text.contains("REGION inc\n") && !text.contains("->"),
         "{text}"
+    );
+    let again = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--protocol",
+        "separate",
+        "--from",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+}
+
+#[test]
+fn validating_again_needs_saved_measurements() {
+    let empty = scratch("from-empty");
+    assert_user_error(
+        &["validate", "--from", empty.to_str().unwrap()],
+        "has no measurements",
+    );
+    assert_user_error(
+        &["validate", "--from", "/nonexistent/run"],
+        "cannot read /nonexistent/run",
+    );
+    // A saved run of other configurations.
+    let other = scratch("from-other");
+    std::fs::write(
+        other.join("programs.txt"),
+        "PARAMETER x\nPOINTS ( 1024 )\nREGION pipe(qsort, qsort)\nMETRIC time\nDATA 5 6 7\n",
+    )
+    .unwrap();
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--from",
+            other.to_str().unwrap(),
+        ],
+        "none of the",
+    );
+    // A damaged file: located.
+    std::fs::write(
+        other.join("blocks.txt"),
+        "PARAMETER x\nPOINTS ( 1024 )\nDATA x\n",
+    )
+    .unwrap();
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--from",
+            other.to_str().unwrap(),
+        ],
+        "blocks.txt:3",
     );
 }
 

@@ -43,6 +43,9 @@ pub const TARGET_PATTERNS: f64 = 0.10;
 pub const TARGET_MAPREDUCE: f64 = 0.15;
 /// Above this coefficient of variation a point counts as noisy in the reasons of a miss.
 pub const NOISY_CV: f64 = 0.05;
+/// Above this relative miss of a block model at its own points, the reasons of a miss
+/// name it (the fit alone costs the prediction that much).
+pub const FIT_FLOOR_NOTE: f64 = 0.03;
 
 /// A term as the runtime's plan; errors point into the term's source.
 pub fn plan_from_term(term: &Term) -> Result<Plan, Diagnostic> {
@@ -157,6 +160,17 @@ pub struct Suite {
     /// default sweep).
     pub kernel_sizes: BTreeMap<String, Vec<usize>>,
     pub sampling: Sampling,
+}
+
+/// How a configuration's measurements are named in saved files (the callpath of its
+/// program, the prefix `ID->` of its blocks): the term as written, and for a MapReduce
+/// the image size too (`TERM@small`), since the suites run one term on several.
+pub fn case_id(c: &Case, plan: &Plan) -> String {
+    if reduces_of_mapreduce(plan).is_empty() {
+        c.term.clone()
+    } else {
+        format!("{}@{}", c.term, c.image.name())
+    }
 }
 
 fn case(group: &str, term: &str, sizes: &[usize]) -> Case {
@@ -440,6 +454,15 @@ pub struct Row {
     pub points: Vec<Compared>,
     /// The block models the prediction was composed from (component key → model).
     pub components: BTreeMap<String, Expr>,
+    /// The block whose model's miss at its own measurements is the largest share of the
+    /// prediction: a prediction composed from the models inherits that error from the
+    /// fit alone (`None` when unknown).
+    pub fit_floor: Option<FitFloor>,
+    /// The largest relative error of the prediction composed, size by size, from the
+    /// blocks' measured statistics instead of their models (`None` where the blocks are
+    /// not all measured at the program's sizes, as in a MapReduce): the composition's
+    /// own error, without the fits'.
+    pub error_from_measured_blocks: Option<f64>,
 }
 
 impl Row {
@@ -447,6 +470,86 @@ impl Row {
         self.target
             .map(|t| self.coefficient_error <= t && self.time_error <= t)
     }
+}
+
+/// How far a fitted block model is from one of its own measured points.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PointMiss {
+    pub x: u64,
+    /// The point's statistic (`--measure`), ns.
+    pub value: f64,
+    /// `|model − statistic|`, ns.
+    pub ns: f64,
+    /// `|model − statistic| / statistic`.
+    pub relative: f64,
+}
+
+/// The worst [`PointMiss`] of a row's blocks, as a share of the row's prediction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FitFloor {
+    pub block: String,
+    pub x: u64,
+    pub relative: f64,
+    /// The miss over the composed prediction at that `x` (the relative miss where the
+    /// block is measured at other sizes than the program, as `map` over images).
+    pub share: f64,
+}
+
+/// The misses of `model` at every point of `series` (`NaN` where it cannot be
+/// evaluated).
+fn fit_misses(model: &Expr, series: &Series, opts: &Options) -> Vec<PointMiss> {
+    series
+        .points
+        .iter()
+        .filter_map(|p| {
+            let v = perfcompose_core::measure::Summary::of(&p.values)?.get(opts.measure);
+            let m = model
+                .eval_at(&[(bench::PARAMETER, p.x as f64)])
+                .unwrap_or(f64::NAN);
+            (v != 0.0).then(|| PointMiss {
+                x: p.x,
+                value: v,
+                ns: (m - v).abs(),
+                relative: ((m - v) / v).abs(),
+            })
+        })
+        .collect()
+}
+
+/// The block miss that is the largest share of the prediction `modular` at the
+/// program's sizes `sizes`.
+fn fit_floor(
+    blocks: &BTreeMap<String, Vec<PointMiss>>,
+    modular: &Expr,
+    sizes: &[usize],
+) -> Option<FitFloor> {
+    let mut worst: Option<FitFloor> = None;
+    for (block, misses) in blocks {
+        for m in misses {
+            let share = if sizes.contains(&(m.x as usize)) {
+                modular
+                    .eval_at(&[(bench::PARAMETER, m.x as f64)])
+                    .ok()
+                    .filter(|p| *p > 0.0)
+                    .map_or(f64::NAN, |p| m.ns / p)
+            } else {
+                m.relative
+            };
+            let better = match &worst {
+                None => true,
+                Some(w) => share > w.share || (share.is_nan() && !w.share.is_nan()),
+            };
+            if better {
+                worst = Some(FitFloor {
+                    block: block.clone(),
+                    x: m.x,
+                    relative: m.relative,
+                    share,
+                });
+            }
+        }
+    }
+    worst
 }
 
 /// The outcome of a suite.
@@ -752,7 +855,7 @@ fn measure_interleaved(
         kernels.push(registry.get(kernel)?);
         sizes.push(kernel_sizes(suite, registry, kernel)?);
     }
-    let name = plan.to_string();
+    let name = case_id(c, plan);
     let mut program_points = Vec::with_capacity(c.sizes.len());
     let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
         sizes.iter().map(|s| vec![None; s.len()]).collect();
@@ -890,6 +993,7 @@ pub fn run_suite_with(
 
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
+    let mut misses: BTreeMap<String, Vec<PointMiss>> = BTreeMap::new();
     if opts.protocol == Protocol::Separate {
         for (key, kernel, image, state) in needed_kernels(suite, registry, opts.cores)? {
             let k = registry.get(&kernel)?;
@@ -903,7 +1007,9 @@ pub fn run_suite_with(
                 progress,
             )?;
             s.name = key.clone();
-            models.insert(key, fit_series(&s, opts)?);
+            let model = fit_series(&s, opts)?;
+            misses.insert(key.clone(), fit_misses(&model, &s, opts));
+            models.insert(key, model);
             series.push(s);
         }
     }
@@ -933,7 +1039,7 @@ pub fn run_suite_with(
                         .ok_or_else(|| Error::Run(format!("no measurement of block `{key}`")))?;
                     m.insert(key, model);
                 }
-                let measured = bench::bench_plan(
+                let mut measured = bench::bench_plan(
                     plan,
                     registry,
                     opts.config.clone(),
@@ -943,6 +1049,7 @@ pub fn run_suite_with(
                     opts.memory_limit,
                     progress,
                 )?;
+                measured.name = case_id(c, plan);
                 (m, measured)
             }
             Protocol::Interleaved => {
@@ -951,122 +1058,25 @@ pub fn run_suite_with(
                     measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 let mut m = BTreeMap::new();
                 for b in blocks {
-                    m.insert(b.name.clone(), fit_series(&b, opts)?);
-                    block_series.push((c.term.clone(), b));
+                    let model = fit_series(&b, opts)?;
+                    misses.insert(b.name.clone(), fit_misses(&model, &b, opts));
+                    m.insert(b.name.clone(), model);
+                    block_series.push((case_id(c, plan), b));
                 }
                 (m, measured)
             }
         };
-        let mut comps = Components::default();
-        for k in as_composed.kernels() {
-            let (key, ..) = block_of(&k, &as_composed, c.image, registry, opts.cores)?;
-            let model = block_models
-                .get(&key)
-                .cloned()
-                .ok_or_else(|| Error::Run(format!("no model of block `{key}`")))?;
-            comps = comps.with(Component {
-                name: k.clone(),
-                model: model.clone(),
-                description: None,
-                source: ComponentSource::Model {
-                    text: model.to_string(),
-                    at: format!("fitted to `{key}` measured on this machine"),
-                },
-            });
-        }
-        let composed = compose(
+        let row = analyze_case(
+            c,
+            plan,
             term,
-            &comps,
-            ComposeOptions {
-                cores: Some(opts.cores as u64),
-            },
-        )
-        .map_err(|d| Error::Run(d.render()))?;
-        let overhead = opts
-            .overhead
-            .as_ref()
-            .map(|o| o.overhead(plan, "calibration"));
-        let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
-        let modular = match &overhead {
-            Some(o) => o.apply(&composed.model),
-            None => composed.model.clone(),
-        };
-        let mut notes: Vec<String> = composed.notes.iter().map(|n| n.text.clone()).collect();
-        if as_composed != *plan {
-            notes.push(format!(
-                "composed as `{as_composed}`: a `_warm` block was timed with its input in its core's \
-                 cache (as it runs after another block on the same thread), a `_remote` one \
-                 with its input just written by another thread (as it runs after another \
-                 stage), a `_parN` one while N - 1 other threads ran it too (as the workers \
-                 of a task pool or a MapReduce do)"
-            ));
-        }
-        for r in reduces_of_mapreduce(plan) {
-            let (key, ..) = block_of(r, plan, c.image, registry, opts.cores)?;
-            notes.push(format!(
-                "the reduction `{r}` was timed warm (`{key}`): in a job it runs on what its \
-                 thread just gathered or produced{}",
-                if key.contains("_par") {
-                    "; `_parN`: with N - 1 other threads running it, as the job's threads do"
-                } else {
-                    ""
-                }
-            ));
-        }
-
-        let monolithic = fit_series(&measured, opts)?;
-        let eval = |e: &Expr, x: f64| e.eval_at(&[("x", x)]).unwrap_or(f64::NAN);
-        let points: Vec<Compared> = measured
-            .points
-            .iter()
-            .map(|p| Compared {
-                x: p.x,
-                measured: perfcompose_core::measure::Summary::of(&p.values)
-                    .map_or(f64::NAN, |s| s.get(opts.measure)),
-                cv: p.cv,
-                predicted: eval(&modular, p.x as f64),
-            })
-            .collect();
-        let time_error = points
-            .iter()
-            .map(|p| (p.predicted - p.measured).abs() / p.measured)
-            .fold(0.0, f64::max);
-        let x_max = c.sizes.iter().copied().max().unwrap_or(1) as f64;
-        let x_min = c.sizes.iter().copied().min().unwrap_or(1) as f64;
-        let coefficient_error = coefficient_error(&modular, &monolithic, x_min, x_max);
-        let threads = plan.threads();
-        let within_cores = threads <= opts.cores;
-        let is_mr = matches!(plan, Plan::MapReduce { .. });
-        let target = within_cores.then_some(if is_mr {
-            TARGET_MAPREDUCE
-        } else {
-            TARGET_PATTERNS
-        });
-        if !within_cores {
-            notes.push(format!(
-                "runs {threads} threads on {} cores: measured as written, predicted with thread counts capped at the cores",
-                opts.cores
-            ));
-        }
-        let mut row = Row {
-            group: c.group.clone(),
-            configuration: c.term.clone(),
-            threads,
-            within_cores,
-            modular,
-            monolithic,
-            coefficient_error,
-            time_error,
-            overhead_ns,
-            target,
-            notes,
-            points,
-            components: block_models,
-        };
-        if row.passed() == Some(false) || coefficient_error.is_nan() {
-            let reasons = miss_reasons(&row, &measured, opts);
-            row.notes.extend(reasons);
-        }
+            &as_composed,
+            block_models,
+            &misses,
+            &measured,
+            registry,
+            opts,
+        )?;
         on_row(&row);
         series.push(measured);
         rows.push(row);
@@ -1097,6 +1107,390 @@ pub fn run_suite_with(
         series,
         load: load_before.zip(load_average()),
     })
+}
+
+/// What [`reanalyze`] found in the saved measurements.
+#[derive(Debug)]
+pub struct Reanalysis {
+    pub report: Report,
+    /// Configurations of the suite with no saved program measurement (their ids).
+    pub missing: Vec<String>,
+}
+
+/// Validate a suite again from saved measurements (`validate --save DIR` writes them:
+/// the program of configuration `ID` as callpath `ID`, its blocks as `ID->KEY` — or
+/// `KEY` under the separate protocol —, see [`case_id`]) without running anything: the blocks and programs are fitted with
+/// `opts.modeler`, composed and compared as in [`run_suite`]. This compares modelers or
+/// overhead calibrations on identical data, side by side. Configurations whose program
+/// is not in `saved` are skipped and listed; a configuration whose program is there but
+/// a block is not is an error.
+pub fn reanalyze(
+    suite: &Suite,
+    saved: &[Series],
+    registry: &Registry,
+    opts: &Options,
+) -> Result<Reanalysis, Error> {
+    let by_name: BTreeMap<&str, &Series> = saved.iter().map(|s| (s.name.as_str(), s)).collect();
+    let mut rows = Vec::new();
+    let mut used = Vec::new();
+    let mut missing = Vec::new();
+    let mut blocks_used: Vec<Series> = Vec::new();
+    for c in &suite.cases {
+        let (original, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
+        let id = case_id(c, &plan);
+        let Some(measured) = by_name.get(id.as_str()) else {
+            missing.push(id);
+            continue;
+        };
+        let as_composed = input_plan(&plan, registry, opts.cores);
+        let term = if as_composed == plan {
+            original
+        } else {
+            parse_plan("<term>", &as_composed.to_string())
+                .map_err(|d| Error::Run(d.render()))?
+                .0
+        };
+        let mut block_models = BTreeMap::new();
+        let mut misses = BTreeMap::new();
+        let mut alone = Vec::new();
+        for (key, ..) in case_needs(c, &plan, registry, opts.cores)? {
+            let name = format!("{id}->{key}");
+            // The interleaved protocol saves `ID->KEY`, the separate one `KEY`.
+            // Measurements saved before blocks were timed loaded (`_parN`) have the
+            // block timed alone: use it, and say so.
+            let unloaded = unloaded_key(&key);
+            let block = by_name
+                .get(name.as_str())
+                .or_else(|| by_name.get(key.as_str()))
+                .or_else(|| {
+                    let u = unloaded.as_deref()?;
+                    let b = by_name
+                        .get(format!("{id}->{u}").as_str())
+                        .or_else(|| by_name.get(u))?;
+                    alone.push(key.clone());
+                    Some(b)
+                })
+                .ok_or_else(|| {
+                    Error::Run(format!(
+                        "the saved measurements have configuration `{id}` but not its block `{key}` (callpath `{name}`)"
+                    ))
+                })?;
+            let mut b = (*block).clone();
+            b.name = key.clone();
+            let model = fit_series(&b, opts)?;
+            misses.insert(key.clone(), fit_misses(&model, &b, opts));
+            block_models.insert(key, model);
+            blocks_used.push(Series {
+                kind: "kernel",
+                ..(*block).clone()
+            });
+        }
+        let mut row = analyze_case(
+            c,
+            &plan,
+            &term,
+            &as_composed,
+            block_models,
+            &misses,
+            measured,
+            registry,
+            opts,
+        )?;
+        if !alone.is_empty() {
+            row.notes.push(format!(
+                "re-analysed from measurements without loaded blocks: {} composed from the block timed alone",
+                alone.join(", ")
+            ));
+        }
+        rows.push(row);
+        used.push((*measured).clone());
+    }
+    if rows.is_empty() {
+        return Err(Error::Run(format!(
+            "the saved measurements have none of the {} configurations of suite `{}`",
+            suite.cases.len(),
+            suite.name
+        )));
+    }
+    let mut models = BTreeMap::new();
+    let keyed: Vec<Series> = blocks_used
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            if let Some((_, key)) = s.name.split_once("->") {
+                s.name = key.to_string();
+            }
+            s
+        })
+        .collect();
+    for s in pooled(&keyed) {
+        models.insert(s.name.clone(), fit_series(&s, opts)?);
+    }
+    blocks_used.extend(used);
+    Ok(Reanalysis {
+        report: Report {
+            suite: suite.name.clone(),
+            cores: opts.cores,
+            overhead_calibrated: opts.overhead.is_some(),
+            protocol: opts.protocol,
+            components: models,
+            rows,
+            series: blocks_used,
+            load: None,
+        },
+        missing,
+    })
+}
+
+/// `KEY` without its `_parN` suffix (a block timed while `N - 1` siblings ran it), if it
+/// has one: `qsort_warm_par2` → `qsort_warm`.
+fn unloaded_key(key: &str) -> Option<String> {
+    let (base, c) = bench::Conditions::parse(key);
+    (c.siblings > 0).then(|| format!("{base}{}", bench::Conditions::from(c.input).suffix()))
+}
+
+/// Saved measurements as series: callpaths with `->` are blocks, the others programs
+/// ([`reanalyze`] tells a separate protocol's blocks, saved as `KEY`, by their use).
+/// The files do not record whether a point reached its confidence target; every point
+/// counts as converged.
+pub fn series_from_experiment(exp: &perfcompose_core::measure::Experiment) -> Vec<Series> {
+    exp.series
+        .iter()
+        .map(|(key, points)| {
+            let stats = points
+                .iter()
+                .map(|p| {
+                    let x = p.coordinate.first().copied().unwrap_or(0.0);
+                    let mut s = bench::PointStats::of(x.round().max(0.0) as u64, p.values.clone());
+                    s.converged = true;
+                    s
+                })
+                .collect();
+            if key.callpath.contains("->") {
+                Series::kernel(key.callpath.clone(), stats)
+            } else {
+                Series::program(key.callpath.clone(), stats)
+            }
+        })
+        .collect()
+}
+
+/// The largest relative error, over the program's sizes, of the prediction composed
+/// from the blocks' measured statistics at each size (each block a constant: its value
+/// there), overhead included. `None` for a MapReduce (its blocks run at other sizes than
+/// the job's: the map on one image, the reduction on `d(x)` values) and when some block
+/// was not measured at every program size.
+#[allow(clippy::too_many_arguments)]
+fn compose_measured_blocks(
+    term: &Term,
+    as_composed: &Plan,
+    plan: &Plan,
+    c: &Case,
+    block_misses: &BTreeMap<String, Vec<PointMiss>>,
+    measured: &Series,
+    registry: &Registry,
+    opts: &Options,
+) -> Result<Option<f64>, Error> {
+    if !reduces_of_mapreduce(plan).is_empty() {
+        return Ok(None);
+    }
+    let overhead = opts
+        .overhead
+        .as_ref()
+        .map(|o| o.overhead(plan, "calibration"));
+    let mut worst: f64 = 0.0;
+    for p in &measured.points {
+        let Some(program) =
+            perfcompose_core::measure::Summary::of(&p.values).map(|s| s.get(opts.measure))
+        else {
+            continue;
+        };
+        let mut comps = Components::default();
+        for k in as_composed.kernels() {
+            let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.cores)?;
+            let Some(v) = block_misses
+                .get(&key)
+                .and_then(|ms| ms.iter().find(|m| m.x == p.x))
+                .map(|m| m.value)
+            else {
+                return Ok(None);
+            };
+            comps = comps.with(Component {
+                name: k.clone(),
+                model: Expr::constant(v),
+                description: None,
+                source: ComponentSource::Model {
+                    text: v.to_string(),
+                    at: format!("`{key}` measured at x = {}", p.x),
+                },
+            });
+        }
+        let composed = compose(
+            term,
+            &comps,
+            ComposeOptions {
+                cores: Some(opts.cores as u64),
+            },
+        )
+        .map_err(|d| Error::Run(d.render()))?;
+        let model = match &overhead {
+            Some(o) => o.apply(&composed.model),
+            None => composed.model,
+        };
+        let Ok(predicted) = model.eval_at(&[(bench::PARAMETER, p.x as f64)]) else {
+            return Ok(None);
+        };
+        worst = worst.max((predicted - program).abs() / program);
+    }
+    Ok(Some(worst))
+}
+
+/// Compose a configuration's prediction from its fitted block models and compare it
+/// with the whole program's measurements (`term` is the configuration as composed, its
+/// kernels renamed after their input state; see [`input_plan`]).
+#[allow(clippy::too_many_arguments)]
+fn analyze_case(
+    c: &Case,
+    plan: &Plan,
+    term: &Term,
+    as_composed: &Plan,
+    block_models: BTreeMap<String, Expr>,
+    block_misses: &BTreeMap<String, Vec<PointMiss>>,
+    measured: &Series,
+    registry: &Registry,
+    opts: &Options,
+) -> Result<Row, Error> {
+    let mut comps = Components::default();
+    for k in as_composed.kernels() {
+        let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.cores)?;
+        let model = block_models
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| Error::Run(format!("no model of block `{key}`")))?;
+        comps = comps.with(Component {
+            name: k.clone(),
+            model: model.clone(),
+            description: None,
+            source: ComponentSource::Model {
+                text: model.to_string(),
+                at: format!("fitted to `{key}` measured on this machine"),
+            },
+        });
+    }
+    let composed = compose(
+        term,
+        &comps,
+        ComposeOptions {
+            cores: Some(opts.cores as u64),
+        },
+    )
+    .map_err(|d| Error::Run(d.render()))?;
+    let overhead = opts
+        .overhead
+        .as_ref()
+        .map(|o| o.overhead(plan, "calibration"));
+    let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
+    let modular = match &overhead {
+        Some(o) => o.apply(&composed.model),
+        None => composed.model.clone(),
+    };
+    let from_blocks = compose_measured_blocks(
+        term,
+        as_composed,
+        plan,
+        c,
+        block_misses,
+        measured,
+        registry,
+        opts,
+    )?;
+    let mut notes: Vec<String> = composed.notes.iter().map(|n| n.text.clone()).collect();
+    if *as_composed != *plan {
+        notes.push(format!(
+            "composed as `{as_composed}`: a `_warm` block was timed with its input in its core's \
+             cache (as it runs after another block on the same thread), a `_remote` one \
+             with its input just written by another thread (as it runs after another \
+             stage), a `_parN` one while N - 1 other threads ran it too (as the workers \
+             of a task pool or a MapReduce do)"
+        ));
+    }
+    for r in reduces_of_mapreduce(plan) {
+        let (key, ..) = block_of(r, plan, c.image, registry, opts.cores)?;
+        notes.push(format!(
+            "the reduction `{r}` was timed warm (`{key}`): in a job it runs on what its \
+             thread just gathered or produced{}",
+            if key.contains("_par") {
+                "; `_parN`: with N - 1 other threads running it, as the job's threads do"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    let monolithic = fit_series(measured, opts)?;
+    let eval = |e: &Expr, x: f64| e.eval_at(&[("x", x)]).unwrap_or(f64::NAN);
+    let points: Vec<Compared> = measured
+        .points
+        .iter()
+        .map(|p| Compared {
+            x: p.x,
+            measured: perfcompose_core::measure::Summary::of(&p.values)
+                .map_or(f64::NAN, |s| s.get(opts.measure)),
+            cv: p.cv,
+            predicted: eval(&modular, p.x as f64),
+        })
+        .collect();
+    let time_error = points
+        .iter()
+        .map(|p| (p.predicted - p.measured).abs() / p.measured)
+        .fold(0.0, f64::max);
+    let x_max = c.sizes.iter().copied().max().unwrap_or(1) as f64;
+    let x_min = c.sizes.iter().copied().min().unwrap_or(1) as f64;
+    let coefficient_error = coefficient_error(&modular, &monolithic, x_min, x_max);
+    let threads = plan.threads();
+    let within_cores = threads <= opts.cores;
+    let is_mr = matches!(plan, Plan::MapReduce { .. });
+    let target = within_cores.then_some(if is_mr {
+        TARGET_MAPREDUCE
+    } else {
+        TARGET_PATTERNS
+    });
+    if !within_cores {
+        notes.push(format!(
+            "runs {threads} threads on {} cores: measured as written, predicted with thread counts capped at the cores",
+            opts.cores
+        ));
+    }
+    let floor = fit_floor(
+        &block_models
+            .keys()
+            .filter_map(|k| block_misses.get(k).map(|m| (k.clone(), m.clone())))
+            .collect(),
+        &modular,
+        &c.sizes,
+    );
+    let mut row = Row {
+        group: c.group.clone(),
+        configuration: c.term.clone(),
+        threads,
+        within_cores,
+        modular,
+        monolithic,
+        coefficient_error,
+        time_error,
+        overhead_ns,
+        target,
+        notes,
+        points,
+        fit_floor: floor,
+        error_from_measured_blocks: from_blocks,
+        components: block_models,
+    };
+    if row.passed() == Some(false) || coefficient_error.is_nan() {
+        let reasons = miss_reasons(&row, measured, opts);
+        row.notes.extend(reasons);
+    }
+    Ok(row)
 }
 
 /// Relative error of the modular model's leading coefficient against the whole
@@ -1148,6 +1542,23 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
                 "the fitted whole-program model has another leading term ({}) than the composed one ({})",
                 Expr::poly(b).rounded(4),
                 Expr::poly(a).rounded(4)
+            ));
+        }
+    }
+    if let Some(e) = row.error_from_measured_blocks {
+        r.push(format!(
+            "composed from the blocks' measured medians instead of their models, the prediction is {:.1}% off at worst",
+            100.0 * e
+        ));
+    }
+    if let Some(f) = &row.fit_floor {
+        if f.share > FIT_FLOOR_NOTE {
+            r.push(format!(
+                "the fit of block `{}` misses its own measurement at x={} by {:.1}% ({:.1}% of the prediction there)",
+                f.block,
+                f.x,
+                100.0 * f.relative,
+                100.0 * f.share
             ));
         }
     }
@@ -1416,5 +1827,218 @@ mod tests {
         for odd in ["my_par", "my_par1", "my_par02", "my_parx"] {
             assert_eq!(parse(odd), (odd, how(bench::InputState::Cold, 0)));
         }
+    }
+
+    /// A saved series with three repetitions around `f(x)` (median exactly `f(x)`).
+    fn saved(name: &str, xs: &[u64], f: impl Fn(f64) -> f64) -> Series {
+        let points = xs
+            .iter()
+            .map(|&x| {
+                let v = f(x as f64);
+                bench::PointStats::of(x, vec![0.99 * v, v, 1.01 * v])
+            })
+            .collect();
+        if name.contains("->") {
+            Series::kernel(name, points)
+        } else {
+            Series::program(name, points)
+        }
+    }
+
+    fn reanalysis_options() -> Options {
+        Options {
+            cores: 2,
+            overhead: None,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn saved_measurements_are_validated_again_without_running_anything() {
+        let reg = Registry::builtin();
+        let opts = reanalysis_options();
+        let xs = [1024, 2048, 4096, 8192, 16384, 32768];
+        let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
+        let mut suite = term_suite(
+            "seq(inc, nop)",
+            sizes.clone(),
+            ImageSize::Small,
+            Sampling::quick(),
+        );
+        suite
+            .cases
+            .push(case("not saved", "seq(qsort, nop)", &sizes));
+        let program = saved("seq(inc, nop)", &xs, |x| 3.0 + 0.6 * x);
+        let inc = saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x);
+        let nop = saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0);
+        let again = reanalyze(
+            &suite,
+            &[program.clone(), inc.clone(), nop.clone()],
+            &reg,
+            &opts,
+        )
+        .unwrap();
+        // The program is the sum of its blocks: predicted exactly.
+        let rows = &again.report.rows;
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].configuration, "seq(inc, nop)");
+        assert!(rows[0].time_error < 1e-9, "{}", rows[0].time_error);
+        assert_eq!(again.missing, vec!["seq(qsort, nop)".to_string()]);
+        let floor = rows[0].fit_floor.as_ref().unwrap();
+        assert!(floor.share < 1e-9, "{floor:?}");
+        // Composed from the measured blocks directly: exact too.
+        assert!(rows[0].error_from_measured_blocks.unwrap() < 1e-9);
+        assert_eq!(again.report.series.len(), 3);
+        assert!(again.report.components.contains_key("nop_warm"));
+
+        // A block with a step its model cannot follow: the prediction from its model
+        // misses, the one from its measurements does not.
+        let step = |x: f64| if x < 5000.0 { 0.6 * x } else { 0.7 * x };
+        let stepped = reanalyze(
+            &suite,
+            &[
+                saved("seq(inc, nop)", &xs, move |x| 3.0 + step(x)),
+                saved("seq(inc, nop)->inc", &xs, step),
+                nop.clone(),
+            ],
+            &reg,
+            &opts,
+        )
+        .unwrap();
+        let row = &stepped.report.rows[0];
+        assert!(row.error_from_measured_blocks.unwrap() < 1e-9);
+        assert!(row.time_error > 0.01, "{}", row.time_error);
+        assert_eq!(row.fit_floor.as_ref().unwrap().block, "inc");
+
+        // The separate protocol saves blocks under their own names.
+        let mut plain = inc.clone();
+        plain.name = "inc".into();
+        let again = reanalyze(&suite, &[program.clone(), plain, nop.clone()], &reg, &opts);
+        assert!(again.is_ok());
+
+        // A block that is not there is an error naming it.
+        let err = reanalyze(&suite, &[program.clone(), inc.clone()], &reg, &opts).unwrap_err();
+        assert!(err.to_string().contains("nop_warm"), "{err}");
+        // Nothing of the suite there: an error, not an empty report.
+        let err = reanalyze(&suite, &[inc], &reg, &opts).unwrap_err();
+        assert!(err.to_string().contains("none of the 2"), "{err}");
+
+        // A pool's block saved before blocks were timed loaded: the block timed alone,
+        // and the row says so.
+        let suite = term_suite("tpool(2, inc)", sizes, ImageSize::Small, Sampling::quick());
+        let again = reanalyze(
+            &suite,
+            &[
+                saved("tpool(2, inc)", &xs, |x| 0.3 * x),
+                saved("tpool(2, inc)->inc", &xs, |x| 0.6 * x),
+            ],
+            &reg,
+            &opts,
+        )
+        .unwrap();
+        let notes = again.report.rows[0].notes.join("; ");
+        assert!(
+            notes.contains("inc_par2 composed from the block timed alone"),
+            "{notes}"
+        );
+    }
+
+    #[test]
+    fn the_fit_floor_is_the_block_miss_that_weighs_most_in_the_prediction() {
+        let s = saved("b->inc", &[1024, 2048, 4096], |x| x);
+        let opts = reanalysis_options();
+        let misses = fit_misses(&parse_model("1.1 * x").unwrap(), &s, &opts);
+        assert_eq!(misses.len(), 3);
+        assert!(misses.iter().all(|m| (m.relative - 0.1).abs() < 1e-12));
+        assert!((misses[2].ns - 409.6).abs() < 1e-9);
+        // A model that cannot be evaluated there is as far as it gets.
+        let bad = fit_misses(&parse_model("log2(x - 2048)").unwrap(), &s, &opts);
+        assert!(bad[0].relative.is_nan());
+
+        // Two blocks of a seq: a 20% miss of a 10 ns block weighs less than a 1% miss
+        // of a 1000 ns block in a prediction of about 1010 ns.
+        let blocks: BTreeMap<String, Vec<PointMiss>> = [
+            (
+                "nop".to_string(),
+                vec![PointMiss {
+                    x: 1024,
+                    value: 10.0,
+                    ns: 2.0,
+                    relative: 0.2,
+                }],
+            ),
+            (
+                "inc".to_string(),
+                vec![PointMiss {
+                    x: 1024,
+                    value: 1000.0,
+                    ns: 10.0,
+                    relative: 0.01,
+                }],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let f = fit_floor(&blocks, &parse_model("1010").unwrap(), &[1024]).unwrap();
+        assert_eq!((f.block.as_str(), f.x), ("inc", 1024));
+        assert!((f.share - 10.0 / 1010.0).abs() < 1e-12);
+        // Measured at other sizes than the program (`map` over images): its own share.
+        let f = fit_floor(&blocks, &parse_model("1010").unwrap(), &[8, 16]).unwrap();
+        assert_eq!(f.block, "nop");
+        assert_eq!(f.share, 0.2);
+    }
+
+    #[test]
+    fn saved_names_tell_mapreduce_images_apart() {
+        let plan = |t: &str| parse_plan("<t>", t).unwrap().1;
+        let mr = "mapreduce(map, reduce_pairwise, nodes=1, threads=1, keys=x, per_key=768)";
+        let at = |image| Case {
+            group: String::new(),
+            term: mr.into(),
+            sizes: vec![4, 8],
+            image,
+        };
+        assert_eq!(
+            case_id(&at(ImageSize::Small), &plan(mr)),
+            format!("{mr}@small")
+        );
+        assert_ne!(
+            case_id(&at(ImageSize::Small), &plan(mr)),
+            case_id(&at(ImageSize::Large), &plan(mr))
+        );
+        // Without a MapReduce the image plays no part: the term names the configuration.
+        let c = case("g", "pipe(qsort, inc)", &[1024]);
+        assert_eq!(case_id(&c, &plan("pipe(qsort, inc)")), "pipe(qsort, inc)");
+    }
+
+    #[test]
+    fn loaded_block_names_lead_back_to_the_block_timed_alone() {
+        assert_eq!(unloaded_key("inc_par2").as_deref(), Some("inc"));
+        assert_eq!(
+            unloaded_key("qsort_warm_par12").as_deref(),
+            Some("qsort_warm")
+        );
+        assert_eq!(unloaded_key("inc_remote"), None);
+        assert_eq!(unloaded_key("my_par1"), None);
+    }
+
+    #[test]
+    fn saved_files_read_back_as_series() {
+        let mut exp = perfcompose_core::measure::Experiment::new(vec!["x".into()]);
+        let key = |c: &str| perfcompose_core::measure::SeriesKey::new(c, "time");
+        exp.push(key("pipe(qsort, inc)"), vec![1024.0], vec![5.0, 6.0, 7.0]);
+        exp.push(key("pipe(qsort, inc)->qsort"), vec![1024.0], vec![4.0]);
+        let series = series_from_experiment(&exp);
+        assert_eq!(series.len(), 2);
+        let program = series
+            .iter()
+            .find(|s| s.name == "pipe(qsort, inc)")
+            .unwrap();
+        assert_eq!(program.kind, "program");
+        assert_eq!(program.points[0].x, 1024);
+        assert_eq!(program.points[0].median, 6.0);
+        assert!(program.points[0].converged);
+        let block = series.iter().find(|s| s.name.ends_with("->qsort")).unwrap();
+        assert_eq!(block.kind, "kernel");
     }
 }

@@ -19,7 +19,8 @@ use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progres
   perfcompose validate                       the quick suite (under 2 minutes)
   perfcompose validate --suite paper --save results/
   perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
-  perfcompose validate --json")]
+  perfcompose validate --json
+  perfcompose validate --suite paper --from results/ --modeler segmented")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized) or `paper` (the seed's tables, full grids).
     #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny"], hide_possible_values = true)]
@@ -45,10 +46,16 @@ pub struct Args {
     /// Overhead calibration file (default: the one `perfcompose bench --overhead` stored).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
-    /// Write every measurement (blocks.txt, programs.txt in Extra-P text) and the report
-    /// (report.json) into DIR.
+    /// Write every measurement (blocks.txt, programs.txt in Extra-P text), the overhead
+    /// calibration used (overhead-calibration.json) and the report (report.json) into DIR.
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
+    /// Run nothing: validate the suite again from the measurements a `--save DIR` run
+    /// wrote (DIR/blocks*.txt, DIR/programs*.txt), fitted with --modeler, with DIR's
+    /// overhead-calibration.json unless --calibration or --no-overhead says otherwise.
+    /// Compares modelers or calibrations on identical data.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["pin", "capacity", "memory_limit"])]
+    pub from: Option<PathBuf>,
     /// Modeler used for both the blocks and the whole programs.
     #[arg(long, default_value = perfcompose_core::fit::DEFAULT_MODELER)]
     pub modeler: String,
@@ -162,10 +169,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             _ => validate::quick_suite(),
         },
     };
+    let saved_calibration = args
+        .from
+        .as_ref()
+        .map(|dir| dir.join("overhead-calibration.json"))
+        .filter(|p| p.is_file());
     let overhead = if args.no_overhead {
         None
     } else {
-        super::input::calibration(args.calibration.as_deref())?.map(|(c, _)| c)
+        super::input::calibration(args.calibration.as_deref().or(saved_calibration.as_deref()))?
+            .map(|(c, _)| c)
     };
     let opts = Options {
         cores,
@@ -176,6 +189,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         modeler: args.modeler.clone(),
         protocol,
     };
+    if let Some(dir) = &args.from {
+        let saved = read_saved(dir)?;
+        let again =
+            validate::reanalyze(&suite, &saved, &registry, &opts).map_err(anyhow::Error::from)?;
+        if !again.missing.is_empty() {
+            eprintln!(
+                "{} has no measurements of {} of the suite's configurations (skipped): {}",
+                dir.display(),
+                again.missing.len(),
+                again.missing.join("; ")
+            );
+        }
+        return finish(&args, &again.report, opts.overhead.as_ref());
+    }
     let steps = validate::steps(&suite, &registry, &opts).map_err(anyhow::Error::from)?;
     let bar = bar(steps as u64, args.json);
     let mut tick = progress(&bar);
@@ -214,20 +241,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
     .map_err(anyhow::Error::from)?;
     bar.finish_and_clear();
+    finish(&args, &report, opts.overhead.as_ref())
+}
 
+/// Save (with --save) and print a report.
+fn finish(
+    args: &Args,
+    report: &Report,
+    calibration: Option<&overhead::Calibration>,
+) -> anyhow::Result<()> {
     if let Some(dir) = &args.save {
-        save(dir, &report)?;
+        save(dir, report, calibration)?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.to_json())?);
     } else {
-        print_report(&report);
+        print_report(report);
     }
     Ok(())
 }
 
-fn save(dir: &std::path::Path, report: &Report) -> anyhow::Result<()> {
+/// Every measurement a `--save DIR` run wrote: the Extra-P text files `blocks*.txt` and
+/// `programs*.txt` in DIR.
+fn read_saved(dir: &std::path::Path) -> anyhow::Result<Vec<perfcompose_runtime::bench::Series>> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            (name.starts_with("blocks") || name.starts_with("programs"))
+                && name.ends_with(".txt")
+                && p.is_file()
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "{} has no measurements (blocks*.txt, programs*.txt from `perfcompose validate --save {}`)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let mut series = Vec::new();
+    for f in files {
+        let exp = perfcompose_core::measure::read_path(&f)?;
+        series.extend(validate::series_from_experiment(&exp));
+    }
+    Ok(series)
+}
+
+fn save(
+    dir: &std::path::Path,
+    report: &Report,
+    calibration: Option<&overhead::Calibration>,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    if let Some(c) = calibration {
+        c.save(&dir.join("overhead-calibration.json"))
+            .map_err(anyhow::Error::from)?;
+    }
     let (blocks, programs): (Vec<_>, Vec<_>) = report
         .series
         .iter()
@@ -257,6 +332,8 @@ fn save(dir: &std::path::Path, report: &Report) -> anyhow::Result<()> {
                     .map(|(k, m)| (k.clone(), m.to_string()))
                     .collect::<std::collections::BTreeMap<_, _>>(),
                 "points": r.points,
+                "block_fit_miss": r.fit_floor,
+                "time_error_from_measured_blocks": r.error_from_measured_blocks,
             })
         })
         .collect();
