@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """How well do fitted models follow their own measurements?
 
-    python3 scripts/fit-residuals.py FILE [SUBSTRING] [--perfcompose PATH]
+    python3 scripts/fit-residuals.py FILE [SUBSTRING] [--modeler NAME] [--perfcompose PATH]
 
 FILE is Extra-P text (e.g. `blocks.txt` of `perfcompose validate --save DIR`). Every
 region (optionally only those whose callpath contains SUBSTRING) is fitted with
-`perfcompose fit --json --measure median`, and the model is evaluated at each measured
-point against the median of its repetitions. One line per region: the largest relative
+`perfcompose fit --json --measure median` (`--modeler NAME`: another modeler, e.g.
+`segmented`), and the model's prediction at each measured point is compared with the
+median of its repetitions. One line per region: the largest relative
 miss, the miss at every point in %, and the model. A composed prediction cannot be closer
 to the program than its blocks' models are to the blocks: this separates the error of the
 fit from the error of the composition (docs/validation.md, run I).
@@ -14,11 +15,9 @@ fit from the error of the composition (docs/validation.md, run I).
 Exits with status 2 on bad arguments or a file `perfcompose fit` rejects.
 """
 import json
-import math
 import statistics
 import subprocess
 import sys
-from fractions import Fraction
 
 
 def fail(msg):
@@ -53,33 +52,24 @@ def read_medians(path):
     return points, data
 
 
-def evaluate(model, x):
-    value = model["constant"]
-    for term in model["terms"]:
-        product = term["coefficient"]
-        for f in term["factors"]:
-            product *= x ** float(Fraction(f["exponent"])) * math.log2(x) ** f["log_exponent"]
-        value += product
-    return value
-
-
 def main(argv):
     args = list(argv)
-    exe = "target/release/perfcompose"
-    if "--perfcompose" in args:
-        i = args.index("--perfcompose")
-        if i + 1 >= len(args):
-            fail("--perfcompose needs a path")
-        exe = args[i + 1]
-        del args[i : i + 2]
-    if not args or len(args) > 2:
-        fail("usage: fit-residuals.py FILE [SUBSTRING] [--perfcompose PATH]")
+    options = {"--perfcompose": "target/release/perfcompose", "--modeler": "perfcompose"}
+    for flag in list(options):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                fail(f"{flag} needs a value")
+            options[flag] = args[i + 1]
+            del args[i : i + 2]
+    if not args or len(args) > 2 or any(a.startswith("--") for a in args):
+        fail("usage: fit-residuals.py FILE [SUBSTRING] [--modeler NAME] [--perfcompose PATH]")
+    exe = options["--perfcompose"]
     path, pattern = args[0], (args[1] if len(args) > 1 else "")
     points, medians = read_medians(path)
+    command = [exe, "fit", "--json", "--measure", "median", "--modeler", options["--modeler"], path]
     try:
-        run = subprocess.run(
-            [exe, "fit", "--json", "--measure", "median", path], capture_output=True, text=True
-        )
+        run = subprocess.run(command, capture_output=True, text=True)
     except OSError as e:
         fail(f"cannot run {exe}: {e}")
     if run.returncode != 0:
@@ -88,7 +78,8 @@ def main(argv):
         callpath = model["callpath"]
         if pattern not in callpath or callpath not in medians:
             continue
-        misses = [evaluate(model, x) / y - 1 for x, y in zip(points, medians[callpath])]
+        predicted = {p["coordinate"][0]: p["predicted"] for p in model["points"]}
+        misses = [predicted[x] / y - 1 for x, y in zip(points, medians[callpath]) if x in predicted]
         worst = max(map(abs, misses))
         print(
             f"{callpath:<48} max {100 * worst:5.1f}%  "
