@@ -1,0 +1,211 @@
+//! Diagnostic: how long each block takes *inside* a running design, next to its unit
+//! performance test under the conditions `validate` composes it with.
+//!
+//! `cargo run --release -p perfcompose-runtime --example in_situ -- TERM X,...`
+//!
+//! Every block occurrence of `TERM` (`inc`, `nop`, `qsort`, user blocks) is renamed
+//! `NAME_1`, `NAME_2`, ... and replaced by a wrapper that adds the time of each call to a
+//! counter. Per size the design runs as `validate` measures it (`ProgramSampler`, quick
+//! sampling), then each occurrence is unit-tested as `validate` would compose it (cold,
+//! `_warm`, `_remote`, `_parN`: `validate::input_plan`). Printed per occurrence: ns per
+//! call inside the program, ns per call in its unit test, and their ratio; and the
+//! program's ns per element. Where a design misses its prediction while the blocks'
+//! measured medians also miss (docs/validation.md, run L), this says whether a block
+//! itself runs slower in the program than in its unit test, or the time goes elsewhere
+//! (hand-offs, waiting). The wrapper's two clock reads (~25 ns) are inside the in-program
+//! figure. Exits with status 2 on bad arguments.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use perfcompose_runtime::bench::{self, Conditions, KernelSampler, ProgramSampler, Sampling};
+use perfcompose_runtime::kernel::{Inputs, Kernel, Op, Registry};
+use perfcompose_runtime::KernelError;
+use perfcompose_runtime::{Config, Data};
+
+/// Time and count of the calls of one block occurrence.
+#[derive(Default)]
+struct Counter {
+    ns: AtomicU64,
+    calls: AtomicU64,
+}
+
+/// A block that times its calls into a [`Counter`]; everything else is the inner kernel's.
+struct Timed {
+    name: String,
+    inner: Arc<dyn Kernel>,
+    counter: Arc<Counter>,
+}
+
+impl Kernel for Timed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn summary(&self) -> &str {
+        self.inner.summary()
+    }
+    fn op(&self) -> Op {
+        match self.inner.op() {
+            Op::Block { input, output, f } => {
+                let counter = self.counter.clone();
+                Op::Block {
+                    input,
+                    output,
+                    f: Arc::new(move |d: Data| {
+                        let t0 = Instant::now();
+                        let out = f(d);
+                        let ns = t0.elapsed().as_nanos() as u64;
+                        counter.ns.fetch_add(ns, Ordering::Relaxed);
+                        counter.calls.fetch_add(1, Ordering::Relaxed);
+                        out
+                    }),
+                }
+            }
+            other => other,
+        }
+    }
+    fn size_meaning(&self) -> &str {
+        self.inner.size_meaning()
+    }
+    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+        self.inner.input(x, inputs)
+    }
+    fn input_bytes(&self, x: usize, inputs: &Inputs) -> u128 {
+        self.inner.input_bytes(x, inputs)
+    }
+    fn writes(&self) -> bool {
+        self.inner.writes()
+    }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("in_situ: {msg}");
+    std::process::exit(2);
+}
+
+/// `TERM` with every block kernel renamed by occurrence (`inc` → `inc_1`, `inc_2`), and
+/// the original kernel of each new name.
+fn rename(term: &str, reg: &Registry) -> (String, Vec<(String, String)>) {
+    let mut out = String::new();
+    let mut renamed = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut word = String::new();
+    let mut flush = |word: &mut String, out: &mut String| {
+        let is_block = reg
+            .get(word)
+            .is_ok_and(|k| matches!(k.op(), Op::Block { .. }));
+        if is_block {
+            let n = seen.entry(word.clone()).or_insert(0);
+            *n += 1;
+            let new = format!("{word}_{n}");
+            renamed.push((new.clone(), word.clone()));
+            out.push_str(&new);
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for ch in term.chars() {
+        if ch.is_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    (out, renamed)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        fail("usage: in_situ TERM X,...");
+    }
+    let sizes: Vec<usize> = args[2]
+        .split(',')
+        .map(|s| s.trim().parse().ok().filter(|&x| x > 0))
+        .collect::<Option<_>>()
+        .unwrap_or_else(|| {
+            fail(&format!(
+                "sizes {:?}: positive integers, comma separated",
+                args[2]
+            ))
+        });
+    let builtin = Registry::builtin();
+    let (term, occurrences) = rename(&args[1], &builtin);
+    if occurrences.is_empty() {
+        fail(&format!("`{}` has no block kernel to time", args[1]));
+    }
+    let mut reg = builtin.clone();
+    let mut counters = BTreeMap::new();
+    for (name, kernel) in &occurrences {
+        let counter = Arc::new(Counter::default());
+        let inner = builtin
+            .get(kernel)
+            .unwrap_or_else(|e| fail(&e.to_string()))
+            .clone();
+        reg.register(Arc::new(Timed {
+            name: name.clone(),
+            inner,
+            counter: counter.clone(),
+        }));
+        counters.insert(name.clone(), counter);
+    }
+    let plan = match perfcompose_runtime::validate::parse_plan("<term>", &term) {
+        Ok((_, plan)) => plan,
+        Err(e) => fail(&e.render()),
+    };
+    let cores = perfcompose_runtime::overhead::available_cores();
+    // How validate composes each occurrence: NAME_k, NAME_k_warm, NAME_k_par2, ...
+    let as_composed = perfcompose_runtime::validate::input_plan(&plan, &reg, cores);
+    let composed: Vec<String> = as_composed.kernels();
+    let built = plan
+        .build(&reg, Config::default())
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let sampling = Sampling::quick();
+    let inputs = Inputs::default();
+    println!("{} as composed: {as_composed} ({cores} cores)", args[1]);
+    for &x in &sizes {
+        for c in counters.values() {
+            c.ns.store(0, Ordering::Relaxed);
+            c.calls.store(0, Ordering::Relaxed);
+        }
+        let mut program = ProgramSampler::new(&built, &reg, x, &inputs, u128::MAX)
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        let p =
+            bench::sample_point(&sampling, &mut program).unwrap_or_else(|e| fail(&e.to_string()));
+        println!(
+            "x = {x}: program {:.0} ns per element (CV {:.1}%)",
+            p.median,
+            100.0 * p.cv
+        );
+        for name in &composed {
+            let (base, how): (&str, Conditions) = Conditions::parse(name);
+            let Some(counter) = counters.get(base) else {
+                continue;
+            };
+            let calls = counter.calls.load(Ordering::Relaxed).max(1);
+            let in_program = counter.ns.load(Ordering::Relaxed) as f64 / calls as f64;
+            let original = &occurrences
+                .iter()
+                .find(|(n, _)| n == base)
+                .expect("every counter is an occurrence")
+                .1;
+            let kernel = builtin.get(original).expect("a built-in kernel");
+            let mut unit =
+                KernelSampler::new(kernel.as_ref(), x, &inputs, &sampling, u128::MAX, how)
+                    .unwrap_or_else(|e| fail(&e.to_string()));
+            let u =
+                bench::sample_point(&sampling, &mut unit).unwrap_or_else(|e| fail(&e.to_string()));
+            println!(
+                "  {name:<16} in the program {in_program:>10.0} ns per call ({calls} calls)   unit test {:>10.0} ns (CV {:.1}%)   ratio {:.2}",
+                u.median,
+                100.0 * u.cv,
+                in_program / u.median
+            );
+        }
+    }
+}
