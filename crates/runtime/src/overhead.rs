@@ -67,6 +67,83 @@ pub struct Calibration {
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mapreduce: Vec<JobCost>,
+    /// What a task pool costs per element when its workers are busy (absent in
+    /// calibrations stored before it existed): see [`PoolBusy`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pool_busy: Vec<PoolBusy>,
+}
+
+/// A task pool of `threads` ≤ cores workers whose tasks keep them busy: `tpool(n, spin(T))`
+/// takes `(T + stage)/n + extra_ns` per element, where `stage` is one stage's cost
+/// (`nop`) and `spin(T)` a block busy for `T` without touching memory. With `nop` tasks the
+/// workers mostly wait on the shared queue and the pool costs less than this: on this
+/// machine `tpool(2, nop)` adds 42 ns to a stage where two busy workers lose 160–210 ns per
+/// element (docs/runtime.md, "Blocks inside the running program").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PoolBusy {
+    pub threads: usize,
+    /// Median over the spin times of [`POOL_SPINS`], ns per element.
+    pub extra_ns: f64,
+    /// Per spin time: `(T, pool ns per element, spin(T) alone ns per element)`.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+/// Busy times of the task-pool calibration, ns.
+pub const POOL_SPINS: [u64; 3] = [1_000, 2_000, 4_000];
+
+/// Measure `tpool(n, spin(T))` against `spin(T)` for `n` from 2 to `cores` and each `T`
+/// of [`POOL_SPINS`] (stream driver, streams of about 20 ms, alternating).
+pub fn calibrate_pool_busy(
+    cores: usize,
+    repetitions: usize,
+    config: &Config,
+) -> Result<Vec<PoolBusy>, Error> {
+    let build =
+        |p| crate::Program::with_config(p, config.clone()).map_err(|e| Error::Run(e.to_string()));
+    let mut out = Vec::new();
+    for n in 2..=cores {
+        let mut points = Vec::new();
+        for &ns in &POOL_SPINS {
+            let single = build(spin_block(ns))?;
+            let pool = build(crate::tpool(n, spin_block(ns)))?;
+            let count = (20_000_000 / ns).max(64);
+            let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
+                let m = p
+                    .run_stream((0..count).collect())
+                    .map_err(|e| Error::Run(e.to_string()))?;
+                Ok(m.elapsed.as_nanos() as f64 / count as f64)
+            };
+            time(&single)?;
+            time(&pool)?;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..repetitions.max(1) {
+                a.push(time(&single)?);
+                b.push(time(&pool)?);
+            }
+            points.push((ns as f64, stats::median(&b), stats::median(&a)));
+        }
+        out.push(pool_busy_of(n, points));
+    }
+    Ok(out)
+}
+
+/// [`PoolBusy`] from its measured points: the extra of each point is
+/// `pool − single/n` (the spin alone through one stage is `T + stage`); the median over
+/// the points.
+pub fn pool_busy_of(threads: usize, points: Vec<(f64, f64, f64)>) -> PoolBusy {
+    let extras: Vec<f64> = points
+        .iter()
+        .map(|&(_, pool, single)| pool - single / threads as f64)
+        .collect();
+    PoolBusy {
+        threads,
+        extra_ns: if extras.is_empty() {
+            0.0
+        } else {
+            stats::median(&extras)
+        },
+        points,
+    }
 }
 
 /// The cost of one MapReduce job with trivial blocks: handing the phases to the pool's
@@ -459,6 +536,8 @@ pub fn calibrate(
     };
     let pipe_extra = (stream("pipe(nop, nop)") - stream("nop")).max(0.0);
     let pipe_wake = Some(calibrate_wake(repetitions.clamp(1, 7), config, pipe_extra)?);
+    progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
+    let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     let mapreduce = calibrate_mapreduce(cores, repetitions.clamp(1, 7), config)?;
     Ok(Calibration {
         host: hostname(),
@@ -468,6 +547,7 @@ pub fn calibrate(
         patterns,
         pipe_wake,
         mapreduce,
+        pool_busy,
     })
 }
 
@@ -619,10 +699,46 @@ impl Calibration {
         if let Some(w) = &self.pipe_wake {
             self.wakes(plan, 1.0, w, &mut saturating);
         }
+        self.busy_pools(plan, 1.0, &mut saturating);
         perfcompose_core::compose::predict::Overhead {
             ns_per_element: self.overhead_ns(plan),
             source: source.to_string(),
             saturating,
+        }
+    }
+
+    /// For every task pool of `n` ≤ cores workers with a [`PoolBusy`] calibration: the
+    /// cost busy workers add over the `tpool(n, nop)` figure already in
+    /// [`Calibration::overhead_ns`], `Δ = extra + stage/n − (stage + tpool(n, nop) extra)`,
+    /// reached once a worker's task takes the shortest calibrated spin (1 µs): the
+    /// saturating term `min(Δ, Δ/1 µs · T)` at the time `T` a worker spends per element.
+    fn busy_pools(
+        &self,
+        plan: &Plan,
+        scale: f64,
+        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+    ) {
+        match plan {
+            Plan::TPool(n, inner) => {
+                let k = (*n).min(self.cores.max(1));
+                if let Some(b) = self.pool_busy.iter().find(|b| b.threads == *n) {
+                    let stage = self.stage_ns();
+                    let delta = b.extra_ns + stage / k as f64 - (stage + self.tpool_extra(k));
+                    if delta > 0.0 && delta.is_finite() {
+                        out.push(perfcompose_core::compose::predict::Saturating {
+                            what: format!("busy workers' hand-off in {plan}"),
+                            scale: scale * k as f64,
+                            slope: delta / POOL_SPINS[0] as f64,
+                            cap_ns: delta,
+                        });
+                    }
+                }
+                self.busy_pools(inner, scale * k as f64, out);
+            }
+            Plan::Seq(parts) | Plan::Pipe(parts) => {
+                parts.iter().for_each(|p| self.busy_pools(p, scale, out))
+            }
+            Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
         }
     }
 
@@ -725,6 +841,7 @@ mod tests {
             repetitions: 1,
             pipe_wake: None,
             mapreduce: Vec::new(),
+            pool_busy: Vec::new(),
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -845,6 +962,44 @@ mod tests {
         assert!((c.overhead_ns(&mr("reduce_per_key", 1)) - 12000.0).abs() < TOL);
         // An unknown (user) reduce kernel counts as pairwise.
         assert!((c.overhead_ns(&mr("mine", 2)) - 5000.0).abs() < TOL);
+    }
+
+    #[test]
+    fn busy_pools_add_what_busy_workers_lose_beyond_the_nop_figure() {
+        let mut c = cal();
+        let k = |s: &str| Plan::Kernel(s.into());
+        let pool = Plan::TPool(2, Box::new(k("a")));
+        // Without a busy-pool calibration: nothing saturating.
+        assert!(c.overhead(&pool, "t").saturating.is_empty());
+        // Two busy workers: pool = single/2 + 200 at every spin time.
+        let points = vec![
+            (1000.0, 750.0, 1100.0),
+            (2000.0, 1250.0, 2100.0),
+            (4000.0, 2250.0, 4100.0),
+        ];
+        c.pool_busy = vec![pool_busy_of(2, points)];
+        assert!((c.pool_busy[0].extra_ns - 200.0).abs() < TOL);
+        let o = c.overhead(&pool, "t");
+        assert_eq!(o.saturating.len(), 1);
+        let s = &o.saturating[0];
+        // (T + 100)/2 + 200 per element against the nop figure's T/2 + 90: Δ = 160 more.
+        assert!((s.cap_ns - 160.0).abs() < TOL, "{s:?}");
+        assert!(
+            (s.slope - 0.16).abs() < TOL && (s.scale - 2.0).abs() < TOL,
+            "{s:?}"
+        );
+        // Applied to a block of 800 ns per task (400 per element): 0.16 · 800 = 128 ns.
+        let model = o.apply(&perfcompose_core::Expr::constant(400.0));
+        let v = model.eval_at(&[]).unwrap();
+        assert!((v - (400.0 + 90.0 + 128.0)).abs() < 1e-6, "{v}");
+        // Oversubscribed pools and pools of other sizes: no busy term.
+        assert!(c
+            .overhead(&Plan::TPool(4, Box::new(k("a"))), "t")
+            .saturating
+            .is_empty());
+        // Inside a pipeline, and a pool of pools scales the worker's time.
+        let nested = Plan::Pipe(vec![k("b"), pool.clone()]);
+        assert_eq!(c.overhead(&nested, "t").saturating.len(), 1);
     }
 
     #[test]

@@ -511,5 +511,26 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
          driver of `validate` in the last (what composition adds)",
         cal.cores, cal.elements, cal.repetitions
     );
+    if let Some(w) = &cal.pipe_wake {
+        println!(
+            "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, {:.3} x T)",
+            w.cap_ns, w.slope
+        );
+    }
+    for b in &cal.pool_busy {
+        let points: Vec<String> = b
+            .points
+            .iter()
+            .map(|(t, pool, single)| format!("T = {t:.0}: {pool:.0} vs {single:.0}"))
+            .collect();
+        println!(
+            "busy task pool of {} (tpool({}, spin(T)) against spin(T), ns per element: {}): {:.0} ns per element beyond single / {}",
+            b.threads,
+            b.threads,
+            points.join(", "),
+            b.extra_ns,
+            b.threads
+        );
+    }
     Ok(())
 }
