@@ -423,37 +423,26 @@ fn validating_again_needs_saved_measurements() {
     );
     // A saved run of other configurations.
     let other = scratch("from-other");
+    let from_other = [
+        "validate",
+        "--suite",
+        "tiny",
+        "--from",
+        other.to_str().unwrap(),
+    ];
     std::fs::write(
         other.join("programs.txt"),
         "PARAMETER x\nPOINTS ( 1024 )\nREGION pipe(qsort, qsort)\nMETRIC time\nDATA 5 6 7\n",
     )
     .unwrap();
-    assert_user_error(
-        &[
-            "validate",
-            "--suite",
-            "tiny",
-            "--from",
-            other.to_str().unwrap(),
-        ],
-        "none of the",
-    );
+    assert_user_error(&from_other, "none of the");
     // A damaged file: located.
     std::fs::write(
         other.join("blocks.txt"),
         "PARAMETER x\nPOINTS ( 1024 )\nDATA x\n",
     )
     .unwrap();
-    assert_user_error(
-        &[
-            "validate",
-            "--suite",
-            "tiny",
-            "--from",
-            other.to_str().unwrap(),
-        ],
-        "blocks.txt:3",
-    );
+    assert_user_error(&from_other, "blocks.txt:3");
 }
 
 #[test]

@@ -88,6 +88,31 @@ pub struct PoolBusy {
     pub points: Vec<(f64, f64, f64)>,
 }
 
+/// Median ns per element of two designs of a block busy for `ns`, streams of about
+/// 20 ms through the stream driver, alternating after one untimed stream each.
+fn side_by_side(
+    a: &crate::Program<u64, u64>,
+    b: &crate::Program<u64, u64>,
+    ns: u64,
+    repetitions: usize,
+) -> Result<(f64, f64), Error> {
+    let count = (20_000_000 / ns).max(64);
+    let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
+        let m = p
+            .run_stream((0..count).collect())
+            .map_err(|e| Error::Run(e.to_string()))?;
+        Ok(m.elapsed.as_nanos() as f64 / count as f64)
+    };
+    time(a)?;
+    time(b)?;
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..repetitions.max(1) {
+        ta.push(time(a)?);
+        tb.push(time(b)?);
+    }
+    Ok((stats::median(&ta), stats::median(&tb)))
+}
+
 /// Busy times of the task-pool calibration, ns.
 pub const POOL_SPINS: [u64; 3] = [1_000, 2_000, 4_000];
 
@@ -106,21 +131,8 @@ pub fn calibrate_pool_busy(
         for &ns in &POOL_SPINS {
             let single = build(spin_block(ns))?;
             let pool = build(crate::tpool(n, spin_block(ns)))?;
-            let count = (20_000_000 / ns).max(64);
-            let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
-                let m = p
-                    .run_stream((0..count).collect())
-                    .map_err(|e| Error::Run(e.to_string()))?;
-                Ok(m.elapsed.as_nanos() as f64 / count as f64)
-            };
-            time(&single)?;
-            time(&pool)?;
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for _ in 0..repetitions.max(1) {
-                a.push(time(&single)?);
-                b.push(time(&pool)?);
-            }
-            points.push((ns as f64, stats::median(&b), stats::median(&a)));
+            let (a, b) = side_by_side(&single, &pool, ns, repetitions)?;
+            points.push((ns as f64, b, a));
         }
         out.push(pool_busy_of(n, points));
     }
@@ -273,24 +285,11 @@ pub fn calibrate_wake(
             spin_block(ns),
             crate::block("nop", std::hint::black_box::<u64>),
         ))?;
-        let count = (20_000_000 / ns).max(64);
-        let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
-            let m = p
-                .run_stream((0..count).collect())
-                .map_err(|e| Error::Run(e.to_string()))?;
-            Ok(m.elapsed.as_nanos() as f64 / count as f64)
-        };
-        time(&single)?;
-        time(&piped)?;
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for _ in 0..repetitions.max(1) {
-            a.push(time(&single)?);
-            b.push(time(&piped)?);
-        }
+        let (stage_ns, pipe_ns) = side_by_side(&single, &piped, ns, repetitions)?;
         points.push(WakePoint {
             spin_ns: ns as f64,
-            stage_ns: stats::median(&a),
-            pipe_ns: stats::median(&b),
+            stage_ns,
+            pipe_ns,
         });
     }
     let (slope, cap_ns) = fit_wake(&points, pipe_nop_extra_ns);

@@ -1275,6 +1275,22 @@ pub fn series_from_experiment(exp: &perfcompose_core::measure::Experiment) -> Ve
         .collect()
 }
 
+/// `term` composed from `comps`, thread counts capped at the cores.
+fn compose_capped(
+    term: &Term,
+    comps: &Components,
+    opts: &Options,
+) -> Result<perfcompose_core::compose::Composition, Error> {
+    compose(
+        term,
+        comps,
+        ComposeOptions {
+            cores: Some(opts.cores as u64),
+        },
+    )
+    .map_err(|d| Error::Run(d.render()))
+}
+
 /// The largest relative error, over the program's sizes, of the prediction composed
 /// from the blocks' measured statistics at each size (each block a constant: its value
 /// there), overhead included. `None` for a MapReduce (its blocks run at other sizes than
@@ -1325,14 +1341,7 @@ fn compose_measured_blocks(
                 },
             });
         }
-        let composed = compose(
-            term,
-            &comps,
-            ComposeOptions {
-                cores: Some(opts.cores as u64),
-            },
-        )
-        .map_err(|d| Error::Run(d.render()))?;
+        let composed = compose_capped(term, &comps, opts)?;
         let model = match &overhead {
             Some(o) => o.apply(&composed.model),
             None => composed.model,
@@ -1377,14 +1386,7 @@ fn analyze_case(
             },
         });
     }
-    let composed = compose(
-        term,
-        &comps,
-        ComposeOptions {
-            cores: Some(opts.cores as u64),
-        },
-    )
-    .map_err(|d| Error::Run(d.render()))?;
+    let composed = compose_capped(term, &comps, opts)?;
     let overhead = opts
         .overhead
         .as_ref()
