@@ -2,11 +2,13 @@
 //!
 //! Parses flags (clap), dispatches to one module per subcommand under `cmd/`, and turns
 //! every error into a message on stderr with exit status 2 (user errors: bad files,
-//! bad terms, bad flags). All logic lives in the library crates.
+//! bad terms, bad flags) — except a closed standard output (`perfcompose ... | head`),
+//! which ends the command quietly with status 0. All logic lives in the library crates.
 
 mod cmd;
 mod report;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -48,8 +50,12 @@ fn main() -> ExitCode {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
     };
+    // Flush here rather than at exit, where a failed flush would go unnoticed.
+    let result = result.and_then(|()| Ok(std::io::stdout().flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away: nothing left to do, nothing to complain about.
+        Err(e) if report::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             report::print_error(&e);
             ExitCode::from(2)

@@ -1,7 +1,27 @@
-//! Error reporting: located diagnostics get the offending line with a caret (miette);
-//! everything else prints its cause chain. Both exit with status 2.
+//! Output and error reporting. Commands write their results through [`stdout`], so a
+//! failed write is an error instead of a panic (`println!` panics), and `main` ends
+//! quietly with status 0 when [`is_broken_pipe`] says the reader went away (`| head`).
+//! Located diagnostics get the offending line with a caret (miette); everything else
+//! prints its cause chain. Both exit with status 2.
+
+use std::io;
 
 use perfcompose_core::Diagnostic;
+
+/// Standard output, locked, for a command's results: write with `writeln!(out, ...)?`.
+/// Line-buffered like `println!`, so lines still interleave with stderr as before.
+pub fn stdout() -> io::StdoutLock<'static> {
+    io::stdout().lock()
+}
+
+/// Whether the error (or one of its causes) is a write to a pipe nobody reads any more.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
 
 /// Print an error from a command to stderr.
 pub fn print_error(e: &anyhow::Error) {

@@ -3,6 +3,9 @@
 
 mod common;
 
+use std::io::BufRead as _;
+use std::process::Stdio;
+
 use common::{check_case, run};
 
 /// Every case in `testdata/cli/` (see `common` for the layout; bless with
@@ -95,5 +98,96 @@ fn bad_input_exits_2_without_panicking() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(!stderr.trim().is_empty(), "{args:?}: no message");
+    }
+}
+
+/// Output large enough that no pipe holds it all (Linux pipes hold 64 KiB by default):
+/// the command must go on writing after its reader has closed the pipe, whenever that
+/// happens, so the closed-pipe error is certain rather than a race.
+const MORE_THAN_A_PIPE_HOLDS: usize = 256 * 1024;
+
+/// `perfcompose ... | head -1`: when the reader of stdout goes away, the command ends
+/// quietly with status 0 (no panic, no message), like ripgrep — whether the pipe closes
+/// before the first write or after a line was read, and whether the command prints one
+/// big string (`predict`) or line by line (`fit --stats`).
+#[test]
+fn closed_stdout_ends_quietly_with_status_0() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("closed-stdout");
+    std::fs::create_dir_all(&dir).unwrap();
+    // 400 series of 13 lines each with --stats: about 330 KB.
+    let mut text = String::from("PARAMETER x\n");
+    let xs: Vec<u64> = (10..19).map(|k| 1 << k).collect();
+    for x in &xs {
+        text.push_str(&format!("POINTS ( {x} )\n"));
+    }
+    for r in 0..400u64 {
+        text.push_str(&format!("\nREGION r{r:04}\nMETRIC time\n"));
+        for x in &xs {
+            let v = ((r + 1) * x + 1000) as f64;
+            text.push_str(&format!("DATA {} {v} {}\n", v * 0.99, v * 1.01));
+        }
+    }
+    let file = dir.join("many-series.txt");
+    std::fs::write(&file, text).unwrap();
+    // A 20,000-point grid: about 700 KB in one `write`.
+    let grid = format!(
+        "x={}",
+        (1..=20_000)
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    // (name for messages, arguments, start of the first line)
+    let commands: [(&str, Vec<String>, &str); 2] = [
+        (
+            "predict on a 20,000-point grid",
+            vec![
+                "predict".into(),
+                "pipe(qsort, inc)".into(),
+                "--at".into(),
+                grid,
+            ],
+            "term:",
+        ),
+        (
+            "fit --stats on 400 series",
+            vec!["fit".into(), "--stats".into(), file.display().to_string()],
+            "r0000; time; ",
+        ),
+    ];
+    for (name, args, first_line) in &commands {
+        let full = common::command_in(&dir, args).output().unwrap();
+        let full_stderr = String::from_utf8_lossy(&full.stderr);
+        assert!(full.status.success(), "{name}: {full_stderr}");
+        assert!(
+            full.stdout.len() > MORE_THAN_A_PIPE_HOLDS,
+            "{name}: only {} bytes of output, too few to be sure the pipe is closed while the command writes",
+            full.stdout.len()
+        );
+        for read_a_line in [false, true] {
+            let mut child = common::command_in(&dir, args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let stdout = child.stdout.take().unwrap();
+            let how = if read_a_line {
+                let mut line = String::new();
+                std::io::BufReader::new(stdout)
+                    .read_line(&mut line)
+                    .unwrap();
+                assert!(line.starts_with(first_line), "{name}: {line}");
+                "closed after one line"
+            } else {
+                drop(stdout);
+                "closed at once"
+            };
+            // The read end is closed now: the rest of the output meets a broken pipe.
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{name} ({how}): {stderr}");
+            assert_eq!(out.status.code(), Some(0), "{name} ({how}): {stderr}");
+            assert_eq!(stderr, "", "{name} ({how})");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! design, and calibration of the pattern overhead. Glue over
 //! `perfcompose_runtime::{bench, overhead}`.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -224,10 +224,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
+    let mut out = crate::report::stdout();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&series)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&series)?)?;
     } else {
-        print_table(&series);
+        print_table(&mut out, &series)?;
     }
     Ok(())
 }
@@ -244,7 +245,7 @@ fn list(registry: &Registry) -> anyhow::Result<()> {
             k.summary().to_string(),
         ]);
     }
-    println!("{t}");
+    writeln!(crate::report::stdout(), "{t}")?;
     Ok(())
 }
 
@@ -391,7 +392,7 @@ pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Resu
     Ok(written)
 }
 
-fn print_table(series: &[Series]) {
+fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(vec![
@@ -425,7 +426,7 @@ fn print_table(series: &[Series]) {
             ]);
         }
     }
-    println!("{t}");
+    writeln!(out, "{t}")
 }
 
 fn calibrate(args: &Args) -> anyhow::Result<()> {
@@ -461,6 +462,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             );
         }
     }
+    let mut out = crate::report::stdout();
     if args.json {
         let patterns: Vec<_> = cal
             .patterns
@@ -475,10 +477,11 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "patterns": patterns }))?
-        );
+        )?;
         return Ok(());
     }
     let mut t = Table::new();
@@ -504,18 +507,20 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             },
         ]);
     }
-    println!("{t}");
-    println!(
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
         "{} cores, {} elements x {} repetitions per pattern (medians); producer/consumer \
          driver (a feeder thread, a blocking collector) in the first columns, the stream \
          driver of `validate` in the last (what composition adds)",
         cal.cores, cal.elements, cal.repetitions
-    );
+    )?;
     if let Some(w) = &cal.pipe_wake {
-        println!(
+        writeln!(
+            out,
             "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, {:.3} x T)",
             w.cap_ns, w.slope
-        );
+        )?;
     }
     for b in &cal.pool_busy {
         let points: Vec<String> = b
@@ -523,14 +528,15 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             .iter()
             .map(|(t, pool, single)| format!("T = {t:.0}: {pool:.0} vs {single:.0}"))
             .collect();
-        println!(
+        writeln!(
+            out,
             "busy task pool of {} (tpool({}, spin(T)) against spin(T), ns per element: {}): {:.0} ns per element beyond single / {}",
             b.threads,
             b.threads,
             points.join(", "),
             b.extra_ns,
             b.threads
-        );
+        )?;
     }
     Ok(())
 }

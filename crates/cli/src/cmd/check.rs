@@ -1,6 +1,7 @@
 //! `perfcompose check`: compare two designs, or check seed 000's relational laws on the
 //! components.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use perfcompose_core::compose::grid::Grid;
@@ -43,15 +44,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let components = input::components(args.components.as_deref())?;
     let grid = input::grid(&args.at)?;
     let opts = ComposeOptions { cores: args.cores };
+    let mut out = crate::report::stdout();
     if args.laws {
         let reports = check_laws(&components, opts, &grid);
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&reports)?);
+            writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
         } else {
-            print!(
+            write!(
+                out,
                 "{}",
                 human_laws(&reports, &components.origin, &grid, components.len())
-            );
+            )?;
         }
         return Ok(());
     }
@@ -62,9 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let second = parse_term("<second term>", b)?;
     let c = compare_terms(&first, &second, &components, opts, &grid)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        print!("{}", human_comparison(&c, &grid));
+        write!(out, "{}", human_comparison(&c, &grid))?;
     }
     Ok(())
 }

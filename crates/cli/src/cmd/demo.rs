@@ -4,6 +4,8 @@
 //! its Table 2 (seq, tpool, pipe), Table 3 / eq. 6 (MapReduce on GrPPI) and Table 7
 //! (relation iv) and prints them next to the numbers the paper reports.
 
+use std::io::Write as _;
+
 use perfcompose_core::components::{seed_table1, Components, SEED000_TABLE1};
 use perfcompose_core::compose::predict::predict;
 use perfcompose_core::compose::{compose, grid::Grid, ComposeOptions};
@@ -226,7 +228,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let json = serde_json::to_string_pretty(&rows)?;
+        writeln!(crate::report::stdout(), "{json}")?;
         return Ok(());
     }
 
@@ -368,6 +371,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     ));
     out.push_str("  perfcompose check 'pipe(qsort, inc)' 'tpool(2, seq(qsort, inc))'\n");
     out.push_str("  perfcompose check --laws\n");
-    print!("{out}");
+    crate::report::stdout().write_all(out.as_bytes())?;
     Ok(())
 }

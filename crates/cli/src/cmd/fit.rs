@@ -6,6 +6,7 @@
 //! and prints one line per series — the model in Extra-P's syntax and its SMAPE — or,
 //! with `--json`, the documented schema of `docs/fitting.md`.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -82,13 +83,14 @@ struct Row {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_modelers {
+        let mut out = crate::report::stdout();
         for m in fit::modelers() {
             let default = if m.name() == DEFAULT_MODELER {
                 " (default)"
             } else {
                 ""
             };
-            println!("{}{default}: {}", m.name(), m.description());
+            writeln!(out, "{}{default}: {}", m.name(), m.description())?;
         }
         return Ok(());
     }
@@ -172,16 +174,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         bar.finish_and_clear();
     }
+    let mut out = crate::report::stdout();
     if args.json {
         let models: Vec<Value> = rows.iter().map(|r| row_json(r, &args)).collect();
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&json!({ "models": models }))
                 .context("serialising the models")?
-        );
+        )?;
     } else {
         for r in &rows {
-            print_human(r, &args);
+            print_human(&mut out, r, &args)?;
         }
     }
     Ok(())
@@ -198,43 +202,49 @@ fn show_key(key: &SeriesKey) -> String {
     format!("{} / {}", show(&key.callpath), show(&key.metric))
 }
 
-fn print_human(r: &Row, args: &Args) {
+/// One series for people; the warnings go to stderr, after the series' line.
+fn print_human(out: &mut impl Write, r: &Row, args: &Args) -> io::Result<()> {
     let model = r.fit.model.extrap();
     let s = &r.fit.stats;
     match &r.basis {
-        None => println!(
+        None => writeln!(
+            out,
             "{}; {}; {}; SMAPE {:.3}%",
             r.key.callpath, r.key.metric, model, s.smape
-        ),
-        Some(b) => println!(
+        )?,
+        Some(b) => writeln!(
+            out,
             "{}; {}; {}; R² {:.6}; SMAPE {:.3}%  [basis {b}]",
             r.key.callpath, r.key.metric, model, s.r2, s.smape
-        ),
+        )?,
     }
     for w in &r.fit.warnings {
         eprintln!("warning: {}: series {}: {w}", r.file, show_key(&r.key));
     }
     if args.stats {
-        println!(
+        writeln!(
+            out,
             "    RSS {:.6e}  R² {:.6}  adjusted R² {:.6}  points {}",
             s.rss, s.r2, s.ar2, s.points
-        );
+        )?;
         for c in &s.coefficients {
             let se = c.std_error.map_or("–".to_string(), |e| format!("{e:.4e}"));
-            println!("    {:>24}  {:>14.6e} ± {se}", c.term, c.value);
+            writeln!(out, "    {:>24}  {:>14.6e} ± {se}", c.term, c.value)?;
         }
         for p in &r.fit.points {
             let coord: Vec<String> = p.coordinate.iter().map(|v| format!("{v}")).collect();
             let cv =
                 p.cv.map_or("–".to_string(), |cv| format!("{:.2}%", cv * 100.0));
-            println!(
+            writeln!(
+                out,
                 "    at ({}): measured {:.6e}, model {:.6e}, CV {cv}",
                 coord.join(", "),
                 p.value,
                 p.predicted
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 /// An exponent for JSON: integers as numbers (`1`), fractions as exact strings for the

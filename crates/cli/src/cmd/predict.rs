@@ -1,5 +1,6 @@
 //! `perfcompose predict`: compose a design's model from its components and evaluate it.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use perfcompose_core::compose::predict::{predict_with_overhead, Overhead, Prediction};
@@ -53,10 +54,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         overhead_for(&term, args.calibration.as_deref())?.filter(|_| args.components.is_some())
     };
     let p = predict_with_overhead(&term, &components, opts, &grid, overhead.as_ref())?;
+    let mut out = crate::report::stdout();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&p)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&p)?)?;
     } else {
-        print!("{}", human(&p, &components.origin));
+        write!(out, "{}", human(&p, &components.origin))?;
     }
     Ok(())
 }

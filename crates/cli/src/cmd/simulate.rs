@@ -178,12 +178,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         render_text(&args, &report, wall, &notes, &platform)
     };
-    // A closed pipe (`| head`) is not an error worth a panic.
+    // A closed pipe (`| head`) surfaces as an error `main` ends on quietly.
     use std::io::Write;
-    match std::io::stdout().lock().write_all(out.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    crate::report::stdout().write_all(out.as_bytes())?;
+    Ok(())
 }
 
 /// dPerf's cost metrics (seed 003 eq. 5): slowdown = prediction time / (measured run time

@@ -1,6 +1,7 @@
 //! `perfcompose validate`: measure blocks, fit, compose, run the whole design, fit it and
 //! compare (seed 000 §4). Glue over `perfcompose_runtime::validate`.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -222,7 +223,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let report = validate::run_suite_with(&suite, &registry, &opts, &mut |p| tick(p), &mut |row| {
         if let Some(f) = partial.as_mut() {
-            use std::io::Write;
             let line = serde_json::json!({
                 "configuration": row.configuration,
                 "threads": row.threads,
@@ -253,10 +253,11 @@ fn finish(
     if let Some(dir) = &args.save {
         save(dir, report, calibration)?;
     }
+    let mut out = crate::report::stdout();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
-        print_report(report);
+        print_report(&mut out, report)?;
     }
     Ok(())
 }
@@ -351,7 +352,7 @@ fn pct(v: f64) -> String {
     }
 }
 
-fn print_report(report: &Report) {
+fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
     let mut blocks = Table::new();
     blocks.load_preset(UTF8_FULL_CONDENSED);
     blocks.set_header(vec![
@@ -366,7 +367,7 @@ fn print_report(report: &Report) {
     for (k, m) in &report.components {
         blocks.add_row(vec![k.clone(), m.rounded(4)]);
     }
-    println!("{blocks}");
+    writeln!(out, "{blocks}")?;
 
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
@@ -408,12 +409,13 @@ fn print_report(report: &Report) {
             verdict,
         ]);
     }
-    println!("{t}");
+    writeln!(out, "{t}")?;
     for n in notes {
-        println!("{n}");
+        writeln!(out, "{n}")?;
     }
     let judged: Vec<_> = report.rows.iter().filter_map(|r| r.passed()).collect();
-    println!(
+    writeln!(
+        out,
         "{} cores; {} of {} configurations within target; {} reported only (more threads than cores); pattern overhead {}",
         report.cores,
         judged.iter().filter(|p| **p).count(),
@@ -424,9 +426,10 @@ fn print_report(report: &Report) {
         } else {
             "not included (run `perfcompose bench --overhead` to calibrate)"
         }
-    );
+    )?;
     if let Some((before, after)) = report.load {
-        println!(
+        writeln!(
+            out,
             "load average {before:.1} before, {after:.1} after the run (which counts the run's own threads) on {} cores{}",
             report.cores,
             if before > report.cores as f64 * 0.75 {
@@ -434,6 +437,7 @@ fn print_report(report: &Report) {
             } else {
                 ""
             }
-        );
+        )?;
     }
+    Ok(())
 }

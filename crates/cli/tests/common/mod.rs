@@ -25,11 +25,11 @@ pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
-/// Run `perfcompose` with `args` in `dir`, with a stable environment (no colours, fixed
-/// width, no backtraces).
-pub fn run_in(dir: &Path, args: &[String]) -> Output {
-    Command::new(bin())
-        .args(args)
+/// `perfcompose` with `args` in `dir`, with a stable environment (no colours, fixed
+/// width, no backtraces), ready to run.
+pub fn command_in(dir: &Path, args: &[String]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
@@ -39,9 +39,14 @@ pub fn run_in(dir: &Path, args: &[String]) -> Output {
         .env(
             "XDG_CONFIG_HOME",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-calibration"),
-        )
-        .output()
-        .expect("run perfcompose")
+        );
+    c
+}
+
+/// Run `perfcompose` with `args` in `dir`, with a stable environment (no colours, fixed
+/// width, no backtraces).
+pub fn run_in(dir: &Path, args: &[String]) -> Output {
+    command_in(dir, args).output().expect("run perfcompose")
 }
 
 /// Run `perfcompose` in a temporary-free way from the test data directory.
