@@ -2,8 +2,11 @@
 //!
 //! ```sh
 //! bash scripts/install-extrap            # Extra-P into .venv/
-//! cargo run -p perfcompose-core --release --example fit_bench -- [--seed 1] [--regions 400,200,300] [--verbose]
+//! cargo run -p perfcompose-core --release --example fit_bench -- [--seed 1] [--regions 400,200,300] [--verbose] [--only SUBSTRING]
 //! ```
+//!
+//! `--only` runs the classes whose name contains SUBSTRING (each class keeps the data its
+//! position in the list seeds, so a subset reproduces the full run's figures).
 //!
 //! For each class (1, 2, 3 parameters; the mixed truths of [`perfcompose_core::fit::synth`]
 //! and the one-term functions of Extra-P's own tests) it generates seeded synthetic
@@ -24,7 +27,8 @@
 //!   or too many terms, same size), and how often it is right where Extra-P is.
 //!
 //! Results go to stdout (a markdown table) and `bench-out/fit_bench.json`; `--verbose`
-//! lists every miss with the χ² of the truth, the fitted model and the best rival.
+//! lists every miss with the χ² of the truth, the fitted model and the best rival, and
+//! every region where `--modeler extrap` and Extra-P pick different exponents (stderr).
 //! Without Extra-P installed (or with `--no-extrap`) only our modelers are run (the
 //! "where Extra-P is right" lines then use `--modeler extrap`'s choices).
 
@@ -147,6 +151,28 @@ fn classes(regions: &[usize]) -> Vec<Class> {
                 regions[2],
             )
         },
+        class(
+            "1 parameter (x = 2^10..2^18, 9 points)",
+            &["x"],
+            vec![(10..=18).map(|k| 2f64.powi(k)).collect()],
+            regions[0] / 2,
+        ),
+        class(
+            "2 parameters (x = 2^10..2^18 × 2..32)",
+            &["x", "y"],
+            vec![(0..5).map(|k| 2f64.powi(10 + 2 * k)).collect(), geo(2.0)],
+            regions[1],
+        ),
+        class(
+            "3 parameters (x = 2^10..2^18 × 2..32 × 2..32)",
+            &["x", "y", "z"],
+            vec![
+                (0..5).map(|k| 2f64.powi(10 + 2 * k)).collect(),
+                geo(2.0),
+                geo(2.0),
+            ],
+            regions[2],
+        ),
     ]
 }
 
@@ -392,7 +418,14 @@ fn main() {
     // Per class: our misses on identifiable regions by cause, and whether the oracle's
     // rivals were exhaustive.
     let mut miss_report: Vec<(&str, Misses, bool)> = Vec::new();
+    let only = flag("--only");
     for (ci, class) in classes(&regions).iter().enumerate() {
+        if only
+            .as_ref()
+            .is_some_and(|o| !class.name.contains(o.as_str()))
+        {
+            continue;
+        }
         let config = SynthConfig {
             shape: class.shape,
             parameters: class.parameters.clone(),
@@ -548,7 +581,14 @@ fn main() {
             for (r, compat) in data.iter().zip(ours_models.last().unwrap()) {
                 let (_, m) = models.iter().find(|(n, _)| *n == r.name).unwrap();
                 fidelity.1 += 1;
-                fidelity.0 += synth::same_exponents(m, compat) as usize;
+                let same = synth::same_exponents(m, compat);
+                fidelity.0 += same as usize;
+                if verbose && !same {
+                    eprintln!(
+                        "DIFFER {} {}: Extra-P {}  ours (--modeler extrap) {}",
+                        class.name, r.name, m, compat
+                    );
+                }
             }
             reference = Some(
                 data.iter()

@@ -22,9 +22,15 @@
 //!   `a·b + b`, for three the 21 mixed forms, and keep the lowest in-sample SMAPE among
 //!   those whose every term contributes at least 0.05 %.
 //!
-//! Where Extra-P's numpy least squares would return a minimum-norm answer for a
-//! rank-deficient hypothesis (a line of two points, a term that is constant on the data),
-//! we skip that hypothesis instead.
+//! Extra-P's least squares is numpy's `lstsq` (LAPACK `gelsd`) on the *unscaled* columns,
+//! which treats singular values at or below `rcond · σ_max` as zero (`rcond` = machine
+//! epsilon × the number of points for one parameter; 2⁻⁵³ for several, after Extra-P's
+//! retry). On wide-range data this is not a corner case: `x^(5/2) · log2(x)²` at
+//! `x = 2^18` is about 10¹⁶, the constant column drops below the threshold, and numpy
+//! returns the minimum-norm line through (nearly) the origin. We reproduce that
+//! ([`numpy_truncated`], [`numpy_truncated_line`]) wherever numpy would truncate, and use
+//! our exact fit elsewhere. Where the columns are exactly dependent (a line of two
+//! points, a term that is constant on the data) we skip the hypothesis instead.
 
 // `!(a > b)` is deliberate: a NaN must fail the check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -32,7 +38,9 @@
 use std::collections::BTreeMap;
 
 use super::data::{lines_along, prepare, Prepared};
-use super::lsq::{lstsq, RANK_TOLERANCE};
+use super::lsq::{
+    lstsq, numpy_default_rcond, numpy_truncated, numpy_truncated_line, LAPACK_EPS, RANK_TOLERANCE,
+};
 use super::space::{eval_power, usable_blocks};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Measure, Modeler};
 use crate::measure::Point;
@@ -92,6 +100,35 @@ fn too_small(contribution: f64) -> bool {
     contribution < MIN_TERM_CONTRIBUTION
 }
 
+/// Extra-P's single-parameter fit `c0 + c1·t` (numpy's `lstsq(A, y, None)`): numpy's
+/// rank-truncated answer where it gives one, else the exact least-squares line; `None`
+/// where the columns are dependent (the hypothesis is skipped).
+fn extrap_line(t: &[f64], y: &[f64]) -> Option<(f64, f64)> {
+    let n = y.len();
+    let ones = vec![1.0; n];
+    let exact = lstsq(&[&ones, t], y, None, false).ok()?;
+    let m = n as f64;
+    let s1: f64 = t.iter().sum();
+    let tm = s1 / m;
+    let truncated = numpy_truncated_line(
+        m,
+        s1,
+        t.iter().map(|v| v * v).sum(),
+        t.iter().map(|v| (v - tm) * (v - tm)).sum(),
+        y.iter().sum(),
+        t.iter().zip(y).map(|(t, y)| t * y).sum(),
+        numpy_default_rcond(n, 2),
+    );
+    Some(truncated.unwrap_or((exact.coef[0], exact.coef[1])))
+}
+
+/// Extra-P's multi-parameter fit (numpy's `lstsq` with `rcond=None`, retried with
+/// `rcond=-1` when the rank collapsed, so effectively LAPACK's machine precision).
+fn extrap_fit(columns: &[&[f64]], y: &[f64]) -> Option<Vec<f64>> {
+    let exact = lstsq(columns, y, None, false).ok()?;
+    Some(numpy_truncated(columns, y, LAPACK_EPS).unwrap_or(exact.coef))
+}
+
 /// Extra-P's basic single-parameter modeler on one line of points.
 pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
     let n = y.len();
@@ -106,7 +143,6 @@ pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
     }
     let mut best = constant;
     let mut best_smape = smape(y.iter().map(|&a| (a, c_mean)));
-    let ones = vec![1.0; n];
     for block in usable_blocks(x.iter().copied()) {
         let t: Vec<f64> = x.iter().map(|&v| eval_power(&block, v)).collect();
         let mut loo_rss = 0.0;
@@ -115,11 +151,10 @@ pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
         for k in 0..n {
             let tt: Vec<f64> = (0..n).filter(|&i| i != k).map(|i| t[i]).collect();
             let yt: Vec<f64> = (0..n).filter(|&i| i != k).map(|i| y[i]).collect();
-            let Ok(s) = lstsq(&[&ones[..n - 1], &tt], &yt, None, false) else {
+            let Some((mut c0, c1)) = extrap_line(&tt, &yt) else {
                 valid = false;
                 break;
             };
-            let (mut c0, c1) = (s.coef[0], s.coef[1]);
             let min = yt.iter().copied().fold(f64::INFINITY, f64::min);
             let clean = if min == 0.0 {
                 (c0 - min).abs() < CLEAN_CONSTANT_EPSILON
@@ -140,10 +175,9 @@ pub fn single(x: &[f64], y: &[f64]) -> SingleModel {
         if !valid || !loo_rss.is_finite() {
             continue;
         }
-        let Ok(s) = lstsq(&[&ones, &t], y, None, false) else {
+        let Some((c0, c1)) = extrap_line(&t, y) else {
             continue;
         };
-        let (c0, c1) = (s.coef[0], s.coef[1]);
         if c1 == 0.0 || too_small(max_contribution(t.iter().map(|v| c1 * v), y)) {
             continue;
         }
@@ -208,17 +242,39 @@ pub fn single_choice_with<T: AsRef<[f64]>>(
     for (block, t) in blocks {
         let t = t.as_ref();
         let tm = t.iter().sum::<f64>() / nf;
-        let (mut stt, mut sty, mut t2) = (0.0, 0.0, 0.0);
+        let (mut stt, mut sty, mut t2, mut ty) = (0.0, 0.0, 0.0, 0.0);
         for k in 0..n {
             let dt = t[k] - tm;
             stt += dt * dt;
             sty += dt * (y[k] - c_mean);
             t2 += t[k] * t[k];
+            ty += t[k] * y[k];
         }
         if !(stt > RANK_TOLERANCE * RANK_TOLERANCE * t2) || !stt.is_finite() {
             continue;
         }
         let b = sty / stt;
+        // numpy's rank truncation (see `extrap_line`), from the same sums.
+        let (s1, sy) = (nf * tm, nf * c_mean);
+        let truncated = |k: Option<usize>| {
+            let (m, t_k, y_k) = match k {
+                Some(k) => (nf - 1.0, t[k], y[k]),
+                None => (nf, 0.0, 0.0),
+            };
+            let stt = match k {
+                Some(_) => stt - nf / (nf - 1.0) * (t_k - tm) * (t_k - tm),
+                None => stt,
+            };
+            numpy_truncated_line(
+                m,
+                s1 - t_k,
+                t2 - t_k * t_k,
+                stt,
+                sy - y_k,
+                ty - t_k * y_k,
+                numpy_default_rcond(m as usize, 2),
+            )
+        };
         let mut loo_rss = 0.0;
         let mut loo_smape = 0.0;
         let mut valid = true;
@@ -232,11 +288,13 @@ pub fn single_choice_with<T: AsRef<[f64]>>(
                 valid = false;
                 break;
             }
-            let e = y[k] - (c_mean + b * dt);
-            let r = e / (1.0 - h);
-            let a_k = c_mean - r / nf;
-            let b_k = b - dt / stt * r;
-            let mut c0 = a_k - b_k * tm;
+            let (mut c0, b_k) = truncated(Some(k)).unwrap_or_else(|| {
+                let e = y[k] - (c_mean + b * dt);
+                let r = e / (1.0 - h);
+                let a_k = c_mean - r / nf;
+                let b_k = b - dt / stt * r;
+                (a_k - b_k * tm, b_k)
+            });
             let min = if k == kmin { ymin2 } else { ymin };
             let clean = if min == 0.0 {
                 (c0 - min).abs() < CLEAN_CONSTANT_EPSILON
@@ -257,6 +315,7 @@ pub fn single_choice_with<T: AsRef<[f64]>>(
         if !valid || !loo_rss.is_finite() {
             continue;
         }
+        let b = truncated(None).map_or(b, |(_, c1)| c1);
         if b == 0.0 || too_small(max_contribution(t.iter().map(|v| b * v), y)) {
             continue;
         }
@@ -438,10 +497,10 @@ fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec
             let reuse = smape((0..n).map(|i| (y[i], sp.c0 + c1 * t[i])));
             let m = monomial_of(&[0]);
             let mut model = Pmnf::from_terms([(sp.c0, Monomial::one()), (c1, m.clone())]);
-            if let Ok(s) = lstsq(&[&ones, &t], y, None, false) {
-                let refit = smape((0..n).map(|i| (y[i], s.coef[0] + s.coef[1] * t[i])));
+            if let Some(c) = extrap_fit(&[&ones, &t], y) {
+                let refit = smape((0..n).map(|i| (y[i], c[0] + c[1] * t[i])));
                 if refit < reuse {
-                    model = Pmnf::from_terms([(s.coef[0], Monomial::one()), (s.coef[1], m)]);
+                    model = Pmnf::from_terms([(c[0], Monomial::one()), (c[1], m)]);
                 }
             }
             (model, warnings)
@@ -452,23 +511,23 @@ fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec
                 let cols: Vec<Vec<f64>> = form.iter().map(|t| column(t)).collect();
                 let mut refs: Vec<&[f64]> = vec![&ones];
                 refs.extend(cols.iter().map(|c| c.as_slice()));
-                let Ok(s) = lstsq(&refs, y, None, false) else {
+                let Some(coef) = extrap_fit(&refs, y) else {
                     continue;
                 };
                 let predicted: Vec<f64> = (0..n)
                     .map(|p| {
-                        s.coef[0]
+                        coef[0]
                             + (0..cols.len())
-                                .map(|j| s.coef[j + 1] * cols[j][p])
+                                .map(|j| coef[j + 1] * cols[j][p])
                                 .sum::<f64>()
                     })
                     .collect();
                 let e = smape((0..n).map(|p| (y[p], predicted[p])));
                 let model = Pmnf::from_terms(
-                    std::iter::once((s.coef[0], Monomial::one())).chain(
+                    std::iter::once((coef[0], Monomial::one())).chain(
                         form.iter()
                             .enumerate()
-                            .map(|(j, t)| (s.coef[j + 1], monomial_of(t))),
+                            .map(|(j, t)| (coef[j + 1], monomial_of(t))),
                     ),
                 );
                 // The product form is the starting point, unchecked (as in Extra-P).
@@ -481,7 +540,7 @@ fn multi(parameters: &[String], data: &Prepared, measure: Measure) -> (Pmnf, Vec
                     }
                 }
                 let contributes = (0..cols.len()).all(|j| {
-                    let c = s.coef[j + 1];
+                    let c = coef[j + 1];
                     c != 0.0 && !too_small(max_contribution(cols[j].iter().map(|v| c * v), y))
                 });
                 if contributes && best.as_ref().is_some_and(|(b, _)| e < *b) {

@@ -132,6 +132,95 @@ pub fn lstsq(
     Ok(Solution { coef, wrss, cov })
 }
 
+/// numpy's default `rcond` for `numpy.linalg.lstsq(A, b, None)`: machine epsilon times
+/// the larger dimension of `A`.
+pub fn numpy_default_rcond(rows: usize, cols: usize) -> f64 {
+    f64::EPSILON * rows.max(cols) as f64
+}
+
+/// LAPACK's relative machine precision (`dlamch('E')`, 2⁻⁵³): the threshold `gelsd` uses
+/// when numpy passes `rcond = -1`.
+pub const LAPACK_EPS: f64 = f64::EPSILON / 2.0;
+
+/// What `numpy.linalg.lstsq(A, y, rcond)` (LAPACK's `gelsd`) answers when it treats the
+/// unweighted, *unscaled* `A` as rank deficient: singular values at or below
+/// `rcond · σ_max` count as zero and the minimum-norm solution of the rest is returned.
+/// `None` when every singular value is above that (the full-rank solution, which
+/// [`lstsq`] computes more accurately, is then the answer).
+///
+/// Extra-P fits this way, so on wide-range data — a column such as `x^(5/2) · log2(x)²`
+/// at `x = 2^18`, about 10¹⁶, beside the constant column — its constant coefficient
+/// silently becomes ~0 and the hypothesis is a line through the origin. The
+/// Extra-P-compatible modeler must do the same to pick what Extra-P picks.
+pub fn numpy_truncated(columns: &[&[f64]], y: &[f64], rcond: f64) -> Option<Vec<f64>> {
+    let n = y.len();
+    let p = columns.len();
+    if p == 0
+        || n == 0
+        || columns
+            .iter()
+            .flat_map(|c| c.iter())
+            .any(|v| !v.is_finite())
+    {
+        return None;
+    }
+    let a = DMatrix::from_fn(n, p, |k, j| columns[j][k]);
+    let svd = a.svd(true, true);
+    let (u, v_t) = (svd.u.as_ref()?, svd.v_t.as_ref()?);
+    let sigma = &svd.singular_values;
+    let max = sigma.iter().copied().fold(0.0, f64::max);
+    if !(max > 0.0) || sigma.iter().all(|&s| s > rcond * max) {
+        return None;
+    }
+    let b = DVector::from_column_slice(y);
+    let mut x = vec![0.0; p];
+    for (i, &s) in sigma.iter().enumerate() {
+        if !(s > rcond * max) {
+            continue;
+        }
+        let ub = u.column(i).dot(&b) / s;
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj += v_t[(i, j)] * ub;
+        }
+    }
+    Some(x)
+}
+
+/// [`numpy_truncated`] for the line `y ≈ c0 + c1·t` (columns `1` and `t`) from its sums,
+/// in closed form: `m` points, `s1 = Σt`, `s2 = Σt²`, `stt = Σ(t − t̄)²`, `sy = Σy`,
+/// `sty = Σt·y`. The eigenvalues of `AᵀA` give the singular values exactly
+/// (`λ₂ = det/λ₁` with `det = m·stt` keeps the small one accurate); the minimum-norm
+/// rank-one solution is `v₁ (v₁ᵀ Aᵀy) / λ₁`. Returns `(c0, c1)` when numpy would
+/// truncate, `None` otherwise.
+pub fn numpy_truncated_line(
+    m: f64,
+    s1: f64,
+    s2: f64,
+    stt: f64,
+    sy: f64,
+    sty: f64,
+    rcond: f64,
+) -> Option<(f64, f64)> {
+    let half = (s2 - m) / 2.0;
+    let l1 = (m + s2) / 2.0 + (half * half + s1 * s1).sqrt();
+    if !(l1 > 0.0) || !l1.is_finite() {
+        return None;
+    }
+    let l2 = (m * stt).max(0.0) / l1;
+    // σ₂/σ₁ = sqrt(λ₂/λ₁) ≤ rcond.
+    if l2 > rcond * rcond * l1 {
+        return None;
+    }
+    let (v0, v1) = (s1, l1 - m);
+    let norm = v0.hypot(v1);
+    if !(norm > 0.0) {
+        return None;
+    }
+    let (v0, v1) = (v0 / norm, v1 / norm);
+    let k = (v0 * sy + v1 * sty) / l1;
+    Some((v0 * k, v1 * k))
+}
+
 /// Weighted affine fit `y ≈ a + b·t` in closed form on weighted-centred data; the hot
 /// loop of the hypothesis searches (thousands of these per region). Centring first keeps
 /// it accurate where the uncentred normal equations would not be; the rank test mirrors
@@ -207,6 +296,46 @@ mod tests {
             lstsq(&[&a, &b], &[1.0], None, false).unwrap_err(),
             LstsqError::Underdetermined
         );
+    }
+
+    #[test]
+    fn numpy_truncation_matches_numpy_on_wide_range_columns() {
+        // numpy 1.26.4 (OpenBLAS), `numpy.linalg.lstsq(A, b, None)` with A = [1, t],
+        // t = x^(5/2)·log2(x)², x = 2^10..2^18, b = 3e9 + t: rank 1, σ₂/σ₁ = 2.39e-16,
+        // solution [1.01529132e-16, 1.00000030].
+        let x: Vec<f64> = (10..=18).map(|k| 2f64.powi(k)).collect();
+        let t: Vec<f64> = x.iter().map(|x| x.powf(2.5) * x.log2().powi(2)).collect();
+        let y: Vec<f64> = t.iter().map(|t| 3e9 + t).collect();
+        let ones = vec![1.0; x.len()];
+        let rcond = numpy_default_rcond(x.len(), 2);
+        let full = numpy_truncated(&[&ones, &t], &y, rcond).expect("truncated");
+        let m = x.len() as f64;
+        let s1: f64 = t.iter().sum();
+        let tm = s1 / m;
+        let line = numpy_truncated_line(
+            m,
+            s1,
+            t.iter().map(|t| t * t).sum(),
+            t.iter().map(|t| (t - tm) * (t - tm)).sum(),
+            y.iter().sum(),
+            t.iter().zip(&y).map(|(t, y)| t * y).sum(),
+            rcond,
+        )
+        .expect("truncated");
+        // numpy's answer to its printed digits; the SVD path to rounding of the tiny constant.
+        const NUMPY_DIGITS: f64 = 1e-8;
+        assert!((line.1 - 1.00000030).abs() < NUMPY_DIGITS, "{line:?}");
+        assert!(
+            (line.0 - 1.01529132e-16).abs() < NUMPY_DIGITS * 1e-16,
+            "{line:?}"
+        );
+        assert!((full[1] - 1.00000030).abs() < NUMPY_DIGITS, "{full:?}");
+        assert!(full[0].abs() < 1e-14, "{full:?}");
+        // x^2·log2(x)² on the same points: σ₂/σ₁ = 1.19e-13, full rank for numpy.
+        let t2: Vec<f64> = x.iter().map(|x| x * x * x.log2().powi(2)).collect();
+        assert!(numpy_truncated(&[&ones, &t2], &y, rcond).is_none());
+        // A well-scaled problem is never truncated.
+        assert!(numpy_truncated(&[&ones, &x], &y, LAPACK_EPS).is_none());
     }
 
     #[test]
