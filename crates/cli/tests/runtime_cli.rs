@@ -411,6 +411,79 @@ fn validate_saves_measurements() {
 }
 
 #[test]
+fn the_sandwich_protocol_reports_how_far_the_program_is_from_itself() {
+    let dir = scratch("save-sandwich");
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--protocol",
+        "sandwich",
+        "--save",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let repeats = |r: &serde_json::Value| -> Vec<f64> {
+        r["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["repeat_error"].as_f64().expect("repeat_error"))
+            .collect()
+    };
+    let first = repeats(&report);
+    assert!(!first.is_empty());
+    assert!(
+        first.iter().all(|e| e.is_finite() && *e >= 0.0),
+        "{first:?}"
+    );
+    // Both halves are saved next to the pooled program.
+    let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+    for region in [
+        "REGION seq(inc, nop)\n",
+        "REGION seq(inc, nop) [before blocks]\n",
+        "REGION seq(inc, nop) [after blocks]\n",
+    ] {
+        assert!(text.contains(region), "{region}: {text}");
+    }
+    // Validated again from them: the same figures.
+    let again = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--from",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(repeats(&again), first);
+    // The human report has the column.
+    let human = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--from",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
+        "{}",
+        String::from_utf8_lossy(&human.stdout)
+    );
+    // The other protocols print no such field.
+    let plain = perfcompose(&["validate", "--suite", "tiny", "--no-overhead", "--json"]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(plain["rows"][0].get("repeat_error").is_none(), "{plain}");
+}
+
+#[test]
 fn validating_again_needs_saved_measurements() {
     let empty = scratch("from-empty");
     assert_user_error(
@@ -513,4 +586,24 @@ fn bad_input_is_a_clear_error_with_status_2() {
     assert_user_error(&["validate", "--cores", "0"], "at least 1");
     assert_user_error(&["validate", "--measure", "mode"], "unknown measure");
     assert_user_error(&["validate", "--protocol", "both"], "unknown protocol");
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "paper",
+            "--only",
+            "pipe(inc, qsort, nop)",
+        ],
+        "has no configuration",
+    );
+    assert_user_error(
+        &[
+            "validate",
+            "--only",
+            "seq(inc, nop)",
+            "--term",
+            "seq(inc, nop)",
+        ],
+        "",
+    );
 }

@@ -162,6 +162,43 @@ pub struct Suite {
     pub sampling: Sampling,
 }
 
+/// The configurations of `suite` whose term is one of `terms` (compared as parsed, so
+/// spacing does not matter; a MapReduce keeps every image the suite runs it on), in the
+/// suite's order: re-running the rows of a long suite that missed. A term the suite does
+/// not have is an error that lists the suite's terms.
+pub fn select(mut suite: Suite, terms: &[String]) -> Result<Suite, Error> {
+    let canonical = |t: &str| -> Result<String, Error> {
+        Ok(parse_plan("<--only>", t)
+            .map_err(|d| Error::Run(d.render()))?
+            .1
+            .to_string())
+    };
+    let wanted: Vec<String> = terms
+        .iter()
+        .map(|t| canonical(t))
+        .collect::<Result<_, _>>()?;
+    let mut keys = Vec::with_capacity(suite.cases.len());
+    for c in &suite.cases {
+        keys.push(canonical(&c.term)?);
+    }
+    if let Some((t, _)) = terms.iter().zip(&wanted).find(|(_, w)| !keys.contains(w)) {
+        let mut known: Vec<&str> = Vec::new();
+        for c in &suite.cases {
+            if !known.contains(&c.term.as_str()) {
+                known.push(&c.term);
+            }
+        }
+        return Err(Error::Run(format!(
+            "suite `{}` has no configuration `{t}`; its configurations: {}",
+            suite.name,
+            known.join("; ")
+        )));
+    }
+    let mut keep = keys.iter().map(|k| wanted.contains(k));
+    suite.cases.retain(|_| keep.next().unwrap_or(false));
+    Ok(suite)
+}
+
 /// How a configuration's measurements are named in saved files (the callpath of its
 /// program, the prefix `ID->` of its blocks): the term as written, and for a MapReduce
 /// the image size too (`TERM@small`), since the suites run one term on several.
@@ -394,6 +431,19 @@ pub enum Protocol {
     /// Every block once over its sweep, before all programs (the seed's order; a long
     /// suite then compares a program with blocks measured up to half an hour earlier).
     Separate,
+    /// [`Protocol::Interleaved`] with the program measured twice per size, right before
+    /// its blocks and right after them (program, blocks, program). The prediction is
+    /// compared with the two measurements pooled, and [`Row::repeat_error`] says how far
+    /// apart they are: how well the machine reproduces the program itself over the
+    /// seconds its blocks take. A prediction cannot be checked more closely than that.
+    Sandwich,
+}
+
+impl Protocol {
+    /// Whether each configuration measures its own blocks next to its program.
+    pub fn per_configuration(self) -> bool {
+        matches!(self, Protocol::Interleaved | Protocol::Sandwich)
+    }
 }
 
 impl std::str::FromStr for Protocol {
@@ -402,8 +452,9 @@ impl std::str::FromStr for Protocol {
         match s {
             "interleaved" => Ok(Protocol::Interleaved),
             "separate" => Ok(Protocol::Separate),
+            "sandwich" => Ok(Protocol::Sandwich),
             other => Err(format!(
-                "unknown protocol `{other}` (expected `interleaved` or `separate`)"
+                "unknown protocol `{other}` (expected `interleaved`, `separate` or `sandwich`)"
             )),
         }
     }
@@ -463,6 +514,10 @@ pub struct Row {
     /// not all measured at the program's sizes, as in a MapReduce): the composition's
     /// own error, without the fits'.
     pub error_from_measured_blocks: Option<f64>,
+    /// Under [`Protocol::Sandwich`]: the largest relative difference, over the sizes,
+    /// between the program measured before and after its blocks ([`repeat_error`]).
+    /// `None` under the other protocols.
+    pub repeat_error: Option<f64>,
 }
 
 impl Row {
@@ -597,6 +652,9 @@ pub struct JsonRow {
     pub monolithic: String,
     pub coefficient_error: f64,
     pub time_error: f64,
+    /// Added field: [`Row::repeat_error`], present under the sandwich protocol only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_error: Option<f64>,
 }
 
 impl Report {
@@ -614,6 +672,7 @@ impl Report {
                     monolithic: r.monolithic.to_string(),
                     coefficient_error: r.coefficient_error,
                     time_error: r.time_error,
+                    repeat_error: r.repeat_error,
                 })
                 .collect(),
         }
@@ -623,7 +682,7 @@ impl Report {
 /// Steps of a suite, for a progress bar: one per measured point.
 pub fn steps(suite: &Suite, registry: &Registry, opts: &Options) -> Result<usize, Error> {
     let programs = suite.cases.iter().map(|c| c.sizes.len()).sum::<usize>();
-    if opts.protocol == Protocol::Interleaved {
+    if opts.protocol.per_configuration() {
         return Ok(programs);
     }
     let mut n = 0;
@@ -833,11 +892,27 @@ fn case_needs(
     Ok(seen.into_values().collect())
 }
 
+/// Suffixes of the two halves of a program measured under [`Protocol::Sandwich`]
+/// (`ID [before blocks]`, `ID [after blocks]`); the program itself, both pooled, is
+/// saved as `ID`.
+pub const SANDWICH_HALVES: [&str; 2] = [" [before blocks]", " [after blocks]"];
+
+/// What [`measure_interleaved`] measured for one configuration.
+struct Measured {
+    /// Block series, named by component key.
+    blocks: Vec<Series>,
+    /// The program (both halves pooled under the sandwich protocol).
+    program: Series,
+    /// Under the sandwich protocol, the program before and after its blocks, named
+    /// with [`SANDWICH_HALVES`].
+    halves: Option<[Series; 2]>,
+}
+
 /// Measure one configuration under [`Protocol::Interleaved`]: per program size, the
-/// configuration's blocks, then the program. A block measured over the same sizes as the
-/// program is timed at the same size; one measured over other sizes (the map of a
-/// MapReduce, over images) has its points spread over the program's sizes. Returns the
-/// block series (named by component key) and the program's.
+/// configuration's blocks, then the program ([`Protocol::Sandwich`]: the program, the
+/// blocks, the program again). A block measured over the same sizes as the program is
+/// timed at the same size; one measured over other sizes (the map of a MapReduce, over
+/// images) has its points spread over the program's sizes.
 fn measure_interleaved(
     c: &Case,
     plan: &Plan,
@@ -846,7 +921,7 @@ fn measure_interleaved(
     registry: &Registry,
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(Vec<Series>, Series), Error> {
+) -> Result<Measured, Error> {
     let built = plan.build(registry, opts.config.clone())?;
     let inputs = Inputs::with_image(c.image);
     let mut kernels = Vec::with_capacity(needs.len());
@@ -856,7 +931,9 @@ fn measure_interleaved(
         sizes.push(kernel_sizes(suite, registry, kernel)?);
     }
     let name = case_id(c, plan);
+    let sandwich = opts.protocol == Protocol::Sandwich;
     let mut program_points = Vec::with_capacity(c.sizes.len());
+    let mut halves: [Vec<bench::PointStats>; 2] = [Vec::new(), Vec::new()];
     let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
         sizes.iter().map(|s| vec![None; s.len()]).collect();
     for (i, &x) in c.sizes.iter().enumerate() {
@@ -867,6 +944,13 @@ fn measure_interleaved(
             total: c.sizes.len(),
         });
         let slots = slots_at(i, &c.sizes, &sizes);
+        let before = if sandwich {
+            let mut program =
+                bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
+            Some(bench::sample_point(&suite.sampling, &mut program)?)
+        } else {
+            None
+        };
         // The blocks first, each to the end of its repetitions, then the program: each
         // measurement starts with the machine in the state its own warm-up leaves (one
         // repetition right after another measurement's stream of fresh inputs runs up to
@@ -884,7 +968,20 @@ fn measure_interleaved(
         }
         let mut program =
             bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
-        program_points.push(bench::sample_point(&suite.sampling, &mut program)?);
+        let after = bench::sample_point(&suite.sampling, &mut program)?;
+        match before {
+            Some(before) => {
+                let mut both = before.clone();
+                both.values.extend_from_slice(&after.values);
+                let mut both = bench::PointStats::of(before.x, both.values);
+                both.batch = before.batch;
+                both.converged = before.converged && after.converged;
+                program_points.push(both);
+                halves[0].push(before);
+                halves[1].push(after);
+            }
+            None => program_points.push(after),
+        }
     }
     let blocks = needs
         .iter()
@@ -893,8 +990,38 @@ fn measure_interleaved(
             Series::kernel(key.clone(), points.into_iter().flatten().collect())
         })
         .collect();
+    let halves = sandwich.then(|| {
+        let [a, b] = halves;
+        [
+            Series::program(format!("{name}{}", SANDWICH_HALVES[0]), a),
+            Series::program(format!("{name}{}", SANDWICH_HALVES[1]), b),
+        ]
+    });
     let program = Series::program(name, program_points);
-    Ok((blocks, program))
+    Ok(Measured {
+        blocks,
+        program,
+        halves,
+    })
+}
+
+/// How well a program reproduces: the largest relative difference, over the sizes both
+/// measured, between two measurements of it (`|a − b| / ((a + b) / 2)` of the statistic
+/// `measure`). A prediction that equals one of them is off by about this much against
+/// the other, so a time error below it cannot be told from the machine's own variation.
+/// `None` without a common size.
+pub fn repeat_error(a: &Series, b: &Series, measure: Measure) -> Option<f64> {
+    let stat = |p: &bench::PointStats| {
+        perfcompose_core::measure::Summary::of(&p.values).map_or(f64::NAN, |s| s.get(measure))
+    };
+    a.points
+        .iter()
+        .filter_map(|p| {
+            let q = b.points.iter().find(|q| q.x == p.x)?;
+            let (u, v) = (stat(p), stat(q));
+            Some((u - v).abs() / ((u + v) / 2.0))
+        })
+        .reduce(|m, e| if e > m || e.is_nan() { e } else { m })
 }
 
 /// The block points measured with the `i`-th program point: `(block, point)` pairs. A
@@ -1018,6 +1145,7 @@ pub fn run_suite_with(
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
+        let mut halves = None;
         // The term composed: kernels renamed after their input state (see `input_plan`).
         let as_composed = input_plan(plan, registry, opts.cores);
         let renamed;
@@ -1052,20 +1180,23 @@ pub fn run_suite_with(
                 measured.name = case_id(c, plan);
                 (m, measured)
             }
-            Protocol::Interleaved => {
+            Protocol::Interleaved | Protocol::Sandwich => {
                 let needs = case_needs(c, plan, registry, opts.cores)?;
-                let (blocks, measured) =
-                    measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
+                let got = measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 let mut m = BTreeMap::new();
-                for b in blocks {
+                for b in got.blocks {
                     let model = fit_series(&b, opts)?;
                     misses.insert(b.name.clone(), fit_misses(&model, &b, opts));
                     m.insert(b.name.clone(), model);
                     block_series.push((case_id(c, plan), b));
                 }
-                (m, measured)
+                halves = got.halves;
+                (m, got.program)
             }
         };
+        let repeat = halves
+            .as_ref()
+            .and_then(|[a, b]| repeat_error(a, b, opts.measure));
         let row = analyze_case(
             c,
             plan,
@@ -1074,14 +1205,16 @@ pub fn run_suite_with(
             block_models,
             &misses,
             &measured,
+            repeat,
             registry,
             opts,
         )?;
         on_row(&row);
         series.push(measured);
+        series.extend(halves.into_iter().flatten());
         rows.push(row);
     }
-    if opts.protocol == Protocol::Interleaved {
+    if opts.protocol.per_configuration() {
         let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
         for s in pooled(&all) {
             models.insert(s.name.clone(), fit_series(&s, opts)?);
@@ -1185,6 +1318,12 @@ pub fn reanalyze(
                 ..(*block).clone()
             });
         }
+        // Saved by the sandwich protocol: the program before and after its blocks.
+        let halves = SANDWICH_HALVES.map(|h| by_name.get(format!("{id}{h}").as_str()).copied());
+        let repeat = match halves {
+            [Some(a), Some(b)] => repeat_error(a, b, opts.measure),
+            _ => None,
+        };
         let mut row = analyze_case(
             c,
             &plan,
@@ -1193,6 +1332,7 @@ pub fn reanalyze(
             block_models,
             &misses,
             measured,
+            repeat,
             registry,
             opts,
         )?;
@@ -1204,6 +1344,7 @@ pub fn reanalyze(
         }
         rows.push(row);
         used.push((*measured).clone());
+        used.extend(halves.into_iter().flatten().cloned());
     }
     if rows.is_empty() {
         return Err(Error::Run(format!(
@@ -1366,6 +1507,7 @@ fn analyze_case(
     block_models: BTreeMap<String, Expr>,
     block_misses: &BTreeMap<String, Vec<PointMiss>>,
     measured: &Series,
+    repeat_error: Option<f64>,
     registry: &Registry,
     opts: &Options,
 ) -> Result<Row, Error> {
@@ -1487,6 +1629,7 @@ fn analyze_case(
         fit_floor: floor,
         error_from_measured_blocks: from_blocks,
         components: block_models,
+        repeat_error,
     };
     if row.passed() == Some(false) || coefficient_error.is_nan() {
         let reasons = miss_reasons(&row, measured, opts);
@@ -1551,6 +1694,18 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
         r.push(format!(
             "composed from the blocks' measured medians instead of their models, the prediction is {:.1}% off at worst",
             100.0 * e
+        ));
+    }
+    if let Some(e) = row.repeat_error {
+        let beyond = row.target.is_some_and(|t| e > t);
+        r.push(format!(
+            "the program measured right before and right after its blocks differs by up to {:.1}%{}",
+            100.0 * e,
+            if beyond {
+                ": more than the target, so this machine does not reproduce the program closely enough to check the prediction to the target"
+            } else {
+                ""
+            }
         ));
     }
     if let Some(f) = &row.fit_floor {
@@ -1665,6 +1820,8 @@ mod tests {
     fn protocols_parse() {
         assert_eq!("interleaved".parse(), Ok(Protocol::Interleaved));
         assert_eq!("separate".parse(), Ok(Protocol::Separate));
+        assert_eq!("sandwich".parse(), Ok(Protocol::Sandwich));
+        assert!(Protocol::Sandwich.per_configuration() && !Protocol::Separate.per_configuration());
         assert!("both".parse::<Protocol>().is_err());
         assert_eq!(Protocol::default(), Protocol::Interleaved);
     }
@@ -1845,6 +2002,80 @@ mod tests {
         } else {
             Series::program(name, points)
         }
+    }
+
+    #[test]
+    fn a_suite_can_be_cut_down_to_some_of_its_configurations() {
+        let paper = paper_suite();
+        let some = select(
+            paper.clone(),
+            &["pipe(inc,inc)".into(), "tpool(2, seq(inc, nop))".into()],
+        )
+        .unwrap();
+        let terms: Vec<&str> = some.cases.iter().map(|c| c.term.as_str()).collect();
+        assert_eq!(terms, vec!["pipe(inc, inc)", "tpool(2, seq(inc, nop))"]);
+        assert_eq!(some.sampling, paper.sampling);
+        // A MapReduce keeps its three images.
+        let mr = "mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)";
+        assert_eq!(select(paper.clone(), &[mr.into()]).unwrap().cases.len(), 3);
+        // Unknown or malformed terms are errors.
+        let err = select(paper.clone(), &["pipe(inc, qsort, nop)".into()]).unwrap_err();
+        assert!(err.to_string().contains("has no configuration"), "{err}");
+        assert!(err.to_string().contains("seq(qsort, nop)"), "{err}");
+        assert_eq!(err.to_string().matches(mr).count(), 1, "{err}");
+        assert!(select(paper, &["pipe(inc,".into()]).is_err());
+    }
+
+    #[test]
+    fn repeat_error_is_the_largest_relative_gap_between_two_measurements() {
+        let xs = [1024, 2048, 4096];
+        let a = saved("p [before blocks]", &xs, |x| x);
+        // 10% above at 2048 (relative to the pair's mean: 0.1 / 1.05), equal elsewhere;
+        // a size measured once only does not count.
+        let b = saved("p [after blocks]", &[1024, 2048, 4096, 8192], |x| {
+            if x == 2048.0 {
+                1.1 * x
+            } else if x == 8192.0 {
+                3.0 * x
+            } else {
+                x
+            }
+        });
+        let e = repeat_error(&a, &b, Measure::Median).unwrap();
+        assert!((e - 0.1 / 1.05).abs() < TOL, "{e}");
+        assert_eq!(
+            repeat_error(&a, &b, Measure::Median),
+            repeat_error(&b, &a, Measure::Median)
+        );
+        let none = saved("q", &[64], |x| x);
+        assert_eq!(repeat_error(&a, &none, Measure::Median), None);
+    }
+
+    #[test]
+    fn the_sandwich_protocol_is_validated_again_with_its_halves() {
+        let reg = Registry::builtin();
+        let opts = reanalysis_options();
+        let xs = [1024, 2048, 4096, 8192, 16384, 32768];
+        let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
+        let suite = term_suite("seq(inc, nop)", sizes, ImageSize::Small, Sampling::quick());
+        let program = saved("seq(inc, nop)", &xs, |x| 3.0 + 0.6 * x);
+        let inc = saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x);
+        let nop = saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0);
+        // The program 20% slower after its blocks than before them at one size.
+        let before = saved("seq(inc, nop) [before blocks]", &xs, |x| 3.0 + 0.6 * x);
+        let after = saved("seq(inc, nop) [after blocks]", &xs, |x| {
+            (3.0 + 0.6 * x) * if x == 4096.0 { 1.2 } else { 1.0 }
+        });
+        let all = [program, inc, nop, before, after];
+        let again = reanalyze(&suite, &all, &reg, &opts).unwrap();
+        let row = &again.report.rows[0];
+        let e = row.repeat_error.unwrap();
+        assert!((e - 0.2 / 1.1).abs() < TOL, "{e}");
+        // The halves are kept with the measurements used (a second `--save` keeps them).
+        assert_eq!(again.report.series.len(), 5);
+        // Without them: no repeat error, as under the other protocols.
+        let again = reanalyze(&suite, &all[..3], &reg, &opts).unwrap();
+        assert_eq!(again.report.rows[0].repeat_error, None);
     }
 
     fn reanalysis_options() -> Options {

@@ -21,7 +21,8 @@ use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progres
   perfcompose validate --suite paper --save results/
   perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
   perfcompose validate --json
-  perfcompose validate --suite paper --from results/ --modeler segmented")]
+  perfcompose validate --suite paper --from results/ --modeler segmented
+  perfcompose validate --suite paper --only 'pipe(inc, inc)' --protocol sandwich")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized) or `paper` (the seed's tables, full grids).
     #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny"], hide_possible_values = true)]
@@ -29,6 +30,10 @@ pub struct Args {
     /// Validate one design written with the registered kernels instead of a suite.
     #[arg(long, value_name = "TERM")]
     pub term: Option<String>,
+    /// Only these configurations of the suite (repeatable; a term as the suite writes
+    /// it, spacing aside): re-run the rows that missed without the whole suite.
+    #[arg(long, value_name = "TERM", conflicts_with = "term")]
+    pub only: Vec<String>,
     /// Sizes of the sweep for --term, comma separated.
     #[arg(long, value_delimiter = ',', value_name = "X,...", requires = "term")]
     pub sizes: Option<Vec<usize>>,
@@ -74,8 +79,10 @@ pub struct Args {
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
     /// When the blocks are measured: `interleaved` (per configuration and size, the
-    /// program and its blocks in turn, so that a drift of the machine moves both) or
-    /// `separate` (every block once, before all programs).
+    /// program and its blocks in turn, so that a drift of the machine moves both),
+    /// `sandwich` (the program before and after its blocks: reports how well the
+    /// machine reproduces the program, `repeat_error`) or `separate` (every block once,
+    /// before all programs).
     #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
     pub protocol: String,
 }
@@ -167,8 +174,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => match args.suite.as_str() {
             "paper" => validate::paper_suite(),
             "tiny" => tiny_suite(),
-            _ => validate::quick_suite(),
+            "quick" => validate::quick_suite(),
+            other => bail!("unknown suite `{other}` (expected `quick` or `paper`)"),
         },
+    };
+    let suite = if args.only.is_empty() {
+        suite
+    } else {
+        validate::select(suite, &args.only).map_err(anyhow::Error::from)?
     };
     let saved_calibration = args
         .from
@@ -231,6 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "monolithic": row.monolithic.to_string(),
                 "coefficient_error": row.coefficient_error,
                 "time_error": row.time_error,
+                "repeat_error": row.repeat_error,
                 "overhead_ns": row.overhead_ns,
                 "passed": row.passed(),
                 "notes": row.notes,
@@ -335,6 +349,7 @@ fn save(
                 "points": r.points,
                 "block_fit_miss": r.fit_floor,
                 "time_error_from_measured_blocks": r.error_from_measured_blocks,
+                "repeat_error": r.repeat_error,
             })
         })
         .collect();
@@ -358,7 +373,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
     blocks.set_header(vec![
         "block",
         match report.protocol {
-            validate::Protocol::Interleaved => {
+            validate::Protocol::Interleaved | validate::Protocol::Sandwich => {
                 "fitted model [ns], all its measurements (each configuration uses its own)"
             }
             validate::Protocol::Separate => "fitted model [ns]",
@@ -371,15 +386,21 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
 
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    // The sandwich protocol's column: how far the program's two measurements are apart.
+    let repeats = report.rows.iter().any(|r| r.repeat_error.is_some());
+    let mut header = vec![
         "configuration",
         "threads",
         "modular model [ns]",
         "monolithic model [ns]",
         "coef. error",
         "time error",
-        "verdict",
-    ]);
+    ];
+    if repeats {
+        header.push("program vs itself");
+    }
+    header.push("verdict");
+    t.set_header(header);
     let mut notes = Vec::new();
     for (i, r) in report.rows.iter().enumerate() {
         let verdict = match (r.passed(), r.target) {
@@ -395,7 +416,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
                 r.notes.join("; ")
             ));
         }
-        t.add_row(vec![
+        let mut cells = vec![
             r.configuration.clone(),
             format!(
                 "{}{}",
@@ -406,8 +427,12 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             r.monolithic.rounded(4),
             pct(r.coefficient_error),
             pct(r.time_error),
-            verdict,
-        ]);
+        ];
+        if repeats {
+            cells.push(r.repeat_error.map_or_else(|| "–".into(), pct));
+        }
+        cells.push(verdict);
+        t.add_row(cells);
     }
     writeln!(out, "{t}")?;
     for n in notes {
