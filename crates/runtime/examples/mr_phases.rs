@@ -1,7 +1,9 @@
 //! Diagnostic: where a MapReduce job of the histogram spends its time, on one and two
 //! threads. Logs the start and end of every map call and prints, per job: the time per
 //! job of the stream, the ideal `x · map / threads`, the map phase's span (first map start
-//! to last map end) and how long after the first thread the second one starts.
+//! to last map end), how long after the first thread the second one starts, how many
+//! jobs split their images unevenly between the threads (counts more than one apart),
+//! and how much of the span the busiest thread was not mapping.
 //! Figures and what they say: docs/validation.md ("Small pairwise MapReduce, two threads").
 //!
 //!     cargo run --release -p perfcompose-runtime --example mr_phases
@@ -15,7 +17,7 @@ use perfcompose_runtime::{mapreduce, Program, Reduce};
 fn main() {
     let img = ImageSize::Small.image();
     for threads in [1usize, 2] {
-        for x in [8usize, 64] {
+        for x in [8usize, 16, 64] {
             let log: Arc<Mutex<Vec<(std::thread::ThreadId, f64, f64)>>> = Arc::default();
             let t0 = Instant::now();
             let l = Arc::clone(&log);
@@ -44,6 +46,8 @@ fn main() {
             // Per job: first map start to last map end, and the spread of start times.
             let mut spans = Vec::new();
             let mut skews = Vec::new();
+            let mut idle_in_span = Vec::new();
+            let mut uneven = 0;
             for j in log.chunks(x) {
                 let first = j.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
                 let last = j.iter().map(|r| r.2).fold(0.0, f64::max);
@@ -57,7 +61,27 @@ fn main() {
                 if starts.len() > 1 {
                     skews.push(starts[1].1 - starts[0].1);
                 }
+                // Per thread: images mapped and time spent mapping.
+                let per: Vec<(usize, f64)> = starts
+                    .iter()
+                    .map(|(id, _)| {
+                        let mine = j.iter().filter(|r| r.0 == *id);
+                        (mine.clone().count(), mine.map(|r| r.2 - r.1).sum())
+                    })
+                    .collect();
+                let most = per.iter().map(|p| p.0).max().unwrap_or(0);
+                let least = if per.len() < threads {
+                    0
+                } else {
+                    per.iter().map(|p| p.0).min().unwrap_or(0)
+                };
+                if most - least > 1 {
+                    uneven += 1;
+                }
+                let busiest = per.iter().map(|p| p.1).fold(0.0, f64::max);
+                idle_in_span.push(last - first - busiest);
             }
+            idle_in_span.sort_by(f64::total_cmp);
             spans.sort_by(f64::total_cmp);
             skews.sort_by(f64::total_cmp);
             let med = |v: &Vec<f64>| {
@@ -68,10 +92,12 @@ fn main() {
                 }
             };
             println!(
-                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median)",
+                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median); {uneven} of {} jobs split unevenly; span minus the busiest thread's mapping: median {:.1} us",
                 per_map * x as f64 / threads as f64,
                 med(&spans),
-                med(&skews)
+                med(&skews),
+                spans.len(),
+                med(&idle_in_span)
             );
         }
     }

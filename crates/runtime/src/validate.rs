@@ -944,10 +944,13 @@ fn measure_interleaved(
             total: c.sizes.len(),
         });
         let slots = slots_at(i, &c.sizes, &sizes);
-        let before = if sandwich {
+        let sample_program = || -> Result<bench::PointStats, Error> {
             let mut program =
                 bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
-            Some(bench::sample_point(&suite.sampling, &mut program)?)
+            bench::sample_point(&suite.sampling, &mut program)
+        };
+        let before = if sandwich {
+            Some(sample_program()?)
         } else {
             None
         };
@@ -966,9 +969,7 @@ fn measure_interleaved(
             )?;
             block_points[k][j] = Some(bench::sample_point(&suite.sampling, &mut b)?);
         }
-        let mut program =
-            bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
-        let after = bench::sample_point(&suite.sampling, &mut program)?;
+        let after = sample_program()?;
         match before {
             Some(before) => {
                 let mut both = before.clone();
