@@ -36,6 +36,23 @@ fn assert_user_error(args: &[&str], needle: &str) {
     );
 }
 
+/// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`, which must
+/// succeed (validating saved measurements again runs nothing).
+fn tiny_again(dir: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--from",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = perfcompose(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    o
+}
+
 #[test]
 fn bench_lists_kernels() {
     let o = perfcompose(&["bench", "--list"]);
@@ -339,16 +356,7 @@ fn validate_saves_measurements() {
     // Validated again from the saved measurements: the same rows, nothing run.
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
-    let again = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--from",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(again.status.success(), "{}", stderr(&again));
+    let again = tiny_again(&dir, &["--json"]);
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     let rows = |r: &serde_json::Value| {
         r["rows"]
@@ -366,18 +374,7 @@ fn validate_saves_measurements() {
     };
     assert_eq!(rows(&again), rows(&report));
     // Another modeler on the same data.
-    let o = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--from",
-        dir.to_str().unwrap(),
-        "--modeler",
-        "segmented",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    tiny_again(&dir, &["--modeler", "segmented", "--json"]);
 
     // Separate: every block once, under its own name.
     let dir = scratch("save-separate");
@@ -397,17 +394,7 @@ fn validate_saves_measurements() {
         text.contains("REGION inc\n") && !text.contains("->"),
         "{text}"
     );
-    let again = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--protocol",
-        "separate",
-        "--from",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(again.status.success(), "{}", stderr(&again));
+    tiny_again(&dir, &["--protocol", "separate"]);
 }
 
 #[test]
@@ -450,27 +437,11 @@ fn the_sandwich_protocol_reports_how_far_the_program_is_from_itself() {
         assert!(text.contains(region), "{region}: {text}");
     }
     // Validated again from them: the same figures.
-    let again = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--from",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(again.status.success(), "{}", stderr(&again));
+    let again = tiny_again(&dir, &["--json"]);
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(repeats(&again), first);
     // The human report has the column.
-    let human = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--from",
-        dir.to_str().unwrap(),
-    ]);
+    let human = tiny_again(&dir, &[]);
     assert!(
         String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
         "{}",
