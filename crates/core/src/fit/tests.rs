@@ -378,6 +378,28 @@ fn extrap_answers_in(file: &str) -> Vec<Answer> {
         .collect()
 }
 
+/// "SERIES: ours MODEL vs Extra-P MODEL", for the known-answer tests' messages.
+fn versus(a: &Answer, got: &Pmnf) -> String {
+    format!(
+        "{}: ours {} vs Extra-P {}",
+        a.name,
+        got.extrap(),
+        a.model.extrap()
+    )
+}
+
+/// Whether `got` and Extra-P's model predict the same at every measured point of `a`
+/// (to [`EXTRAP_COEF_TOL`]).
+fn same_on_data(a: &Answer, got: &Pmnf) -> bool {
+    a.points.iter().all(|p| {
+        let (u, v) = (
+            eval(got, &a.parameters, &p.coordinate),
+            eval(&a.model, &a.parameters, &p.coordinate),
+        );
+        (u - v).abs() <= EXTRAP_COEF_TOL * u.abs().max(v.abs())
+    })
+}
+
 #[test]
 fn extrap_modeler_reproduces_extrap_4_2_5_on_its_own_test_files() {
     let answers = extrap_answers();
@@ -394,36 +416,15 @@ fn extrap_modeler_reproduces_extrap_4_2_5_on_its_own_test_files() {
             // two lines makes `a·b + a` and `a·b + b` identical there); Extra-P's pick
             // between such ties is decided by rounding. Accept a different pick only
             // when both models agree at every measured point.
-            let same_on_data = a.points.iter().all(|p| {
-                let (u, v) = (
-                    eval(got, &a.parameters, &p.coordinate),
-                    eval(&a.model, &a.parameters, &p.coordinate),
-                );
-                (u - v).abs() <= EXTRAP_COEF_TOL * u.abs().max(v.abs())
-            });
-            assert!(
-                same_on_data,
-                "{}: ours {} vs Extra-P {}",
-                a.name,
-                got.extrap(),
-                a.model.extrap()
-            );
+            assert!(same_on_data(a, got), "{}", versus(a, got));
             ties.push(a.name.clone());
             continue;
         }
-        assert!(
-            same_exponents(got, &a.model),
-            "{}: ours {} vs Extra-P {}",
-            a.name,
-            got.extrap(),
-            a.model.extrap()
-        );
+        assert!(same_exponents(got, &a.model), "{}", versus(a, got));
         assert!(
             got.max_relative_coefficient_difference(&a.model) < EXTRAP_COEF_TOL,
-            "{}: ours {} vs Extra-P {}",
-            a.name,
-            got.extrap(),
-            a.model.extrap()
+            "{}",
+            versus(a, got)
         );
     }
     assert!(ties.len() <= 1, "{ties:?}");
@@ -450,29 +451,10 @@ fn extrap_modeler_truncates_rank_as_numpy_does_on_wide_range_data() {
             .fit(&a.parameters, &a.points, &FitOptions::default())
             .unwrap();
         let got = fit.pmnf().unwrap();
-        assert!(
-            same_exponents(got, &a.model),
-            "{}: ours {} vs Extra-P {}",
-            a.name,
-            got.extrap(),
-            a.model.extrap()
-        );
+        assert!(same_exponents(got, &a.model), "{}", versus(a, got));
         // The truncated constants are rounding-level on both sides (~1e-17 against
         // values of 1e3 and more); the models must agree where they were fitted.
-        for p in &a.points {
-            let (u, v) = (
-                eval(got, &a.parameters, &p.coordinate),
-                eval(&a.model, &a.parameters, &p.coordinate),
-            );
-            assert!(
-                (u - v).abs() <= EXTRAP_COEF_TOL * u.abs().max(v.abs()),
-                "{} at {:?}: ours {} vs Extra-P {}",
-                a.name,
-                p.coordinate,
-                got.extrap(),
-                a.model.extrap()
-            );
-        }
+        assert!(same_on_data(a, got), "{}", versus(a, got));
     }
 }
 
