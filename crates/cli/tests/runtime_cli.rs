@@ -398,21 +398,7 @@ fn validate_saves_measurements() {
 }
 
 #[test]
-fn the_sandwich_protocol_reports_how_far_the_program_is_from_itself() {
-    let dir = scratch("save-sandwich");
-    let o = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--protocol",
-        "sandwich",
-        "--save",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself() {
     let repeats = |r: &serde_json::Value| -> Vec<f64> {
         r["rows"]
             .as_array()
@@ -421,32 +407,54 @@ fn the_sandwich_protocol_reports_how_far_the_program_is_from_itself() {
             .map(|row| row["repeat_error"].as_f64().expect("repeat_error"))
             .collect()
     };
-    let first = repeats(&report);
-    assert!(!first.is_empty());
-    assert!(
-        first.iter().all(|e| e.is_finite() && *e >= 0.0),
-        "{first:?}"
-    );
-    // Both halves are saved next to the pooled program.
-    let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
-    for region in [
-        "REGION seq(inc, nop)\n",
-        "REGION seq(inc, nop) [before blocks]\n",
-        "REGION seq(inc, nop) [after blocks]\n",
+    for (protocol, halves) in [
+        ("sandwich", ["[before blocks]", "[after blocks]"]),
+        ("rounds", ["[early rounds]", "[late rounds]"]),
     ] {
-        assert!(text.contains(region), "{region}: {text}");
+        let dir = scratch(&format!("save-{protocol}"));
+        let o = perfcompose(&[
+            "validate",
+            "--suite",
+            "tiny",
+            "--no-overhead",
+            "--protocol",
+            protocol,
+            "--save",
+            dir.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{protocol}: {}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let first = repeats(&report);
+        assert!(!first.is_empty());
+        assert!(
+            first.iter().all(|e| e.is_finite() && *e >= 0.0),
+            "{protocol}: {first:?}"
+        );
+        // Both halves are saved next to the pooled program, and the blocks under the
+        // configuration's name.
+        let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+        for region in [
+            "REGION seq(inc, nop)\n".to_string(),
+            format!("REGION seq(inc, nop) {}\n", halves[0]),
+            format!("REGION seq(inc, nop) {}\n", halves[1]),
+        ] {
+            assert!(text.contains(&region), "{protocol}, {region}: {text}");
+        }
+        let blocks = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+        assert!(blocks.contains("REGION seq(inc, nop)->inc\n"), "{blocks}");
+        // Validated again from them: the same figures.
+        let again = tiny_again(&dir, &["--json"]);
+        let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert_eq!(repeats(&again), first, "{protocol}");
+        // The human report has the column.
+        let human = tiny_again(&dir, &[]);
+        assert!(
+            String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
+            "{}",
+            String::from_utf8_lossy(&human.stdout)
+        );
     }
-    // Validated again from them: the same figures.
-    let again = tiny_again(&dir, &["--json"]);
-    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
-    assert_eq!(repeats(&again), first);
-    // The human report has the column.
-    let human = tiny_again(&dir, &[]);
-    assert!(
-        String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
-        "{}",
-        String::from_utf8_lossy(&human.stdout)
-    );
     // The other protocols print no such field.
     let plain = perfcompose(&["validate", "--suite", "tiny", "--no-overhead", "--json"]);
     assert!(plain.status.success(), "{}", stderr(&plain));

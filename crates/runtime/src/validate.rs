@@ -437,12 +437,30 @@ pub enum Protocol {
     /// apart they are: how well the machine reproduces the program itself over the
     /// seconds its blocks take. A prediction cannot be checked more closely than that.
     Sandwich,
+    /// Randomised multiple interleaved trials: per configuration and size, the program
+    /// and its blocks take turns in rounds, in an order shuffled every round, each with
+    /// one untimed repetition (the state its own repetitions leave) and up to
+    /// [`bench::ROUND_REPS`] timed ones, until all meet the sampling's target
+    /// ([`bench::sample_rounds`]). A change of the machine's speed lasting longer than a
+    /// round (tens to hundreds of milliseconds) reaches the program and its blocks alike;
+    /// [`Row::repeat_error`] compares the program's first and second half of the rounds.
+    Rounds,
 }
 
 impl Protocol {
     /// Whether each configuration measures its own blocks next to its program.
     pub fn per_configuration(self) -> bool {
-        matches!(self, Protocol::Interleaved | Protocol::Sandwich)
+        !matches!(self, Protocol::Separate)
+    }
+
+    /// The suffixes of the two halves of a program measurement this protocol saves, if
+    /// it measures the program twice ([`SANDWICH_HALVES`], [`ROUNDS_HALVES`]).
+    pub fn halves(self) -> Option<[&'static str; 2]> {
+        match self {
+            Protocol::Sandwich => Some(SANDWICH_HALVES),
+            Protocol::Rounds => Some(ROUNDS_HALVES),
+            Protocol::Interleaved | Protocol::Separate => None,
+        }
     }
 }
 
@@ -453,8 +471,9 @@ impl std::str::FromStr for Protocol {
             "interleaved" => Ok(Protocol::Interleaved),
             "separate" => Ok(Protocol::Separate),
             "sandwich" => Ok(Protocol::Sandwich),
+            "rounds" => Ok(Protocol::Rounds),
             other => Err(format!(
-                "unknown protocol `{other}` (expected `interleaved`, `separate` or `sandwich`)"
+                "unknown protocol `{other}` (expected `interleaved`, `separate`, `sandwich` or `rounds`)"
             )),
         }
     }
@@ -515,7 +534,8 @@ pub struct Row {
     /// own error, without the fits'.
     pub error_from_measured_blocks: Option<f64>,
     /// Under [`Protocol::Sandwich`]: the largest relative difference, over the sizes,
-    /// between the program measured before and after its blocks ([`repeat_error`]).
+    /// between the program measured before and after its blocks ([`repeat_error`]);
+    /// under [`Protocol::Rounds`], between its first and second half of the rounds.
     /// `None` under the other protocols.
     pub repeat_error: Option<f64>,
 }
@@ -652,7 +672,8 @@ pub struct JsonRow {
     pub monolithic: String,
     pub coefficient_error: f64,
     pub time_error: f64,
-    /// Added field: [`Row::repeat_error`], present under the sandwich protocol only.
+    /// Added field: [`Row::repeat_error`], present under the sandwich and rounds
+    /// protocols only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat_error: Option<f64>,
 }
@@ -897,6 +918,10 @@ fn case_needs(
 /// saved as `ID`.
 pub const SANDWICH_HALVES: [&str; 2] = [" [before blocks]", " [after blocks]"];
 
+/// Suffixes of the two halves of a program measured under [`Protocol::Rounds`]: its
+/// values from the first half of the rounds and from the second.
+pub const ROUNDS_HALVES: [&str; 2] = [" [early rounds]", " [late rounds]"];
+
 /// What [`measure_interleaved`] measured for one configuration.
 struct Measured {
     /// Block series, named by component key.
@@ -910,7 +935,8 @@ struct Measured {
 
 /// Measure one configuration under [`Protocol::Interleaved`]: per program size, the
 /// configuration's blocks, then the program ([`Protocol::Sandwich`]: the program, the
-/// blocks, the program again). A block measured over the same sizes as the program is
+/// blocks, the program again; [`Protocol::Rounds`]: all of them in shuffled rounds,
+/// [`bench::sample_rounds`]). A block measured over the same sizes as the program is
 /// timed at the same size; one measured over other sizes (the map of a MapReduce, over
 /// images) has its points spread over the program's sizes.
 fn measure_interleaved(
@@ -932,6 +958,7 @@ fn measure_interleaved(
     }
     let name = case_id(c, plan);
     let sandwich = opts.protocol == Protocol::Sandwich;
+    let halved = opts.protocol.halves();
     let mut program_points = Vec::with_capacity(c.sizes.len());
     let mut halves: [Vec<bench::PointStats>; 2] = [Vec::new(), Vec::new()];
     let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
@@ -944,6 +971,37 @@ fn measure_interleaved(
             total: c.sizes.len(),
         });
         let slots = slots_at(i, &c.sizes, &sizes);
+        if opts.protocol == Protocol::Rounds {
+            // All the samplers hold their inputs at once: they share the memory limit.
+            let share = opts.memory_limit / (1 + slots.len()) as u128;
+            let mut program = bench::ProgramSampler::new(&built, registry, x, &inputs, share)?;
+            let mut blocks = slots
+                .iter()
+                .map(|&(k, j)| {
+                    bench::KernelSampler::new(
+                        kernels[k].as_ref(),
+                        sizes[k][j],
+                        &inputs,
+                        &suite.sampling,
+                        share,
+                        needs[k].3,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut items: Vec<&mut dyn bench::Repeated> = vec![&mut program];
+            items.extend(blocks.iter_mut().map(|b| b as &mut dyn bench::Repeated));
+            let mut got = bench::sample_rounds(&suite.sampling, &mut items, x as u64)?;
+            drop(items);
+            for (r, &(k, j)) in got.drain(1..).zip(&slots) {
+                block_points[k][j] = Some(r.stats);
+            }
+            let program = got.pop().expect("the program was sampled");
+            for (half, values) in halves.iter_mut().zip(program.halves()) {
+                half.push(bench::PointStats::of(x as u64, values));
+            }
+            program_points.push(program.stats);
+            continue;
+        }
         let sample_program = || -> Result<bench::PointStats, Error> {
             let mut program =
                 bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
@@ -991,11 +1049,11 @@ fn measure_interleaved(
             Series::kernel(key.clone(), points.into_iter().flatten().collect())
         })
         .collect();
-    let halves = sandwich.then(|| {
+    let halves = halved.map(|suffix| {
         let [a, b] = halves;
         [
-            Series::program(format!("{name}{}", SANDWICH_HALVES[0]), a),
-            Series::program(format!("{name}{}", SANDWICH_HALVES[1]), b),
+            Series::program(format!("{name}{}", suffix[0]), a),
+            Series::program(format!("{name}{}", suffix[1]), b),
         ]
     });
     let program = Series::program(name, program_points);
@@ -1181,7 +1239,7 @@ pub fn run_suite_with(
                 measured.name = case_id(c, plan);
                 (m, measured)
             }
-            Protocol::Interleaved | Protocol::Sandwich => {
+            Protocol::Interleaved | Protocol::Sandwich | Protocol::Rounds => {
                 let needs = case_needs(c, plan, registry, opts.cores)?;
                 let got = measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 let mut m = BTreeMap::new();
@@ -1319,8 +1377,18 @@ pub fn reanalyze(
                 ..(*block).clone()
             });
         }
-        // Saved by the sandwich protocol: the program before and after its blocks.
-        let halves = SANDWICH_HALVES.map(|h| by_name.get(format!("{id}{h}").as_str()).copied());
+        // Saved by the sandwich protocol (the program before and after its blocks) or the
+        // rounds protocol (its first and second half of the rounds).
+        let mut as_run = opts.clone();
+        let mut halves = [None, None];
+        for protocol in [Protocol::Sandwich, Protocol::Rounds] {
+            let suffix = protocol.halves().expect("both measure the program twice");
+            let found = suffix.map(|h| by_name.get(format!("{id}{h}").as_str()).copied());
+            if found.iter().all(Option::is_some) {
+                halves = found;
+                as_run.protocol = protocol;
+            }
+        }
         let repeat = match halves {
             [Some(a), Some(b)] => repeat_error(a, b, opts.measure),
             _ => None,
@@ -1335,7 +1403,7 @@ pub fn reanalyze(
             measured,
             repeat,
             registry,
-            opts,
+            &as_run,
         )?;
         if !alone.is_empty() {
             row.notes.push(format!(
@@ -1700,7 +1768,12 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
     if let Some(e) = row.repeat_error {
         let beyond = row.target.is_some_and(|t| e > t);
         r.push(format!(
-            "the program measured right before and right after its blocks differs by up to {:.1}%{}",
+            "the program measured {} differs by up to {:.1}%{}",
+            if opts.protocol == Protocol::Rounds {
+                "in the first and in the second half of the rounds"
+            } else {
+                "right before and right after its blocks"
+            },
             100.0 * e,
             if beyond {
                 ": more than the target, so this machine does not reproduce the program closely enough to check the prediction to the target"
@@ -1822,6 +1895,10 @@ mod tests {
         assert_eq!("interleaved".parse(), Ok(Protocol::Interleaved));
         assert_eq!("separate".parse(), Ok(Protocol::Separate));
         assert_eq!("sandwich".parse(), Ok(Protocol::Sandwich));
+        assert_eq!("rounds".parse(), Ok(Protocol::Rounds));
+        assert!(Protocol::Rounds.per_configuration());
+        assert_eq!(Protocol::Rounds.halves(), Some(ROUNDS_HALVES));
+        assert_eq!(Protocol::Interleaved.halves(), None);
         assert!(Protocol::Sandwich.per_configuration() && !Protocol::Separate.per_configuration());
         assert!("both".parse::<Protocol>().is_err());
         assert_eq!(Protocol::default(), Protocol::Interleaved);
@@ -2077,6 +2154,39 @@ mod tests {
         // Without them: no repeat error, as under the other protocols.
         let again = reanalyze(&suite, &all[..3], &reg, &opts).unwrap();
         assert_eq!(again.report.rows[0].repeat_error, None);
+    }
+
+    #[test]
+    fn the_rounds_protocol_is_validated_again_with_its_halves_and_says_so() {
+        let reg = Registry::builtin();
+        let opts = reanalysis_options();
+        let xs = [1024, 2048, 4096, 8192, 16384, 32768];
+        let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
+        let suite = term_suite("seq(inc, nop)", sizes, ImageSize::Small, Sampling::quick());
+        // The blocks predict 3 + 0.6·x; the program is 30% slower at one size, in its
+        // late rounds 60% slower there (early: as predicted).
+        let slow = |x: f64| if x == 4096.0 { 1.3 } else { 1.0 };
+        let program = saved("seq(inc, nop)", &xs, |x| (3.0 + 0.6 * x) * slow(x));
+        let inc = saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x);
+        let nop = saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0);
+        let early = saved("seq(inc, nop) [early rounds]", &xs, |x| 3.0 + 0.6 * x);
+        let late = saved("seq(inc, nop) [late rounds]", &xs, |x| {
+            (3.0 + 0.6 * x) * if x == 4096.0 { 1.6 } else { 1.0 }
+        });
+        let all = [program, inc, nop, early, late];
+        let again = reanalyze(&suite, &all, &reg, &opts).unwrap();
+        let row = &again.report.rows[0];
+        let e = row.repeat_error.unwrap();
+        assert!((e - 0.6 / 1.3).abs() < TOL, "{e}");
+        assert_eq!(again.report.series.len(), 5);
+        let notes = row.notes.join("; ");
+        assert!(row.passed() == Some(false), "{row:?}");
+        assert!(
+            notes.contains(
+                "in the first and in the second half of the rounds differs by up to 46.2%"
+            ),
+            "{notes}"
+        );
     }
 
     fn reanalysis_options() -> Options {

@@ -22,7 +22,8 @@ use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progres
   perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
   perfcompose validate --json
   perfcompose validate --suite paper --from results/ --modeler segmented
-  perfcompose validate --suite paper --only 'pipe(inc, inc)' --protocol sandwich")]
+  perfcompose validate --suite paper --only 'pipe(inc, inc)' --protocol sandwich
+  perfcompose validate --suite paper --only 'tpool(2, qsort)' --protocol rounds")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized) or `paper` (the seed's tables, full grids).
     #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny"], hide_possible_values = true)]
@@ -81,8 +82,10 @@ pub struct Args {
     /// When the blocks are measured: `interleaved` (per configuration and size, the
     /// program and its blocks in turn, so that a drift of the machine moves both),
     /// `sandwich` (the program before and after its blocks: reports how well the
-    /// machine reproduces the program, `repeat_error`) or `separate` (every block once,
-    /// before all programs).
+    /// machine reproduces the program, `repeat_error`), `rounds` (the program and its
+    /// blocks in shuffled rounds of a few repetitions each, until all meet the target:
+    /// randomised multiple interleaved trials; `repeat_error` compares the first and
+    /// second half of the rounds) or `separate` (every block once, before all programs).
     #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
     pub protocol: String,
 }
@@ -373,7 +376,9 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
     blocks.set_header(vec![
         "block",
         match report.protocol {
-            validate::Protocol::Interleaved | validate::Protocol::Sandwich => {
+            validate::Protocol::Interleaved
+            | validate::Protocol::Sandwich
+            | validate::Protocol::Rounds => {
                 "fitted model [ns], all its measurements (each configuration uses its own)"
             }
             validate::Protocol::Separate => "fitted model [ns]",
@@ -386,7 +391,8 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
 
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    // The sandwich protocol's column: how far the program's two measurements are apart.
+    // The sandwich and rounds protocols' column: how far the program's two measurements
+    // are apart.
     let repeats = report.rows.iter().any(|r| r.repeat_error.is_some());
     let mut header = vec![
         "configuration",

@@ -866,6 +866,113 @@ impl Repeated for ProgramSampler<'_> {
     }
 }
 
+/// Timed repetitions each measurement gets per round of [`sample_rounds`], after one
+/// untimed repetition that puts the machine back in the state the measurement's own
+/// repetitions leave (the first repetition after another measurement's stream of fresh
+/// inputs runs up to 15% slower).
+pub const ROUND_REPS: u32 = 3;
+
+/// One measurement sampled in rounds ([`sample_rounds`]).
+#[derive(Clone, Debug)]
+pub struct Rounded {
+    pub stats: PointStats,
+    /// How many of `stats.values` each round took, in order.
+    pub per_round: Vec<usize>,
+}
+
+impl Rounded {
+    /// The values of the first half of the rounds and of the second half (the middle
+    /// round of an odd count goes to the second): how much the measurement moved while
+    /// the rounds went on.
+    pub fn halves(&self) -> [Vec<f64>; 2] {
+        let split: usize = self.per_round[..self.per_round.len() / 2].iter().sum();
+        let (a, b) = self.stats.values.split_at(split);
+        [a.to_vec(), b.to_vec()]
+    }
+}
+
+/// Sample several measurements in turn, randomised multiple interleaved trials: each
+/// round takes, in an order shuffled per round (seeded by `seed`), one untimed and up to
+/// [`ROUND_REPS`] timed repetitions of every measurement (fewer if `spec.max_reps` would
+/// not allow two rounds). There are at least two rounds; they go on until every
+/// measurement either has `spec.min_reps` values and meets `spec.target`, or has
+/// `spec.max_reps` values (one that has sits the remaining rounds out); or until the
+/// rounds have lasted `spec.max_point_time` per measurement, once each has `min_reps`. A change of the
+/// machine's speed then reaches all measurements within a round instead of favouring
+/// whichever ran while it lasted. `spec.warmup` untimed repetitions of each come first.
+pub fn sample_rounds(
+    spec: &Sampling,
+    items: &mut [&mut dyn Repeated],
+    seed: u64,
+) -> Result<Vec<Rounded>, Error> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for item in items.iter_mut() {
+        for _ in 0..spec.warmup {
+            item.one()?;
+        }
+    }
+    let n = items.len();
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut per_round: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let budget = spec.max_point_time.saturating_mul(n.max(1) as u32);
+    let start = Instant::now();
+    let mut order: Vec<usize> = (0..n).collect();
+    // As in [`sample`]: without a target every point counts as converged.
+    let converged = |v: &[f64]| match spec.target {
+        None => true,
+        Some(t) => stats::relative_ci_half_width(v).is_some_and(|w| w <= t),
+    };
+    // At least two rounds (the halves compare them), of at most ROUND_REPS values each.
+    let max_reps = spec.max_reps.max(spec.min_reps).max(2);
+    let per_round_reps = ROUND_REPS.min(max_reps.div_ceil(2));
+    let mut rounds = 0;
+    let done = |v: &[f64]| {
+        let k = v.len() as u32;
+        k >= max_reps || (k >= spec.min_reps && spec.target.is_some() && converged(v))
+    };
+    loop {
+        order.shuffle(&mut rng);
+        for &i in &order {
+            // A measurement with all its values sits the remaining rounds out.
+            let reps = per_round_reps.min(max_reps.saturating_sub(values[i].len() as u32));
+            if reps == 0 {
+                continue;
+            }
+            items[i].one()?;
+            for _ in 0..reps {
+                let v = items[i].one()?;
+                values[i].push(v);
+            }
+            per_round[i].push(reps as usize);
+        }
+        rounds += 1;
+        if rounds < 2 {
+            continue;
+        }
+        if values.iter().all(|v| done(v)) {
+            break;
+        }
+        let least = values.iter().map(|v| v.len() as u32).min().unwrap_or(0);
+        if least >= spec.min_reps && start.elapsed() >= budget {
+            break;
+        }
+    }
+    Ok(items
+        .iter()
+        .zip(values)
+        .zip(per_round)
+        .map(|((item, values), per_round)| {
+            let done = converged(&values);
+            Rounded {
+                stats: point(item.x(), values, item.batch(), done),
+                per_round,
+            }
+        })
+        .collect())
+}
+
 /// Repeat one measurement according to `spec` (see [`sample`]) and summarise it.
 pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointStats, Error> {
     let (values, converged) = sample(spec, || item.one())?;
@@ -947,6 +1054,185 @@ pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A measurement that returns the values of a script in turn (cycling) and logs the
+    /// id of every call, timed or not, into a shared journal.
+    struct Scripted<'a> {
+        id: usize,
+        script: Vec<f64>,
+        next: usize,
+        journal: &'a std::cell::RefCell<Vec<usize>>,
+    }
+
+    impl Repeated for Scripted<'_> {
+        fn x(&self) -> usize {
+            100 + self.id
+        }
+        fn batch(&self) -> u64 {
+            7
+        }
+        fn one(&mut self) -> Result<f64, Error> {
+            self.journal.borrow_mut().push(self.id);
+            let v = self.script[self.next % self.script.len()];
+            self.next += 1;
+            Ok(v)
+        }
+    }
+
+    fn rounds_spec(min: u32, max: u32, target: Option<f64>) -> Sampling {
+        Sampling {
+            warmup: 2,
+            min_reps: min,
+            max_reps: max,
+            target,
+            min_sample: Duration::ZERO,
+            max_point_time: Duration::from_secs(3600),
+        }
+    }
+
+    #[test]
+    fn rounds_visit_every_measurement_in_a_shuffled_order_until_all_converge() {
+        let journal = std::cell::RefCell::new(Vec::new());
+        let mk = |id, script: Vec<f64>| Scripted {
+            id,
+            script,
+            next: 0,
+            journal: &journal,
+        };
+        // Steady measurements converge as soon as they have `min_reps` values: 9 values
+        // in rounds of 3 is three rounds.
+        let (mut a, mut b, mut c) = (mk(0, vec![5.0]), mk(1, vec![7.0]), mk(2, vec![9.0]));
+        let got = sample_rounds(
+            &rounds_spec(9, 41, Some(0.01)),
+            &mut [&mut a, &mut b, &mut c],
+            42,
+        )
+        .unwrap();
+        let log = journal.borrow().clone();
+        // Warm-up: 2 untimed calls each, in order; then 3 rounds of 4 calls (1 untimed,
+        // 3 timed) per measurement, a measurement's calls together.
+        assert_eq!(&log[..6], &[0, 0, 1, 1, 2, 2]);
+        let rounds: Vec<Vec<usize>> = log[6..]
+            .chunks(12)
+            .map(|r| r.chunks(4).map(|c| c[0]).collect())
+            .collect();
+        assert_eq!(log.len(), 6 + 3 * 12);
+        for r in &rounds {
+            let mut ids = r.clone();
+            ids.sort_unstable();
+            assert_eq!(
+                ids,
+                vec![0, 1, 2],
+                "every measurement once per round: {r:?}"
+            );
+        }
+        for chunk in log[6..].chunks(4) {
+            assert!(chunk.iter().all(|&i| i == chunk[0]), "{log:?}");
+        }
+        // The order is shuffled (seeded: this seed gives different orders).
+        assert!(rounds.windows(2).any(|w| w[0] != w[1]), "{rounds:?}");
+        for (g, (want, id)) in got.iter().zip([(5.0, 0), (7.0, 1), (9.0, 2)]) {
+            assert_eq!(g.stats.values, vec![want; 9]);
+            assert_eq!(g.per_round, vec![3, 3, 3]);
+            assert_eq!((g.stats.x, g.stats.batch), (100 + id as u64, 7));
+            assert!(g.stats.converged);
+        }
+    }
+
+    #[test]
+    fn rounds_stop_at_max_reps_and_a_full_measurement_sits_out() {
+        let journal = std::cell::RefCell::new(Vec::new());
+        // Values far apart never reach a 1% confidence interval.
+        let noisy = |id| Scripted {
+            id,
+            script: vec![1.0, 100.0, 3.0, 50.0],
+            next: 0,
+            journal: &journal,
+        };
+        let (mut a, mut b) = (noisy(0), noisy(1));
+        let got = sample_rounds(&rounds_spec(4, 8, Some(0.01)), &mut [&mut a, &mut b], 1).unwrap();
+        for g in &got {
+            // 3 + 3 + 2: the last round takes only what is left.
+            assert_eq!(g.stats.values.len(), 8);
+            assert_eq!(g.per_round, vec![3, 3, 2]);
+            assert!(!g.stats.converged);
+        }
+        // A steady measurement next to a noisy one is done once converged but keeps
+        // taking part (more values, same rounds) until it is full or the other is.
+        let steady = Scripted {
+            id: 0,
+            script: vec![4.0],
+            next: 0,
+            journal: &journal,
+        };
+        let (mut s, mut n) = (steady, noisy(1));
+        let got = sample_rounds(&rounds_spec(3, 12, Some(0.01)), &mut [&mut s, &mut n], 9).unwrap();
+        assert_eq!(got[0].stats.values.len(), 12);
+        assert_eq!(got[1].stats.values.len(), 12);
+        // Without a target: exactly max_reps each.
+        let (mut a, mut b) = (noisy(0), noisy(1));
+        let got = sample_rounds(&rounds_spec(2, 5, None), &mut [&mut a, &mut b], 3).unwrap();
+        assert!(got
+            .iter()
+            .all(|g| g.stats.values.len() == 5 && g.stats.converged));
+        assert_eq!(got[0].per_round, vec![3, 2]);
+    }
+
+    #[test]
+    fn a_few_repetitions_still_make_two_rounds() {
+        let journal = std::cell::RefCell::new(Vec::new());
+        let mut a = Scripted {
+            id: 0,
+            script: vec![2.0],
+            next: 0,
+            journal: &journal,
+        };
+        let got = sample_rounds(&rounds_spec(3, 3, None), &mut [&mut a], 0).unwrap();
+        assert_eq!(got[0].per_round, vec![2, 1]);
+        assert_eq!(got[0].halves(), [vec![2.0, 2.0], vec![2.0]]);
+        // Steady values converge at once, but a second round is still taken.
+        let got = sample_rounds(&rounds_spec(1, 40, Some(0.5)), &mut [&mut a], 0).unwrap();
+        assert_eq!(got[0].per_round, vec![3, 3]);
+        // One repetition asked for: two anyway, one per round.
+        let got = sample_rounds(&rounds_spec(1, 1, None), &mut [&mut a], 0).unwrap();
+        assert_eq!(got[0].per_round, vec![1, 1]);
+    }
+
+    #[test]
+    fn rounds_end_at_the_time_limit_once_every_measurement_has_min_reps() {
+        let journal = std::cell::RefCell::new(Vec::new());
+        let mut a = Scripted {
+            id: 0,
+            script: vec![1.0, 100.0],
+            next: 0,
+            journal: &journal,
+        };
+        let spec = Sampling {
+            max_point_time: Duration::ZERO,
+            ..rounds_spec(5, 40, Some(0.01))
+        };
+        let got = sample_rounds(&spec, &mut [&mut a], 0).unwrap();
+        // Two rounds give 6 ≥ 5 values; the limit (already past) ends it there.
+        assert_eq!(got[0].per_round, vec![3, 3]);
+        assert!(!got[0].stats.converged);
+    }
+
+    #[test]
+    fn the_halves_of_a_rounded_measurement_split_by_round() {
+        let r = Rounded {
+            stats: PointStats::of(1, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
+            per_round: vec![3, 3, 2],
+        };
+        assert_eq!(
+            r.halves(),
+            [vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0, 7.0, 8.0]]
+        );
+        let r = Rounded {
+            stats: PointStats::of(1, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+            per_round: vec![3, 3],
+        };
+        assert_eq!(r.halves(), [vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]]);
+    }
 
     #[test]
     fn cold_streams_last_a_program_repetition_within_the_memory_limit() {
