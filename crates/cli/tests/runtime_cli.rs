@@ -38,6 +38,25 @@ fn assert_user_error(args: &[&str], needle: &str) {
 
 /// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`, which must
 /// succeed (validating saved measurements again runs nothing).
+/// `validate --suite tiny --no-overhead --protocol PROTOCOL --save DIR EXTRA...`, which
+/// must succeed.
+fn tiny_saved(dir: &std::path::Path, protocol: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-overhead",
+        "--protocol",
+        protocol,
+        "--save",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = perfcompose(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    o
+}
+
 fn tiny_again(dir: &std::path::Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "validate",
@@ -378,17 +397,7 @@ fn validate_saves_measurements() {
 
     // Separate: every block once, under its own name.
     let dir = scratch("save-separate");
-    let o = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--no-overhead",
-        "--protocol",
-        "separate",
-        "--save",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    tiny_saved(&dir, "separate", &[]);
     let text = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
     assert!(
         text.contains("REGION inc\n") && !text.contains("->"),
@@ -412,18 +421,7 @@ fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself()
         ("rounds", ["[early rounds]", "[late rounds]"]),
     ] {
         let dir = scratch(&format!("save-{protocol}"));
-        let o = perfcompose(&[
-            "validate",
-            "--suite",
-            "tiny",
-            "--no-overhead",
-            "--protocol",
-            protocol,
-            "--save",
-            dir.to_str().unwrap(),
-            "--json",
-        ]);
-        assert!(o.status.success(), "{protocol}: {}", stderr(&o));
+        let o = tiny_saved(&dir, protocol, &["--json"]);
         let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let first = repeats(&report);
         assert!(!first.is_empty());

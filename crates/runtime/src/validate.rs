@@ -963,6 +963,17 @@ fn measure_interleaved(
     let mut halves: [Vec<bench::PointStats>; 2] = [Vec::new(), Vec::new()];
     let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
         sizes.iter().map(|s| vec![None; s.len()]).collect();
+    // The unit test of block point `(k, j)`, its inputs within `limit` bytes.
+    let block_sampler = |(k, j): (usize, usize), limit: u128| {
+        bench::KernelSampler::new(
+            kernels[k].as_ref(),
+            sizes[k][j],
+            &inputs,
+            &suite.sampling,
+            limit,
+            needs[k].3,
+        )
+    };
     for (i, &x) in c.sizes.iter().enumerate() {
         progress(Progress {
             label: &name,
@@ -977,16 +988,7 @@ fn measure_interleaved(
             let mut program = bench::ProgramSampler::new(&built, registry, x, &inputs, share)?;
             let mut blocks = slots
                 .iter()
-                .map(|&(k, j)| {
-                    bench::KernelSampler::new(
-                        kernels[k].as_ref(),
-                        sizes[k][j],
-                        &inputs,
-                        &suite.sampling,
-                        share,
-                        needs[k].3,
-                    )
-                })
+                .map(|&slot| block_sampler(slot, share))
                 .collect::<Result<Vec<_>, _>>()?;
             let mut items: Vec<&mut dyn bench::Repeated> = vec![&mut program];
             items.extend(blocks.iter_mut().map(|b| b as &mut dyn bench::Repeated));
@@ -1017,14 +1019,7 @@ fn measure_interleaved(
         // repetition right after another measurement's stream of fresh inputs runs up to
         // 15% slower), and the program follows its blocks by seconds.
         for &(k, j) in &slots {
-            let mut b = bench::KernelSampler::new(
-                kernels[k].as_ref(),
-                sizes[k][j],
-                &inputs,
-                &suite.sampling,
-                opts.memory_limit,
-                needs[k].3,
-            )?;
+            let mut b = block_sampler((k, j), opts.memory_limit)?;
             block_points[k][j] = Some(bench::sample_point(&suite.sampling, &mut b)?);
         }
         let after = sample_program()?;
