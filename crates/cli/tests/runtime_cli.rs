@@ -206,6 +206,26 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("included (calibrated)"));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // The calibration says the workers were pinned (the default); a run that does not
+    // pin them is told that the calibration does not match it.
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--no-pin",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("measured with the workers pinned, this run has them not pinned")
+            && stderr(&o).contains("bench --overhead --no-pin"),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfcompose(&["validate", "--suite", "tiny", "--pin", "--no-pin"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
     // predict adds the calibrated overhead of the design (and says so), unless told not to.
     let cal: serde_json::Value =
@@ -217,7 +237,9 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         .find(|p| p["term"] == "nop")
         .map(|p| p["stream_ns_per_element"].as_f64().unwrap())
         .unwrap();
-    // The stored calibration has the pipeline wake-up fit and the MapReduce job costs.
+    // The stored calibration has the pipeline wake-up fit and the MapReduce job costs,
+    // and says that the workers were pinned.
+    assert_eq!(cal["pinned"], serde_json::Value::Bool(true), "{cal}");
     assert!(cal["pipe_wake"]["cap_ns"].as_f64().is_some(), "{cal}");
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     let blocks = dir.join("blocks.toml");
@@ -287,7 +309,7 @@ fn validate_tiny_suite_json_schema() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["cores"], 1);
     let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.len(), 4);
     let mut keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     keys.sort();
     assert_eq!(
@@ -349,6 +371,13 @@ fn validate_saves_measurements() {
     assert!(
         text.contains("REGION tpool(2, inc)->inc\n")
             || text.contains("REGION tpool(2, inc)->inc_par2\n"),
+        "{text}"
+    );
+    // ... and a pipeline's stages as stages, the other one running next to it.
+    assert!(
+        text.contains("REGION pipe(inc, nop)->inc\n")
+            || (text.contains("REGION pipe(inc, nop)->inc_stage1_of_inc_then_nop\n")
+                && text.contains("REGION pipe(inc, nop)->nop_remote_stage2_of_inc_then_nop\n")),
         "{text}"
     );
     let points: serde_json::Value =

@@ -7,7 +7,7 @@
 //! `NAME_1`, `NAME_2`, ... and replaced by a wrapper that adds the time of each call to a
 //! counter. Per size the design runs as `validate` measures it (`ProgramSampler`, quick
 //! sampling), then each occurrence is unit-tested as `validate` would compose it (cold,
-//! `_warm`, `_remote`, `_parN`: `validate::input_plan`). Printed per occurrence: ns per
+//! `_warm`, `_remote`, `_parN`, `_stageI_of_…`: `validate::input_plan`). Printed per occurrence: ns per
 //! call inside the program, ns per call in its unit test, and their ratio; and the
 //! program's ns per element. Where a design misses its prediction while the blocks'
 //! measured medians also miss (docs/validation.md, run L), this says whether a block
@@ -183,21 +183,35 @@ fn main() {
             100.0 * p.cv
         );
         for name in &composed {
-            let (base, how): (&str, Conditions) = Conditions::parse(name);
+            let (base, mut how): (&str, Conditions) = Conditions::parse(name);
             let Some(counter) = counters.get(base) else {
                 continue;
             };
             let calls = counter.calls.load(Ordering::Relaxed).max(1);
             let in_program = counter.ns.load(Ordering::Relaxed) as f64 / calls as f64;
-            let original = &occurrences
-                .iter()
-                .find(|(n, _)| n == base)
-                .expect("every counter is an occurrence")
-                .1;
-            let kernel = builtin.get(original).expect("a built-in kernel");
-            let mut unit =
-                KernelSampler::new(kernel.as_ref(), x, &inputs, &sampling, u128::MAX, how)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
+            let original = |occurrence: &str| -> String {
+                occurrences
+                    .iter()
+                    .find(|(n, _)| n == occurrence)
+                    .map_or(occurrence, |(_, k)| k.as_str())
+                    .to_string()
+            };
+            // A stage's neighbours run as the built-in blocks, uncounted.
+            if let Some(stage) = &mut how.stage {
+                for k in &mut stage.kernels {
+                    *k = original(k);
+                }
+            }
+            let mut unit = KernelSampler::for_block(
+                &builtin,
+                &original(base),
+                x,
+                &inputs,
+                &sampling,
+                u128::MAX,
+                how,
+            )
+            .unwrap_or_else(|e| fail(&e.to_string()));
             let u =
                 bench::sample_point(&sampling, &mut unit).unwrap_or_else(|e| fail(&e.to_string()));
             println!(

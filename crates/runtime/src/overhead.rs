@@ -71,6 +71,12 @@ pub struct Calibration {
     /// calibrations stored before it existed): see [`PoolBusy`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pool_busy: Vec<PoolBusy>,
+    /// Whether the workers were pinned to cores ([`Config::pin`]; absent in calibrations
+    /// stored before it was recorded, which were not pinned).
+    ///
+    /// [`Config::pin`]: crate::Config::pin
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
 }
 
 /// A task pool of `threads` ≤ cores workers whose tasks keep them busy: `tpool(n, spin(T))`
@@ -547,6 +553,7 @@ pub fn calibrate(
         pipe_wake,
         mapreduce,
         pool_busy,
+        pinned: Some(config.pin),
     })
 }
 
@@ -841,6 +848,7 @@ mod tests {
             pipe_wake: None,
             mapreduce: Vec::new(),
             pool_busy: Vec::new(),
+            pinned: None,
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -1025,6 +1033,21 @@ mod tests {
         // `wake_point` adds 100 ns and the calibration's pipe(nop, nop) extra is 80 ns.
         assert!((lw.slope - 0.25).abs() < 1e-6, "{}", lw.slope);
         assert!((lw.cap_ns - 2000.0).abs() < 1e-6, "{}", lw.cap_ns);
+        // Whether the workers were pinned is kept; files from before it was recorded
+        // read as unknown.
+        let pinned = Calibration {
+            pinned: Some(true),
+            ..cal()
+        };
+        pinned.save(&path).unwrap();
+        assert_eq!(
+            Calibration::load(&path).unwrap().unwrap().pinned,
+            Some(true)
+        );
+        cal().save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("pinned"), "{text}");
+        assert_eq!(Calibration::load(&path).unwrap().unwrap().pinned, None);
         std::fs::write(&path, "{ not json").unwrap();
         let err = Calibration::load(&path).unwrap_err().to_string();
         assert!(err.contains("o.json:1:"), "{err}");

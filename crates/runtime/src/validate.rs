@@ -741,10 +741,13 @@ fn component_key(kernel: &str, image: ImageSize, registry: &Registry) -> Result<
 ///
 /// A kernel that the workers of a task pool run side by side gets `_parN` as well
 /// (`inc_par2`, `inc_warm_par2`): N = the workers, capped at `cores`, and it is timed
-/// while N − 1 other threads run it ([`bench::Conditions`]). Pipeline stages do not: the
-/// threads of a pipeline run different blocks, and all but the slowest stage wait part of
-/// the time. (The blocks of a MapReduce keep their names; [`block_of`] says how they are
-/// measured.)
+/// while N − 1 other threads run it ([`bench::Conditions`]). A stage of a pipeline whose
+/// stages are single blocks (nested pipes count as the stages they flatten to), outside
+/// any task pool and on more than one core, gets `_stageI_of_A_then_B…`
+/// (`inc_remote_stage2_of_qsort_then_inc`): it is timed while the other stages run next to
+/// it on the same stream ([`bench::Stage`]). A pipeline with a pattern as a stage keeps
+/// its blocks' names. (The blocks of a MapReduce keep their names; [`block_of`] says how
+/// they are measured.)
 ///
 /// [`Kernel::writes`]: crate::kernel::Kernel::writes
 pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
@@ -822,7 +825,71 @@ pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
         cores,
         registry,
     };
-    go(plan, 0, None, 1, &mut w).0
+    let placed = go(plan, 0, None, 1, &mut w).0;
+    if cores >= 2 {
+        staged(&placed, registry)
+    } else {
+        placed
+    }
+}
+
+/// `plan` with the blocks of every pipeline of single blocks (outside task pools) renamed
+/// after their stage (see [`input_plan`]).
+fn staged(plan: &Plan, registry: &Registry) -> Plan {
+    /// Collect the blocks of a pipe of single blocks into `out`, nested pipes flattened;
+    /// false if a stage is anything else.
+    fn stages<'p>(p: &'p Plan, out: &mut Vec<&'p str>) -> bool {
+        match p {
+            Plan::Pipe(parts) => parts.iter().all(|q| stages(q, out)),
+            Plan::Kernel(k) => {
+                out.push(k);
+                true
+            }
+            _ => false,
+        }
+    }
+    fn rename(p: &Plan, next: &mut usize, kernels: &[String]) -> Plan {
+        match p {
+            Plan::Pipe(parts) => {
+                Plan::Pipe(parts.iter().map(|q| rename(q, next, kernels)).collect())
+            }
+            Plan::Kernel(k) => {
+                let stage = bench::Stage {
+                    index: *next,
+                    kernels: kernels.to_vec(),
+                };
+                *next += 1;
+                let (base, mut how) = bench::Conditions::parse(k);
+                how.stage = Some(stage);
+                Plan::Kernel(format!("{base}{}", how.suffix()))
+            }
+            other => other.clone(),
+        }
+    }
+    match plan {
+        Plan::Pipe(_) => {
+            let mut names = Vec::new();
+            if !stages(plan, &mut names) || names.len() < 2 {
+                return plan.clone();
+            }
+            let bases: Vec<String> = names
+                .iter()
+                .map(|k| bench::Conditions::parse(k).0.to_string())
+                .collect();
+            let blocks = bases.iter().all(|b| {
+                registry
+                    .get(b)
+                    .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::Block { .. }))
+            });
+            if blocks {
+                rename(plan, &mut 0, &bases)
+            } else {
+                plan.clone()
+            }
+        }
+        Plan::Seq(parts) => Plan::Seq(parts.iter().map(|q| staged(q, registry)).collect()),
+        _ => plan.clone(),
+    }
 }
 
 /// The block measurement behind a component of an input plan: `(component key, kernel,
@@ -965,13 +1032,14 @@ fn measure_interleaved(
         sizes.iter().map(|s| vec![None; s.len()]).collect();
     // The unit test of block point `(k, j)`, its inputs within `limit` bytes.
     let block_sampler = |(k, j): (usize, usize), limit: u128| {
-        bench::KernelSampler::new(
-            kernels[k].as_ref(),
+        bench::KernelSampler::for_block(
+            registry,
+            &needs[k].1,
             sizes[k][j],
             &inputs,
             &suite.sampling,
             limit,
-            needs[k].3,
+            needs[k].3.clone(),
         )
     };
     for (i, &x) in c.sizes.iter().enumerate() {
@@ -1177,9 +1245,9 @@ pub fn run_suite_with(
     let mut misses: BTreeMap<String, Vec<PointMiss>> = BTreeMap::new();
     if opts.protocol == Protocol::Separate {
         for (key, kernel, image, state) in needed_kernels(suite, registry, opts.cores)? {
-            let k = registry.get(&kernel)?;
-            let mut s = bench::bench_kernel_in(
-                k.as_ref(),
+            let mut s = bench::bench_block(
+                registry,
+                &kernel,
                 &kernel_sizes(suite, registry, &kernel)?,
                 &Inputs::with_image(image),
                 &suite.sampling,
@@ -1447,11 +1515,12 @@ pub fn reanalyze(
     })
 }
 
-/// `KEY` without its `_parN` suffix (a block timed while `N - 1` siblings ran it), if it
-/// has one: `qsort_warm_par2` → `qsort_warm`.
+/// `KEY` without its `_parN` suffix (a block timed while `N - 1` siblings ran it) or its
+/// `_stageI_of_…` suffix (a block timed as a pipeline stage), if it has one:
+/// `qsort_warm_par2` → `qsort_warm`, `inc_remote_stage2_of_qsort_then_inc` → `inc_remote`.
 fn unloaded_key(key: &str) -> Option<String> {
     let (base, c) = bench::Conditions::parse(key);
-    (c.siblings > 0).then(|| format!("{base}{}", bench::Conditions::from(c.input).suffix()))
+    (c.siblings > 0 || c.stage.is_some()).then(|| format!("{base}{}", c.alone().suffix()))
 }
 
 /// Saved measurements as series: callpaths with `->` are blocks, the others programs
@@ -1619,7 +1688,8 @@ fn analyze_case(
              cache (as it runs after another block on the same thread), a `_remote` one \
              with its input just written by another thread (as it runs after another \
              stage), a `_parN` one while N - 1 other threads ran it too (as the workers \
-             of a task pool or a MapReduce do)"
+             of a task pool or a MapReduce do), a `_stageI_of_A_then_B…` one as the I-th \
+             stage of a pipeline of those blocks, the others running next to it"
         ));
     }
     for r in reduces_of_mapreduce(plan) {
@@ -1968,12 +2038,36 @@ mod tests {
         // `nop` does not write: what follows it finds the element where it was.
         assert_eq!(states("seq(nop, inc)"), "seq(nop, inc)");
         assert_eq!(states("seq(inc, nop, inc)"), "seq(inc, nop_warm, inc_warm)");
-        // A stage after a writing stage fetches its input from the other core.
-        assert_eq!(states("pipe(qsort, inc)"), "pipe(qsort, inc_remote)");
-        assert_eq!(states("pipe(nop, inc)"), "pipe(nop, inc)");
+        // A stage after a writing stage fetches its input from the other core (on one
+        // core, where stages are not timed next to each other).
+        let one_core = |t: &str| input_plan(&plan(t), &reg, 1).to_string();
+        assert_eq!(one_core("pipe(qsort, inc)"), "pipe(qsort, inc_remote)");
+        assert_eq!(one_core("pipe(nop, inc)"), "pipe(nop, inc)");
+        assert_eq!(
+            one_core("pipe(inc, pipe(nop, qsort))"),
+            "pipe(inc, pipe(nop_remote, qsort_remote))"
+        );
+        // On more cores, the stages of a pipeline of single blocks are timed as stages,
+        // nested pipes flattened, wherever the pipeline sits outside a task pool.
+        assert_eq!(
+            states("pipe(qsort, inc)"),
+            "pipe(qsort_stage1_of_qsort_then_inc, inc_remote_stage2_of_qsort_then_inc)"
+        );
         assert_eq!(
             states("pipe(inc, pipe(nop, qsort))"),
-            "pipe(inc, pipe(nop_remote, qsort_remote))"
+            "pipe(inc_stage1_of_inc_then_nop_then_qsort, \
+             pipe(nop_remote_stage2_of_inc_then_nop_then_qsort, \
+             qsort_remote_stage3_of_inc_then_nop_then_qsort))"
+        );
+        assert_eq!(
+            states("seq(pipe(nop, inc), qsort)"),
+            "seq(pipe(nop_stage1_of_nop_then_inc, inc_stage2_of_nop_then_inc), qsort_remote)"
+        );
+        // Not inside a task pool (its workers run the whole pipeline), nor in a pipeline
+        // with a pattern as a stage.
+        assert_eq!(
+            states("tpool(2, pipe(qsort, inc))"),
+            "tpool(2, pipe(qsort_par2, inc_remote_par2))"
         );
         assert_eq!(
             states("pipe(tpool(1, qsort), tpool(1, inc))"),
@@ -2002,7 +2096,11 @@ mod tests {
         // The reduction of a MapReduce is measured warm, and both blocks side by side
         // on the job's threads (capped at the cores).
         let small = ImageSize::Small;
-        let how = |input, siblings| bench::Conditions { input, siblings };
+        let how = |input, siblings| bench::Conditions {
+            input,
+            siblings,
+            stage: None,
+        };
         for (threads, cores, suffix, siblings) in [
             (2, 2, "_par2", 1),
             (4, 2, "_par2", 1),
@@ -2356,6 +2454,10 @@ mod tests {
         assert_eq!(
             unloaded_key("qsort_warm_par12").as_deref(),
             Some("qsort_warm")
+        );
+        assert_eq!(
+            unloaded_key("inc_remote_stage2_of_qsort_then_inc").as_deref(),
+            Some("inc_remote")
         );
         assert_eq!(unloaded_key("inc_remote"), None);
         assert_eq!(unloaded_key("my_par1"), None);

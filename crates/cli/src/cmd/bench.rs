@@ -60,8 +60,14 @@ pub struct Args {
     /// Print JSON on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Pin worker threads to cores.
-    #[arg(long)]
+    /// Let the OS place the worker threads instead of pinning each to a core of its own
+    /// (pinning is the default: unpinned, Linux at times kept both stages of a pipeline on
+    /// one of two cores, which then took the sum of its stages per element; docs/runtime.md,
+    /// "Where the threads run").
+    #[arg(long, conflicts_with = "pin")]
+    pub no_pin: bool,
+    /// Pin worker threads to cores (the default; accepted for scripts that say so).
+    #[arg(long, hide = true)]
     pub pin: bool,
     /// Time kernels with their input in the cache, as the second block of a `seq` sees it
     /// (default: cold, as a stream element or a queue hands it over).
@@ -138,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let inputs = inputs_of(&args.image)?;
     let spec = sampling(&args)?;
-    let config = config_of(args.pin, args.capacity)?;
+    let config = config_of(!args.no_pin, args.capacity)?;
     let limit = memory_limit(args.memory_limit);
     if let Some(sizes) = &args.sizes {
         check_sizes(sizes)?;
@@ -199,6 +205,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let how = bench::Conditions {
                 input: state,
                 siblings: args.siblings.unwrap_or(0),
+                ..Default::default()
             };
             let s = bench::bench_kernel_in(
                 k.as_ref(),
@@ -430,7 +437,7 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
 }
 
 fn calibrate(args: &Args) -> anyhow::Result<()> {
-    let config = config_of(args.pin, args.capacity)?;
+    let config = config_of(!args.no_pin, args.capacity)?;
     let elements = args.elements.unwrap_or(overhead::DEFAULT_ELEMENTS);
     if elements == 0 {
         bail!("--elements must be at least 1");

@@ -21,6 +21,7 @@
 //! thread ([`InputState::Remote`]). A whole program is timed on a stream of elements and
 //! reports total time / elements, the seed's metric.
 
+mod stage;
 pub mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -253,8 +254,8 @@ impl InputState {
     }
 }
 
-/// How a unit test times its block: where the input is, and how many other threads run
-/// the same block meanwhile.
+/// How a unit test times its block: where the input is, how many other threads run the
+/// same block meanwhile, and, for a stage of a pipeline, which blocks run next to it.
 ///
 /// `siblings` > 0 is the block as a worker of a task pool (or a MapReduce) runs it: the
 /// other workers run the same block at the same time, and share the caches, the memory
@@ -266,22 +267,92 @@ impl InputState {
 /// did not slow `inc` down, while each worker of `tpool(2, inc)` ran 2.5× slower than
 /// `inc` alone at x = 1,024; dealt out in turn, the test saw most of it
 /// (docs/runtime.md, "Loaded unit tests").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// `stage` is the block as one stage of a pipeline runs it ([`Stage`]): the other stages
+/// run on threads of their own, on the same stream, at the pace the pipeline sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conditions {
     pub input: InputState,
     /// Other threads running the block meanwhile.
     pub siblings: usize,
+    /// The pipeline the block is a stage of, if it is timed as one.
+    pub stage: Option<Stage>,
+}
+
+/// A block timed as a stage of a pipeline whose stages are single blocks (`pipe(qsort,
+/// inc)`, `pipe(pipe(qsort, inc), nop)`): each of the other stages runs on a thread of its
+/// own, connected by queues of the runtime's default capacity, and the stream flows
+/// through all of them as through the program — the stages before it write the element
+/// and hand it over, the stages after it take what it returns. Only the calls of the
+/// timed stage are counted, in groups of what is waiting, without the queue operations
+/// (those are the pattern's overhead, calibrated on their own). A stage of a pipeline
+/// runs next to its neighbours at the pace of the slowest: measured alone, `inc` did not
+/// show what a busy neighbour core costs it, which changed from 0 to 60% within minutes
+/// on the development host (docs/validation.md, run N).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// Position of the timed block among the stages, from 0.
+    pub index: usize,
+    /// Registry names of the stages' blocks, in order, the timed one included.
+    pub kernels: Vec<String>,
+}
+
+impl Stage {
+    /// `_stageI_of_A_then_B…` (I from 1).
+    fn suffix(&self) -> String {
+        format!(
+            "_stage{}_of_{}",
+            self.index + 1,
+            self.kernels.join("_then_")
+        )
+    }
+
+    /// Split `NAME_stageI_of_A_then_B…` into `NAME` and the stage, if `name` ends that way
+    /// (I from 1, no leading zero, at most the number of stages; at least two stages).
+    fn parse(name: &str) -> Option<(&str, Stage)> {
+        for (at, _) in name.match_indices("_stage") {
+            let rest = &name[at + "_stage".len()..];
+            let Some((digits, list)) = rest.split_once("_of_") else {
+                continue;
+            };
+            let Ok(i) = digits.parse::<usize>() else {
+                continue;
+            };
+            let kernels: Vec<String> = list.split("_then_").map(str::to_string).collect();
+            if i == 0
+                || i.to_string() != digits
+                || i > kernels.len()
+                || kernels.len() < 2
+                || kernels.iter().any(String::is_empty)
+            {
+                continue;
+            }
+            return Some((
+                &name[..at],
+                Stage {
+                    index: i - 1,
+                    kernels,
+                },
+            ));
+        }
+        None
+    }
 }
 
 impl Conditions {
     /// Suffix of the component key of a kernel measured this way: the input state's,
-    /// then `_parN` when N threads (the timed one and its siblings) run it (`inc_warm_par2`).
+    /// then `_parN` when N threads (the timed one and its siblings) run it (`inc_warm_par2`),
+    /// then `_stageI_of_A_then_B…` when it is the I-th stage of `pipe(A, B, …)`
+    /// (`inc_remote_stage2_of_qsort_then_inc`).
     pub fn suffix(&self) -> String {
-        if self.siblings == 0 {
-            self.input.suffix().to_string()
-        } else {
-            format!("{}_par{}", self.input.suffix(), self.siblings + 1)
+        let mut s = self.input.suffix().to_string();
+        if self.siblings > 0 {
+            s += &format!("_par{}", self.siblings + 1);
         }
+        if let Some(stage) = &self.stage {
+            s += &stage.suffix();
+        }
+        s
     }
 
     /// Split a kernel name of an input plan into the registry name and the conditions
@@ -290,7 +361,11 @@ impl Conditions {
     pub fn parse(name: &str) -> (&str, Conditions) {
         let mut c = Conditions::default();
         let mut base = name;
-        if let Some((b, digits)) = name.rsplit_once("_par") {
+        if let Some((b, stage)) = Stage::parse(base) {
+            c.stage = Some(stage);
+            base = b;
+        }
+        if let Some((b, digits)) = base.rsplit_once("_par") {
             // Only the form `suffix` writes: `_par` and a count ≥ 2 without a leading zero.
             match digits.parse::<usize>() {
                 Ok(n) if n >= 2 && n.to_string() == digits => {
@@ -309,11 +384,20 @@ impl Conditions {
         }
         (base, c)
     }
+
+    /// The same conditions without the load: no siblings, no neighbouring stages (the
+    /// block timed alone, with its input where it was).
+    pub fn alone(&self) -> Conditions {
+        Conditions::from(self.input)
+    }
 }
 
 impl From<InputState> for Conditions {
     fn from(input: InputState) -> Conditions {
-        Conditions { input, siblings: 0 }
+        Conditions {
+            input,
+            ..Conditions::default()
+        }
     }
 }
 
@@ -367,9 +451,31 @@ pub struct KernelSampler<'a> {
     next: usize,
     batch: u64,
     outputs: Vec<Data>,
+    /// The pipeline around a stage's unit test ([`Stage`]).
+    rig: Option<stage::Rig>,
 }
 
 impl<'a> KernelSampler<'a> {
+    /// The unit test of the block `name` of `registry` under `how`: [`KernelSampler::staged`]
+    /// for a pipeline stage, [`KernelSampler::new`] otherwise.
+    pub fn for_block(
+        registry: &'a Registry,
+        name: &str,
+        x: usize,
+        inputs: &Inputs,
+        spec: &Sampling,
+        memory_limit: u128,
+        how: Conditions,
+    ) -> Result<KernelSampler<'a>, Error> {
+        if how.stage.is_some() {
+            return KernelSampler::staged(registry, x, inputs, spec, memory_limit, how);
+        }
+        let kernel = registry.get(name)?.as_ref();
+        KernelSampler::new(kernel, x, inputs, spec, memory_limit, how)
+    }
+
+    /// A unit test of `kernel` under `how`. A pipeline stage's test (`how.stage`) needs its
+    /// neighbours' blocks: [`KernelSampler::staged`].
     pub fn new(
         kernel: &'a dyn Kernel,
         x: usize,
@@ -381,7 +487,16 @@ impl<'a> KernelSampler<'a> {
         let Conditions {
             input: state,
             siblings,
+            stage,
         } = how.into();
+        if let Some(stage) = stage {
+            return Err(Error::Run(format!(
+                "`{}` as stage {} of {} is timed next to the other stages: build its test with KernelSampler::staged",
+                kernel.name(),
+                stage.index + 1,
+                stage.kernels.join(", ")
+            )));
+        }
         let bytes = kernel.input_bytes(x, inputs);
         // Each sibling holds a stream of its own.
         if bytes.saturating_mul(2 * (1 + siblings as u128)) > memory_limit {
@@ -408,6 +523,7 @@ impl<'a> KernelSampler<'a> {
             next: 0,
             batch: 1,
             outputs: Vec::new(),
+            rig: None,
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -477,6 +593,9 @@ impl Repeated for KernelSampler<'_> {
     }
 
     fn one(&mut self) -> Result<f64, Error> {
+        if self.rig.is_some() {
+            return self.one_in_pipeline();
+        }
         if self.siblings == 0 {
             return self.one_alone();
         }
@@ -495,6 +614,7 @@ impl Repeated for KernelSampler<'_> {
         }
         let mut shares = shares.into_iter();
         let mine = shares.next();
+        let name = self.kernel.name().to_string();
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.siblings)
                 .map(|i| {
@@ -505,26 +625,61 @@ impl Repeated for KernelSampler<'_> {
                         &started,
                     );
                     let first = shares.next();
-                    scope.spawn(move || sibling(&templates, &op, len, i, first, stop, started))
+                    on_core(scope, LOAD_THREAD_NAME, i + 1, move || {
+                        sibling(&templates, &op, len, i, first, stop, started)
+                    })
                 })
                 .collect();
-            started.wait();
-            let timed = match mine {
-                Some(stream) => self.time_calls(stream),
-                None => self.one_alone(),
-            };
+            let (stop, started) = (&stop, &started);
+            let timed = on_core(scope, TIMED_THREAD_NAME, 0, move || {
+                started.wait();
+                let timed = match mine {
+                    Some(stream) => self.time_calls(stream),
+                    None => self.one_alone(),
+                };
+                stop.store(true, Ordering::Release);
+                timed
+            })
+            .join();
+            // However the timed thread ended, the siblings stop.
             stop.store(true, Ordering::Release);
             for w in workers {
                 if w.join().is_err() {
                     return Err(Error::Run(format!(
-                        "kernel `{}` panicked on a sibling thread",
-                        self.kernel.name()
+                        "kernel `{name}` panicked on a sibling thread"
                     )));
                 }
             }
-            timed
+            timed.map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))?
         })
     }
+}
+
+/// Name of the thread a loaded or staged unit test times its block on.
+pub const TIMED_THREAD_NAME: &str = "perfcompose-timed";
+/// Name of the other threads of a loaded or staged unit test (siblings, other stages).
+pub const LOAD_THREAD_NAME: &str = "perfcompose-load";
+
+/// Start `f` on a thread named `name`, pinned to the `core`-th core (modulo the cores,
+/// where the OS allows pinning): the threads of a loaded or staged unit test each get a
+/// core of their own, as the workers of a pinned program do (`Config { pin: true }`, the
+/// default of `validate` and `bench --term`). Unpinned, the scheduler at times kept two
+/// busy threads on one core of the two (examples/placement.rs).
+fn on_core<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    core: usize,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, move || {
+            if let Some(ids) = core_affinity::get_core_ids().filter(|c| !c.is_empty()) {
+                let _ = core_affinity::set_for_current(ids[core % ids.len()]);
+            }
+            f()
+        })
+        .expect("the OS refused to start a unit test's thread")
 }
 
 /// A sibling of a loaded unit test ([`Conditions::siblings`]): run the block on `first`
@@ -765,17 +920,50 @@ pub fn bench_kernel_in(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Series, Error> {
     let how = how.into();
+    sweep(kernel.name(), sizes, progress, |x| {
+        time_kernel_in(kernel, x, inputs, spec, memory_limit, how.clone())
+    })
+}
+
+/// Time the block `name` of `registry` over a sweep of sizes under `how`, a pipeline
+/// stage's conditions included ([`KernelSampler::for_block`]).
+#[allow(clippy::too_many_arguments)]
+pub fn bench_block(
+    registry: &Registry,
+    name: &str,
+    sizes: &[usize],
+    inputs: &Inputs,
+    spec: &Sampling,
+    memory_limit: u128,
+    how: Conditions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Series, Error> {
+    let kernel = registry.get(name)?;
+    sweep(kernel.name(), sizes, progress, |x| {
+        let mut s =
+            KernelSampler::for_block(registry, name, x, inputs, spec, memory_limit, how.clone())?;
+        sample_point(spec, &mut s)
+    })
+}
+
+/// One point per size, with progress.
+fn sweep(
+    label: &str,
+    sizes: &[usize],
+    progress: &mut dyn FnMut(Progress<'_>),
+    mut point: impl FnMut(usize) -> Result<PointStats, Error>,
+) -> Result<Series, Error> {
     let mut points = Vec::with_capacity(sizes.len());
     for (i, &x) in sizes.iter().enumerate() {
         progress(Progress {
-            label: kernel.name(),
+            label,
             x: x as u64,
             done: i,
             total: sizes.len(),
         });
-        points.push(time_kernel_in(kernel, x, inputs, spec, memory_limit, how)?);
+        points.push(point(x)?);
     }
-    Ok(Series::kernel(kernel.name(), points))
+    Ok(Series::kernel(label, points))
 }
 
 /// How long one repetition of a whole-program measurement should at least stream, so that
@@ -1281,30 +1469,30 @@ mod tests {
     }
 
     #[test]
-    fn loaded_unit_tests_run_the_block_on_siblings_while_this_thread_is_timed() {
+    fn loaded_unit_tests_run_the_block_on_siblings_while_one_thread_is_timed() {
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Mutex;
         use std::thread::ThreadId;
-        let log: Arc<Mutex<Vec<ThreadId>>> = Arc::default();
+        let timed = || std::thread::current().name() == Some(TIMED_THREAD_NAME);
+        // (thread, timed?) of every call.
+        let log: Arc<Mutex<Vec<(ThreadId, bool)>>> = Arc::default();
         let armed = Arc::new(AtomicBool::new(false));
-        let timed = std::thread::current().id();
         let mut reg = crate::kernel::Registry::empty();
         let (l, a) = (Arc::clone(&log), Arc::clone(&armed));
         reg.register_block("log", "logs its thread", move |d| {
-            l.lock().unwrap().push(std::thread::current().id());
+            l.lock()
+                .unwrap()
+                .push((std::thread::current().id(), timed()));
             // Once armed, the timed calls wait (10 s at most) until both siblings have
-            // called the block: they run while this thread is timed.
+            // called the block: they run while the timed thread is timed.
             let t = Instant::now();
-            while std::thread::current().id() == timed
-                && a.load(Ordering::Acquire)
-                && t.elapsed() < Duration::from_secs(10)
-            {
+            while timed() && a.load(Ordering::Acquire) && t.elapsed() < Duration::from_secs(10) {
                 let others: std::collections::HashSet<ThreadId> = l
                     .lock()
                     .unwrap()
                     .iter()
-                    .copied()
-                    .filter(|t| *t != timed)
+                    .filter(|c| !c.1)
+                    .map(|c| c.0)
                     .collect();
                 if others.len() == 2 {
                     a.store(false, Ordering::Release);
@@ -1319,6 +1507,7 @@ mod tests {
         let how = Conditions {
             input: InputState::Cold,
             siblings: 2,
+            ..Default::default()
         };
         let mut s =
             KernelSampler::new(kernel, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
@@ -1327,20 +1516,26 @@ mod tests {
         let ns = s.one().unwrap();
         assert!(ns.is_finite() && ns >= 0.0, "{ns}");
         let log = log.lock().unwrap();
-        // Every timed call ran here, the siblings' on two other threads.
-        assert_eq!(
-            log.iter().filter(|t| **t == timed).count() as u64,
-            s.batch()
-        );
-        let others: std::collections::HashSet<_> = log.iter().filter(|t| **t != timed).collect();
-        assert_eq!(others.len(), 2);
+        // Every timed call ran on one thread (not this one), the siblings' on two others.
+        let here = std::thread::current().id();
+        let on = |is_timed: bool| -> std::collections::HashSet<ThreadId> {
+            log.iter()
+                .filter(|c| c.1 == is_timed)
+                .map(|c| c.0)
+                .collect()
+        };
+        assert_eq!(log.iter().filter(|c| c.1).count() as u64, s.batch());
+        assert_eq!(on(true).len(), 1);
+        assert_eq!(on(false).len(), 2);
+        assert!(!on(true).contains(&here) && !on(false).contains(&here));
+        assert!(on(true).is_disjoint(&on(false)));
     }
 
     #[test]
     fn a_block_that_panics_on_a_sibling_is_an_error_not_a_hang() {
         use std::sync::atomic::{AtomicBool, Ordering};
         let mut reg = crate::kernel::Registry::empty();
-        let timed = std::thread::current().id();
+        let timed = || std::thread::current().name() == Some(TIMED_THREAD_NAME);
         // Once armed, the timed calls wait (10 s at most) for a sibling to have panicked,
         // so that the siblings are not stopped before their first call.
         let (armed, fired) = (
@@ -1349,7 +1544,7 @@ mod tests {
         );
         let (a, f) = (Arc::clone(&armed), Arc::clone(&fired));
         reg.register_block("boom", "panics off the calling thread", move |d| {
-            if std::thread::current().id() != timed {
+            if std::thread::current().name() == Some(LOAD_THREAD_NAME) {
                 f.store(true, Ordering::Release);
                 panic!("sibling boom");
             }
@@ -1366,6 +1561,7 @@ mod tests {
         let how = Conditions {
             input: InputState::Warm,
             siblings: 1,
+            ..Default::default()
         };
         let spec = Sampling::quick();
         let mut s =

@@ -1,0 +1,455 @@
+//! Unit tests of pipeline stages ([`Stage`]): the block timed while the other stages of
+//! its pipeline run on threads of their own, on the same stream.
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::{
+    cache_bytes, copies, evict_unless_cold, on_core, stream_len, Conditions, KernelSampler,
+    Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
+};
+use crate::data::Data;
+use crate::error::{Error, KernelError};
+use crate::kernel::{input_pool_size, unit_call, Inputs, Op, Registry};
+
+/// The pipeline around a stage's unit test: every stage's block, and the inputs of the
+/// first stage, which the stream is made of.
+pub(super) struct Rig {
+    index: usize,
+    names: Vec<String>,
+    ops: Vec<Op>,
+    first: std::sync::Arc<Vec<Data>>,
+}
+
+/// Where a stage takes its elements from: the stream (the first stage) or the queue from
+/// the stage before it.
+enum Source {
+    Stream(std::vec::IntoIter<Data>),
+    Queue(Receiver<Data>),
+}
+
+impl Source {
+    /// The next element, waiting for it if need be; `None` at the end of the stream.
+    fn next(&mut self) -> Option<Data> {
+        match self {
+            Source::Stream(it) => it.next(),
+            Source::Queue(rx) => rx.recv().ok(),
+        }
+    }
+
+    /// Up to `max` more elements that are there without waiting.
+    fn more(&mut self, into: &mut Vec<Data>, max: usize) {
+        match self {
+            Source::Stream(it) => into.extend(it.by_ref().take(max)),
+            Source::Queue(rx) => {
+                while into.len() < max {
+                    match rx.try_recv() {
+                        Ok(d) => into.push(d),
+                        Err(_) => break,
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<'a> KernelSampler<'a> {
+    /// The unit test of a pipeline stage: `how.stage` names the stages' blocks (looked
+    /// up in `registry`) and which one is timed. The repetition's stream is as long as
+    /// the slowest stage makes a program's repetition ([`stream_len`]), within
+    /// `memory_limit`.
+    pub fn staged(
+        registry: &'a Registry,
+        x: usize,
+        inputs: &Inputs,
+        spec: &Sampling,
+        memory_limit: u128,
+        how: Conditions,
+    ) -> Result<KernelSampler<'a>, Error> {
+        let Some(Stage { index, kernels }) = how.stage.clone() else {
+            return Err(Error::Run(
+                "a stage's unit test needs the pipeline it is a stage of".into(),
+            ));
+        };
+        if index >= kernels.len() {
+            return Err(Error::Run(format!(
+                "stage {} of a pipeline of {} stages",
+                index + 1,
+                kernels.len()
+            )));
+        }
+        let blocks = kernels
+            .iter()
+            .map(|k| registry.get(k).map(|k| k.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ops: Vec<Op> = blocks.iter().map(|k| k.op()).collect();
+        if let Some(k) = blocks
+            .iter()
+            .zip(&ops)
+            .find_map(|(k, op)| (!matches!(op, Op::Block { .. })).then_some(k))
+        {
+            return Err(Error::Run(format!(
+                "`{}` is not a sequential block and cannot be a stage of a pipeline",
+                k.name()
+            )));
+        }
+        let mut s = KernelSampler::new(blocks[index], x, inputs, spec, memory_limit, how.alone())?;
+        let first = if index == 0 {
+            std::sync::Arc::clone(&s.templates)
+        } else {
+            let bytes = blocks[0].input_bytes(x, inputs);
+            let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
+            std::sync::Arc::new(
+                (0..pool)
+                    .map(|v| blocks[0].input(x, &inputs.variant(v as u64)))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )
+        };
+        // Probe every stage on what the stages before it return (twice: the first call
+        // pays for cold caches, the second is kept): the stream is sized by the slowest.
+        let copy = || {
+            first[0].try_clone().ok_or_else(|| {
+                Error::from(KernelError::BadInput {
+                    kernel: blocks[0].name().to_string(),
+                    message: "its input cannot be copied for repetitions".into(),
+                })
+            })
+        };
+        let mut slowest = 1e-9_f64;
+        let mut element = copy()?;
+        for (op, name) in ops.iter().zip(&kernels) {
+            let spare = element.try_clone();
+            let t0 = Instant::now();
+            let mut out = call(op, name, element)?;
+            let mut took = t0.elapsed();
+            if let Some(again) = spare {
+                let t0 = Instant::now();
+                out = call(op, name, again)?;
+                took = t0.elapsed();
+            }
+            slowest = slowest.max(took.as_secs_f64());
+            element = out;
+        }
+        let bytes = blocks[0].input_bytes(x, inputs);
+        s.batch = stream_len(slowest, bytes, memory_limit / 2) as u64;
+        s.rig = Some(Rig {
+            index,
+            names: kernels,
+            ops,
+            first,
+        });
+        Ok(s)
+    }
+
+    /// One repetition of a stage's unit test: a fresh stream through the whole pipeline,
+    /// the other stages on threads of their own, the timed stage on this one; ns per call
+    /// of the timed stage.
+    pub(super) fn one_in_pipeline(&mut self) -> Result<f64, Error> {
+        let rig = self.rig.as_ref().expect("a stage's test has its pipeline");
+        let n = rig.ops.len();
+        let stream =
+            copies(&rig.first, 0, self.batch.max(1) as usize).ok_or_else(|| self.not_copyable())?;
+        evict_unless_cold(&stream);
+        let bytes = stream.first().map_or(1, Data::bytes).max(1);
+        let group = (cache_bytes(2).unwrap_or(1 << 20) / 4 / bytes).max(1) as usize;
+        // Queue j carries what stage j returns to stage j + 1.
+        let mut senders: Vec<Option<Sender<Data>>> = Vec::with_capacity(n);
+        let mut receivers: Vec<Option<Receiver<Data>>> = vec![None];
+        for _ in 1..n {
+            let (tx, rx) = crossbeam_channel::bounded(crate::ctx::DEFAULT_CAPACITY);
+            senders.push(Some(tx));
+            receivers.push(Some(rx));
+        }
+        senders.push(None);
+        let mut stream = Some(stream);
+        let mut source = |j: usize, receivers: &mut Vec<Option<Receiver<Data>>>| match j {
+            0 => Source::Stream(stream.take().unwrap_or_default().into_iter()),
+            _ => Source::Queue(receivers[j].take().expect("each queue has one reader")),
+        };
+        let this = &*self;
+        // Stage j on core j (modulo the cores), as a pinned program places its stages.
+        std::thread::scope(|scope| {
+            let mut helpers = Vec::with_capacity(n - 1);
+            for j in (0..n).filter(|&j| j != rig.index) {
+                let (input, output) = (source(j, &mut receivers), senders[j].take());
+                let (op, name) = (&rig.ops[j], &rig.names[j]);
+                helpers.push(on_core(scope, LOAD_THREAD_NAME, j, move || {
+                    run_stage(op, name, input, output)
+                }));
+            }
+            let (input, output) = (source(rig.index, &mut receivers), senders[rig.index].take());
+            let timed = on_core(scope, TIMED_THREAD_NAME, rig.index, move || {
+                this.time_stage(input, output, group)
+            })
+            .join();
+            let failed = || Error::Run("a thread of a stage's unit test failed".into());
+            for h in helpers {
+                h.join().map_err(|_| failed())??;
+            }
+            timed.map_err(|_| failed())?
+        })
+    }
+
+    /// Take the elements of `input` in groups of what is waiting (at most `group`), time
+    /// the calls on each group, and hand what they return on to `output`: ns per call.
+    fn time_stage(
+        &self,
+        mut input: Source,
+        output: Option<Sender<Data>>,
+        group: usize,
+    ) -> Result<f64, Error> {
+        let mut total = Duration::ZERO;
+        let mut calls = 0_usize;
+        let mut taken = Vec::with_capacity(group);
+        let mut returned = Vec::with_capacity(group);
+        while let Some(first) = input.next() {
+            taken.push(first);
+            input.more(&mut taken, group);
+            let t = Instant::now();
+            for d in taken.drain(..) {
+                returned.push(self.call(d)?);
+            }
+            total += t.elapsed();
+            calls += returned.len();
+            match &output {
+                Some(tx) => {
+                    for d in returned.drain(..) {
+                        // The stage after this one stopped: it reports why.
+                        if tx.send(d).is_err() {
+                            return Ok(total.as_nanos() as f64 / calls as f64);
+                        }
+                    }
+                }
+                None => returned.clear(),
+            }
+        }
+        if calls == 0 {
+            return Err(Error::Run(format!(
+                "no element reached `{}` in its pipeline",
+                self.kernel.name()
+            )));
+        }
+        Ok(total.as_nanos() as f64 / calls as f64)
+    }
+}
+
+/// A stage of a unit test's pipeline that is not timed: call the block on every element
+/// of `input` and hand what it returns on to `output` (or drop it, the last stage).
+fn run_stage(
+    op: &Op,
+    name: &str,
+    mut input: Source,
+    output: Option<Sender<Data>>,
+) -> Result<(), Error> {
+    while let Some(d) = input.next() {
+        let out = call(op, name, d)?;
+        if let Some(tx) = &output {
+            if tx.send(out).is_err() {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn call(op: &Op, name: &str, input: Data) -> Result<Data, Error> {
+    crate::unwind::catch(|| unit_call(op, input))
+        .map_err(|m| Error::Run(format!("kernel `{name}` panicked: {m}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::thread::ThreadId;
+
+    use super::*;
+    use crate::bench::{InputState, Repeated};
+    use crate::kernel::Registry;
+
+    fn stage_of(index: usize, kernels: &[&str]) -> Conditions {
+        Conditions {
+            stage: Some(Stage {
+                index,
+                kernels: kernels.iter().map(|k| k.to_string()).collect(),
+            }),
+            ..Conditions::default()
+        }
+    }
+
+    fn ints(d: &mut Data) -> &mut Vec<i32> {
+        match d {
+            Data::Ints(v) => v,
+            _ => panic!("the test blocks take integer arrays"),
+        }
+    }
+
+    #[test]
+    fn stage_conditions_name_the_pipeline_and_read_back() {
+        let how = Conditions {
+            input: InputState::Remote,
+            ..stage_of(1, &["qsort", "inc"])
+        };
+        assert_eq!(how.suffix(), "_remote_stage2_of_qsort_then_inc");
+        assert_eq!(
+            Conditions::parse("inc_remote_stage2_of_qsort_then_inc"),
+            ("inc", how.clone())
+        );
+        assert_eq!(how.alone(), Conditions::from(InputState::Remote));
+        assert_eq!(
+            Conditions::parse("my_block_stage3_of_a_then_my_block_then_c"),
+            ("my_block", stage_of(2, &["a", "my_block", "c"]))
+        );
+        // Only the form `suffix` writes is read as a stage; anything else is a name.
+        for name in [
+            "my_stage",
+            "x_stage0_of_a_then_b",
+            "x_stage3_of_a_then_b",
+            "x_stage1_of_a",
+            "x_stage01_of_a_then_b",
+            "x_stage1_of_a_then_",
+            "x_stagex_of_a_then_b",
+        ] {
+            assert_eq!(Conditions::parse(name), (name, Conditions::default()));
+        }
+    }
+
+    /// `first` writes 7 into the element, `middle` triples it, `last` records it; each
+    /// logs the thread it ran on. `fail` makes the block of that name panic.
+    fn logging_pipeline(fail: Arc<Mutex<Option<&'static str>>>) -> (Registry, Arc<Log>) {
+        let log = Arc::new(Log::default());
+        let mut reg = Registry::empty();
+        for name in ["first", "middle", "last"] {
+            let (log, fail) = (Arc::clone(&log), Arc::clone(&fail));
+            reg.register_block(name, "a logging stage", move |mut d| {
+                if *fail.lock().unwrap() == Some(name) {
+                    panic!("{name} fails");
+                }
+                log.threads
+                    .lock()
+                    .unwrap()
+                    .push((name, std::thread::current().id()));
+                if std::thread::current().name() == Some(crate::bench::TIMED_THREAD_NAME) {
+                    log.timed.lock().unwrap().push(name);
+                }
+                let v = ints(&mut d);
+                match name {
+                    "first" => v[0] = 7,
+                    "middle" => v[0] *= 3,
+                    _ => log.seen.lock().unwrap().push(v[0]),
+                }
+                d
+            });
+        }
+        (reg, log)
+    }
+
+    #[derive(Default)]
+    struct Log {
+        threads: Mutex<Vec<(&'static str, ThreadId)>>,
+        timed: Mutex<Vec<&'static str>>,
+        seen: Mutex<Vec<i32>>,
+    }
+
+    #[test]
+    fn a_stage_is_timed_while_the_other_stages_run_the_same_stream_on_their_own_threads() {
+        let (reg, log) = logging_pipeline(Arc::default());
+        let spec = Sampling::quick();
+        let how = stage_of(1, &["first", "middle", "last"]);
+        let mut s =
+            KernelSampler::for_block(&reg, "middle", 64, &Inputs::default(), &spec, 1 << 30, how)
+                .unwrap();
+        log.threads.lock().unwrap().clear();
+        log.timed.lock().unwrap().clear();
+        log.seen.lock().unwrap().clear();
+        let ns = s.one().unwrap();
+        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        let batch = s.batch() as usize;
+        assert!(batch >= 1);
+        // Every element went through the three stages, in order.
+        assert_eq!(*log.seen.lock().unwrap(), vec![21; batch]);
+        // Each stage ran on a thread of its own, none on the caller's.
+        let here = std::thread::current().id();
+        let threads = log.threads.lock().unwrap();
+        let on = |stage: &str| -> std::collections::HashSet<ThreadId> {
+            threads
+                .iter()
+                .filter(|(n, _)| *n == stage)
+                .map(|(_, t)| *t)
+                .collect()
+        };
+        let (first, middle, last) = (on("first"), on("middle"), on("last"));
+        assert_eq!((first.len(), middle.len(), last.len()), (1, 1, 1));
+        let all: std::collections::HashSet<_> = first.iter().chain(&middle).chain(&last).collect();
+        assert_eq!(all.len(), 3);
+        assert!(!all.contains(&here));
+        // The timed one is the middle stage.
+        assert!(log.timed.lock().unwrap().iter().all(|n| *n == "middle"));
+        assert_eq!(threads.len(), 3 * batch);
+    }
+
+    #[test]
+    fn a_stage_that_panics_anywhere_in_the_pipeline_is_an_error_not_a_hang() {
+        for (timed, failing) in [(0, "last"), (1, "first"), (1, "last"), (1, "middle")] {
+            let fail = Arc::new(Mutex::new(None));
+            let (reg, _) = logging_pipeline(Arc::clone(&fail));
+            let spec = Sampling::quick();
+            let kernels = ["first", "middle", "last"];
+            let how = stage_of(timed, &kernels);
+            let mut s =
+                KernelSampler::staged(&reg, 64, &Inputs::default(), &spec, 1 << 30, how).unwrap();
+            *fail.lock().unwrap() = Some(failing);
+            let err = s.one().unwrap_err().to_string();
+            assert!(err.contains(&format!("`{failing}` panicked")), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_stage_test_needs_a_pipeline_of_known_sequential_blocks() {
+        let reg = Registry::builtin();
+        let spec = Sampling::quick();
+        let inputs = Inputs::default();
+        let qsort = reg.get("qsort").unwrap().as_ref();
+        let how = stage_of(0, &["qsort", "inc"]);
+        let err = KernelSampler::new(qsort, 64, &inputs, &spec, 1 << 30, how)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("KernelSampler::staged"), "{err}");
+        for (kernels, says) in [
+            (&["qsort", "nosuch"][..], "nosuch"),
+            (&["qsort", "map"][..], "not a sequential block"),
+        ] {
+            let err =
+                KernelSampler::staged(&reg, 64, &inputs, &spec, 1 << 30, stage_of(0, kernels))
+                    .err()
+                    .unwrap()
+                    .to_string();
+            assert!(err.contains(says), "{err}");
+        }
+        let alone = KernelSampler::staged(&reg, 64, &inputs, &spec, 1 << 30, Conditions::default());
+        assert!(alone.is_err());
+    }
+
+    #[test]
+    fn a_panicking_timed_stage_is_an_error_too() {
+        let armed = Arc::new(AtomicBool::new(false));
+        let mut reg = Registry::empty();
+        let a = Arc::clone(&armed);
+        reg.register_block("boom", "panics once armed", move |d| {
+            if a.load(Ordering::Acquire) {
+                panic!("timed boom");
+            }
+            d
+        });
+        reg.register_block("calm", "passes its element on", |d| d);
+        let spec = Sampling::quick();
+        let how = stage_of(0, &["boom", "calm"]);
+        let mut s =
+            KernelSampler::staged(&reg, 64, &Inputs::default(), &spec, 1 << 30, how).unwrap();
+        armed.store(true, Ordering::Release);
+        let err = s.one().unwrap_err().to_string();
+        assert!(err.contains("timed boom"), "{err}");
+    }
+}
