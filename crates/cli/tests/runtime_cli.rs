@@ -339,6 +339,24 @@ fn validate_tiny_suite_json_schema() {
 }
 
 #[test]
+fn validate_unloaded_times_every_block_alone() {
+    let dir = scratch("unloaded");
+    tiny_saved(&dir, "interleaved", &["--unloaded"]);
+    let text = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    for block in [
+        "tpool(2, inc)->inc",
+        "pipe(inc, nop)->inc",
+        "pipe(inc, nop)->nop_remote",
+    ] {
+        assert!(
+            text.contains(&format!("REGION {block}\n")),
+            "{block}: {text}"
+        );
+    }
+    assert!(!text.contains("_par") && !text.contains("_stage"), "{text}");
+}
+
+#[test]
 fn validate_saves_measurements() {
     let dir = scratch("save");
     let o = perfcompose(&[

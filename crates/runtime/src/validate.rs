@@ -414,6 +414,22 @@ pub struct Options {
     pub modeler: String,
     /// When the blocks are measured relative to the whole programs.
     pub protocol: Protocol,
+    /// Time blocks as the design loads them (the default): the workers of a task pool or
+    /// a MapReduce next to siblings running the same block (`_parN`), the stages of a
+    /// pipeline next to the other stages (`_stageI_of_…`). `false` times every block
+    /// alone, as seed 000 does (input states stay), to see what the loads change.
+    pub loaded: bool,
+}
+
+impl Options {
+    /// The cores the unit tests may load (`1`: every block timed alone).
+    fn load_cores(&self) -> usize {
+        if self.loaded {
+            self.cores
+        } else {
+            1
+        }
+    }
 }
 
 /// When the unit tests of the blocks run relative to the whole-program measurements.
@@ -489,6 +505,7 @@ impl Default for Options {
             measure: Measure::Median,
             modeler: DEFAULT_MODELER.to_string(),
             protocol: Protocol::default(),
+            loaded: true,
         }
     }
 }
@@ -707,7 +724,7 @@ pub fn steps(suite: &Suite, registry: &Registry, opts: &Options) -> Result<usize
         return Ok(programs);
     }
     let mut n = 0;
-    for (_, k, _, _) in needed_kernels(suite, registry, opts.cores)? {
+    for (_, k, _, _) in needed_kernels(suite, registry, opts.load_cores())? {
         n += kernel_sizes(suite, registry, &k)?.len();
     }
     Ok(n + programs)
@@ -1244,7 +1261,7 @@ pub fn run_suite_with(
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
     let mut misses: BTreeMap<String, Vec<PointMiss>> = BTreeMap::new();
     if opts.protocol == Protocol::Separate {
-        for (key, kernel, image, state) in needed_kernels(suite, registry, opts.cores)? {
+        for (key, kernel, image, state) in needed_kernels(suite, registry, opts.load_cores())? {
             let mut s = bench::bench_block(
                 registry,
                 &kernel,
@@ -1269,7 +1286,7 @@ pub fn run_suite_with(
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
         let mut halves = None;
         // The term composed: kernels renamed after their input state (see `input_plan`).
-        let as_composed = input_plan(plan, registry, opts.cores);
+        let as_composed = input_plan(plan, registry, opts.load_cores());
         let renamed;
         let term = if as_composed == *plan {
             original
@@ -1282,7 +1299,7 @@ pub fn run_suite_with(
         let (block_models, measured) = match opts.protocol {
             Protocol::Separate => {
                 let mut m = BTreeMap::new();
-                for (key, ..) in case_needs(c, plan, registry, opts.cores)? {
+                for (key, ..) in case_needs(c, plan, registry, opts.load_cores())? {
                     let model = models
                         .get(&key)
                         .cloned()
@@ -1303,7 +1320,7 @@ pub fn run_suite_with(
                 (m, measured)
             }
             Protocol::Interleaved | Protocol::Sandwich | Protocol::Rounds => {
-                let needs = case_needs(c, plan, registry, opts.cores)?;
+                let needs = case_needs(c, plan, registry, opts.load_cores())?;
                 let got = measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 let mut m = BTreeMap::new();
                 for b in got.blocks {
@@ -1397,7 +1414,7 @@ pub fn reanalyze(
             missing.push(id);
             continue;
         };
-        let as_composed = input_plan(&plan, registry, opts.cores);
+        let as_composed = input_plan(&plan, registry, opts.load_cores());
         let term = if as_composed == plan {
             original
         } else {
@@ -1408,7 +1425,7 @@ pub fn reanalyze(
         let mut block_models = BTreeMap::new();
         let mut misses = BTreeMap::new();
         let mut alone = Vec::new();
-        for (key, ..) in case_needs(c, &plan, registry, opts.cores)? {
+        for (key, ..) in case_needs(c, &plan, registry, opts.load_cores())? {
             let name = format!("{id}->{key}");
             // The interleaved protocol saves `ID->KEY`, the separate one `KEY`.
             // Measurements saved before blocks were timed loaded (`_parN`) have the
@@ -1597,7 +1614,7 @@ fn compose_measured_blocks(
         };
         let mut comps = Components::default();
         for k in as_composed.kernels() {
-            let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.cores)?;
+            let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.load_cores())?;
             let Some(v) = block_misses
                 .get(&key)
                 .and_then(|ms| ms.iter().find(|m| m.x == p.x))
@@ -1646,7 +1663,7 @@ fn analyze_case(
 ) -> Result<Row, Error> {
     let mut comps = Components::default();
     for k in as_composed.kernels() {
-        let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.cores)?;
+        let (key, ..) = block_of(&k, as_composed, c.image, registry, opts.load_cores())?;
         let model = block_models
             .get(&key)
             .cloned()
@@ -1693,7 +1710,7 @@ fn analyze_case(
         ));
     }
     for r in reduces_of_mapreduce(plan) {
-        let (key, ..) = block_of(r, plan, c.image, registry, opts.cores)?;
+        let (key, ..) = block_of(r, plan, c.image, registry, opts.load_cores())?;
         notes.push(format!(
             "the reduction `{r}` was timed warm (`{key}`): in a job it runs on what its \
              thread just gathered or produced{}",
@@ -2280,6 +2297,45 @@ mod tests {
             ),
             "{notes}"
         );
+    }
+
+    #[test]
+    fn unloaded_options_time_every_block_alone() {
+        let reg = Registry::builtin();
+        let mut suite = term_suite(
+            "pipe(qsort, inc)",
+            vec![1024],
+            Default::default(),
+            bench::Sampling::quick(),
+        );
+        let mut pool = term_suite(
+            "tpool(2, inc)",
+            vec![1024],
+            Default::default(),
+            bench::Sampling::quick(),
+        );
+        suite.cases.append(&mut pool.cases);
+        let keys = |loaded: bool| -> Vec<String> {
+            let opts = Options {
+                cores: 2,
+                loaded,
+                ..Options::default()
+            };
+            needed_kernels(&suite, &reg, opts.load_cores())
+                .unwrap()
+                .into_iter()
+                .map(|n| n.0)
+                .collect()
+        };
+        assert_eq!(
+            keys(true),
+            [
+                "inc_par2",
+                "inc_remote_stage2_of_qsort_then_inc",
+                "qsort_stage1_of_qsort_then_inc"
+            ]
+        );
+        assert_eq!(keys(false), ["inc", "inc_remote", "qsort"]);
     }
 
     fn reanalysis_options() -> Options {

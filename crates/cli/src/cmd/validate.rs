@@ -70,6 +70,11 @@ pub struct Args {
     /// minimum, maximum.
     #[arg(long, default_value = "median")]
     pub measure: String,
+    /// Time every block alone, as seed 000 does: no sibling threads for the workers of a
+    /// task pool or a MapReduce, no neighbouring stages for a pipeline's stages (inputs
+    /// stay where the design leaves them). Shows what those loads change.
+    #[arg(long)]
+    pub unloaded: bool,
     /// Let the OS place the worker threads instead of pinning each to a core of its own
     /// (pinning is the default: unpinned, Linux at times kept both stages of a pipeline on
     /// one of two cores, which then took the sum of its stages per element; docs/runtime.md,
@@ -227,6 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         measure,
         modeler: args.modeler.clone(),
         protocol,
+        loaded: !args.unloaded,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;

@@ -1535,7 +1535,6 @@ mod tests {
     fn a_block_that_panics_on_a_sibling_is_an_error_not_a_hang() {
         use std::sync::atomic::{AtomicBool, Ordering};
         let mut reg = crate::kernel::Registry::empty();
-        let timed = || std::thread::current().name() == Some(TIMED_THREAD_NAME);
         // Once armed, the timed calls wait (10 s at most) for a sibling to have panicked,
         // so that the siblings are not stopped before their first call.
         let (armed, fired) = (
@@ -1543,7 +1542,7 @@ mod tests {
             Arc::new(AtomicBool::new(false)),
         );
         let (a, f) = (Arc::clone(&armed), Arc::clone(&fired));
-        reg.register_block("boom", "panics off the calling thread", move |d| {
+        reg.register_block("boom", "panics on the siblings' threads", move |d| {
             if std::thread::current().name() == Some(LOAD_THREAD_NAME) {
                 f.store(true, Ordering::Release);
                 panic!("sibling boom");
