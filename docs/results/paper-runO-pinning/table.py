@@ -1,8 +1,11 @@
-"""Run O: measured / predicted per size, pinned against free, for every row run so far.
+"""Measured / predicted per size of the rows of a run with two settings side by side
+(run O: pinned and free; run P: loaded and alone), for every row run so far.
 
-Usage: python3 table.py   (in this directory)
+Usage: python3 table.py [SETTING SETTING]   (in the run's directory; default: pinned free)
 """
-import json, os, statistics as st
+import json, os, statistics as st, sys
+
+SETTINGS = sys.argv[1:3] if len(sys.argv) == 3 else ["pinned", "free"]
 
 def read_blocks(path):
     out, cur = {}, None
@@ -15,8 +18,8 @@ def read_blocks(path):
             out[cur].append(st.median(map(float, line.split()[1:])))
     return out
 
-for row in range(1, 6):
-    for p in ("pinned", "free"):
+for row in range(1, 10):
+    for p in SETTINGS:
         d = f"{p}/row{row}"
         if not os.path.exists(f"{d}/points.json"):
             continue
