@@ -507,12 +507,7 @@ impl<'a> KernelSampler<'a> {
             }
             .into());
         }
-        let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
-        let templates = Arc::new(
-            (0..pool)
-                .map(|v| kernel.input(x, &inputs.variant(v as u64)))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
+        let templates = templates(kernel, x, inputs, memory_limit)?;
         let mut s = KernelSampler {
             kernel,
             op: kernel.op(),
@@ -653,6 +648,23 @@ impl Repeated for KernelSampler<'_> {
             timed.map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))?
         })
     }
+}
+
+/// The distinct inputs of `kernel` at size `x` that the repetitions of its unit test copy
+/// their inputs from, as many as [`input_pool_size`] within half of `memory_limit`.
+fn templates(
+    kernel: &dyn Kernel,
+    x: usize,
+    inputs: &Inputs,
+    memory_limit: u128,
+) -> Result<Arc<Vec<Data>>, Error> {
+    let bytes = kernel.input_bytes(x, inputs);
+    let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
+    Ok(Arc::new(
+        (0..pool)
+            .map(|v| kernel.input(x, &inputs.variant(v as u64)))
+            .collect::<Result<Vec<_>, _>>()?,
+    ))
 }
 
 /// Name of the thread a loaded or staged unit test times its block on.

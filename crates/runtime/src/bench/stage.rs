@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{
-    cache_bytes, copies, evict_unless_cold, on_core, stream_len, Conditions, KernelSampler,
-    Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
+    cache_bytes, copies, evict_unless_cold, on_core, stream_len, templates, Conditions,
+    KernelSampler, Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
 };
 use crate::data::Data;
 use crate::error::{Error, KernelError};
-use crate::kernel::{input_pool_size, unit_call, Inputs, Op, Registry};
+use crate::kernel::{unit_call, Inputs, Op, Registry};
 
 /// The pipeline around a stage's unit test: every stage's block, and the inputs of the
 /// first stage, which the stream is made of.
@@ -98,13 +98,7 @@ impl<'a> KernelSampler<'a> {
         let first = if index == 0 {
             std::sync::Arc::clone(&s.templates)
         } else {
-            let bytes = blocks[0].input_bytes(x, inputs);
-            let pool = input_pool_size(x).min((memory_limit / 2 / bytes.max(1)).max(1) as usize);
-            std::sync::Arc::new(
-                (0..pool)
-                    .map(|v| blocks[0].input(x, &inputs.variant(v as u64)))
-                    .collect::<Result<Vec<_>, _>>()?,
-            )
+            templates(blocks[0], x, inputs, memory_limit)?
         };
         // Probe every stage on what the stages before it return (twice: the first call
         // pays for cold caches, the second is kept): the stream is sized by the slowest.
