@@ -137,7 +137,7 @@ impl<'a> KernelSampler<'a> {
     }
 
     /// One repetition of a stage's unit test: a fresh stream through the whole pipeline,
-    /// the other stages on threads of their own, the timed stage on this one; ns per call
+    /// every stage on a thread of its own pinned to a core (stage j on core j); ns per call
     /// of the timed stage.
     pub(super) fn one_in_pipeline(&mut self) -> Result<f64, Error> {
         let rig = self.rig.as_ref().expect("a stage's test has its pipeline");
