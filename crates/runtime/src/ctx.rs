@@ -14,7 +14,9 @@ pub struct Config {
     /// Capacity of every queue between stages (elements). Bounds the memory a fast
     /// producer can fill: at most `capacity` elements wait in each queue.
     pub capacity: usize,
-    /// Pin each worker thread to a core (round robin over the cores the OS reports).
+    /// Pin each worker thread to a core (round robin over the cores the OS reports),
+    /// when the design has no more worker threads than cores; a design with more is left
+    /// to the OS.
     pub pin: bool,
 }
 
@@ -40,9 +42,14 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub(crate) fn new(config: &Config) -> Ctx {
+    /// The state of a run of a design with `threads` worker threads. Pinning applies
+    /// only when every worker can have a core of its own: with more threads than cores,
+    /// round-robin pinning put two `qsort` stages of `tpool(2, pipe(qsort, inc))` on one
+    /// core in some runs (1.45× slower than unpinned in one round of two, 2026-11-24),
+    /// where the OS balances them.
+    pub(crate) fn new(config: &Config, threads: usize) -> Ctx {
         let cores = if config.pin {
-            core_affinity::get_core_ids().filter(|c| !c.is_empty())
+            core_affinity::get_core_ids().filter(|c| !c.is_empty() && threads <= c.len())
         } else {
             None
         };
@@ -85,5 +92,24 @@ impl Ctx {
 
     pub(crate) fn pinning(&self) -> Option<&[core_affinity::CoreId]> {
         self.cores.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_pinned_only_when_each_can_have_a_core() {
+        let pin = Config {
+            pin: true,
+            ..Config::default()
+        };
+        let cores = core_affinity::get_core_ids().map_or(0, |c| c.len());
+        if cores > 0 {
+            assert_eq!(Ctx::new(&pin, cores).pinning().map(<[_]>::len), Some(cores));
+        }
+        assert!(Ctx::new(&pin, cores + 1).pinning().is_none());
+        assert!(Ctx::new(&Config::default(), 1).pinning().is_none());
     }
 }

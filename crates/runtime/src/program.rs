@@ -90,9 +90,9 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     /// clock stops when the last element arrives, not at the end of a poll interval).
     /// What is measured is the design's own hand-offs, not the driver's.
     pub fn run_stream(&self, inputs: Vec<I>) -> Result<Measured<O>, RunError<O>> {
-        let ctx = Ctx::new(&self.config);
-        let n = inputs.len();
         let node = &*self.pattern.node;
+        let ctx = Ctx::new(&self.config, node.threads());
+        let n = inputs.len();
         let mut delivered: Vec<Option<O>> = Vec::with_capacity(n);
         delivered.resize_with(n, || None);
         let mut fed = 0u64;
@@ -163,9 +163,9 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
         It: IntoIterator<Item = I>,
         It::IntoIter: Send,
     {
-        let ctx = Ctx::new(&self.config);
-        let inputs = inputs.into_iter();
         let node = &*self.pattern.node;
+        let ctx = Ctx::new(&self.config, node.threads());
+        let inputs = inputs.into_iter();
         let mut delivered: Vec<Option<O>> = Vec::new();
         let fed = AtomicU64::new(0);
         // The feeder waits at the gate so that thread start-up stays outside the clock.

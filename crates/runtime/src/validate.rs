@@ -275,7 +275,7 @@ pub fn quick_suite() -> Suite {
             max_reps: 15,
             target: Some(0.02),
             min_sample: std::time::Duration::from_micros(500),
-            max_point_time: std::time::Duration::from_millis(700),
+            max_point_time: std::time::Duration::from_millis(350),
         },
     }
 }
