@@ -10,12 +10,15 @@
 //! the pool; if the calls match and the idle share is large, the pattern loses the time.
 //!
 //!     cargo run --release -p perfcompose-runtime --example pool_calls [-- X [THREADS [REPS]]]
+//!
+//! `PIN=1` pins the pool's workers (`Config { pin: true }`, as `validate` runs designs
+//! that fit the cores).
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use perfcompose_runtime::kernel::{unit_call, Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
-use perfcompose_runtime::{block, tpool, Data, Program};
+use perfcompose_runtime::{block, tpool, Config, Data, Program};
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -43,7 +46,11 @@ fn main() {
             out
         }
     };
-    let pool = Program::new(tpool(threads, block("qsort", timed.clone()))).unwrap();
+    let config = Config {
+        pin: std::env::var("PIN").is_ok_and(|v| v == "1"),
+        ..Config::default()
+    };
+    let pool = Program::with_config(tpool(threads, block("qsort", timed.clone())), config).unwrap();
     let alone = Program::new(block("qsort", timed)).unwrap();
     // About 20 ms of calls per worker, as validate's repetitions.
     let probe = {
