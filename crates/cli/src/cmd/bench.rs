@@ -63,7 +63,8 @@ pub struct Args {
     /// Let the OS place the worker threads instead of pinning each to a core of its own
     /// (pinning is the default: unpinned, Linux at times kept both stages of a pipeline on
     /// one of two cores, which then took the sum of its stages per element; docs/runtime.md,
-    /// "Where the threads run").
+    /// "Where the threads run"). A design with more worker threads than cores is never
+    /// pinned.
     #[arg(long, conflicts_with = "pin")]
     pub no_pin: bool,
     /// Pin worker threads to cores (the default; accepted for scripts that say so).
