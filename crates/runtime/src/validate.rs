@@ -2308,13 +2308,10 @@ mod tests {
             Default::default(),
             bench::Sampling::quick(),
         );
-        let mut pool = term_suite(
-            "tpool(2, inc)",
-            vec![1024],
-            Default::default(),
-            bench::Sampling::quick(),
-        );
-        suite.cases.append(&mut pool.cases);
+        suite.cases.push(Case {
+            term: "tpool(2, inc)".into(),
+            ..suite.cases[0].clone()
+        });
         let keys = |loaded: bool| -> Vec<String> {
             let opts = Options {
                 cores: 2,
