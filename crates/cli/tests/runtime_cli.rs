@@ -196,6 +196,31 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         assert_eq!(p.as_object().unwrap().len(), 5, "{p}");
     }
     assert!(file.exists());
+    // The stored busy MapReduce jobs: both styles for one thread and up to the cores,
+    // every point at least its ideal time (no worker can map more than its share
+    // faster than the spin lasts).
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let busy = stored["mapreduce_busy"].as_array().unwrap();
+    for style in ["pairwise", "per_key"] {
+        assert!(
+            busy.iter()
+                .any(|b| b["reduce"] == style && b["threads"] == 1),
+            "{busy:?}"
+        );
+    }
+    for b in busy {
+        assert!(b["threads"].as_u64().unwrap() <= stored["cores"].as_u64().unwrap());
+        let points = b["points"].as_array().unwrap();
+        assert_eq!(points.len(), 4, "{b}");
+        for p in points {
+            let ideal = p["ideal_ns"].as_f64().unwrap();
+            let spin = p["spin_ns"].as_f64().unwrap();
+            let n = b["threads"].as_f64().unwrap();
+            assert!((ideal - 8.0 * spin / n).abs() < 1e-6, "{p}");
+            assert!(p["job_ns"].as_f64().unwrap() >= ideal, "{p}");
+        }
+    }
     // validate picks the stored calibration up.
     let o = perfcompose(&[
         "validate",

@@ -67,6 +67,11 @@ pub struct Calibration {
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mapreduce: Vec<JobCost>,
+    /// What a MapReduce job costs beyond [`Calibration::mapreduce`] when its map keeps
+    /// the workers busy (absent in calibrations stored before it existed): see
+    /// [`JobBusy`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mapreduce_busy: Vec<JobBusy>,
     /// What a task pool costs per element when its workers are busy (absent in
     /// calibrations stored before it existed): see [`PoolBusy`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -191,12 +196,7 @@ pub fn calibrate_mapreduce(
     let mut n = 1;
     while n <= (2 * cores).max(2) {
         for style in ["pairwise", "per_key"] {
-            let reduce = if style == "pairwise" {
-                crate::Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| a[0] += b[0])
-            } else {
-                crate::Reduce::per_key("sum", |_k, v: &[u64]| v.iter().sum())
-            };
-            let mr = crate::mapreduce(n, "one", |v: &u64| vec![*v], reduce);
+            let mr = crate::mapreduce(n, "one", |v: &u64| vec![*v], job_reduce(style));
             let program = crate::Program::with_config(mr, config.clone())
                 .map_err(|e| Error::Run(e.to_string()))?;
             let time = |count: usize| -> Result<f64, Error> {
@@ -222,6 +222,155 @@ pub fn calibrate_mapreduce(
         n *= 2;
     }
     Ok(out)
+}
+
+/// A MapReduce job whose map keeps the workers busy, against [`JobCost`]'s trivial one.
+///
+/// With a map of nanoseconds the pool's workers never fall asleep between phases: a
+/// worker still spinning on the job queue takes the next task, and on two threads one
+/// worker often maps all of a trivial job before the other wakes. Once a job's map takes
+/// longer than that spin, every phase hands its tasks to sleeping workers on other cores
+/// and the calling thread sleeps until the last result: two wake-ups on the critical
+/// path of each phase, and a worker that wakes late maps less of the job. On the 2-core
+/// KVM guest this was built on a wake-up on another core took 15–35 µs (median) on a
+/// shared host (`examples/cpu_gaps`), against 1.3–3 µs on a quiet one — a quarter of a
+/// two-thread job of four small images. Measured as `mapreduce(n, spin(T))` on jobs of
+/// [`JOB_INPUTS`] inputs for each `T` of [`JOB_SPINS`] (n ≤ cores), the extra over the
+/// ideal `JOB_INPUTS · T / n` and over the trivial job's cost is fitted as
+/// `min(cap, slope · ideal)` ([`fit_saturating`]) and added per job like the pipeline
+/// wake-up.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobBusy {
+    /// `pairwise` or `per_key`.
+    pub reduce: String,
+    pub threads: usize,
+    pub points: Vec<JobPoint>,
+    /// Extra cost per ns of ideal job time before it levels off.
+    pub slope: f64,
+    /// Where it levels off, ns per job.
+    pub cap_ns: f64,
+}
+
+/// One measured busy job.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobPoint {
+    /// Busy time of one map call, ns.
+    pub spin_ns: f64,
+    /// `JOB_INPUTS · spin / threads`, ns.
+    pub ideal_ns: f64,
+    /// Median ns per job.
+    pub job_ns: f64,
+}
+
+/// Busy times of one map call in the busy-job calibration, ns.
+pub const JOB_SPINS: [u64; 4] = [1_000, 4_000, 16_000, 64_000];
+
+/// A map busy for `ns` without touching memory, emitting one key.
+fn spin_map(ns: u64) -> impl Fn(&u64) -> Vec<u64> + Send + Sync + 'static {
+    move |v: &u64| {
+        let t = Instant::now();
+        while (t.elapsed().as_nanos() as u64) < ns {
+            std::hint::spin_loop();
+        }
+        vec![*v]
+    }
+}
+
+/// Measure `mapreduce(n, spin(T))` for both reduction styles, `n` = 1, 2, 4, … up to
+/// `cores` (a map that spins for a wall-clock time cannot stand for work on
+/// oversubscribed cores; more threads use the nearest calibrated count) and each `T` of
+/// [`JOB_SPINS`] (streams of about 20 ms, one untimed first), and fit each against the
+/// trivial jobs `trivial`.
+pub fn calibrate_mapreduce_busy(
+    cores: usize,
+    repetitions: usize,
+    config: &Config,
+    trivial: &[JobCost],
+) -> Result<Vec<JobBusy>, Error> {
+    let mut out = Vec::new();
+    let mut n = 1;
+    while n <= cores.max(1) {
+        for style in ["pairwise", "per_key"] {
+            let mut points = Vec::new();
+            for &ns in &JOB_SPINS {
+                let mr = crate::mapreduce(n, "spin", spin_map(ns), job_reduce(style));
+                let program = crate::Program::with_config(mr, config.clone())
+                    .map_err(|e| Error::Run(e.to_string()))?;
+                let ideal = (JOB_INPUTS as u64 * ns) as f64 / n as f64;
+                let count = ((20e6 / ideal) as usize).clamp(16, 10_000);
+                let time = || -> Result<f64, Error> {
+                    let jobs: Vec<Vec<u64>> = (0..count)
+                        .map(|_| (0..JOB_INPUTS as u64).collect())
+                        .collect();
+                    let m = program
+                        .run_stream(jobs)
+                        .map_err(|e| Error::Run(e.to_string()))?;
+                    Ok(m.elapsed.as_nanos() as f64 / count as f64)
+                };
+                time()?;
+                let samples = (0..repetitions.max(1))
+                    .map(|_| time())
+                    .collect::<Result<Vec<_>, _>>()?;
+                points.push(JobPoint {
+                    spin_ns: ns as f64,
+                    ideal_ns: ideal,
+                    job_ns: stats::median(&samples),
+                });
+            }
+            out.push(job_busy_of(style, n, points, trivial));
+        }
+        n *= 2;
+    }
+    Ok(out)
+}
+
+/// [`JobBusy`] from its measured points: the extra of a point is
+/// `job − ideal − trivial job` (the trivial job of the same style and thread count, 0
+/// when none was measured), fitted with [`fit_saturating`] against the ideal time.
+pub fn job_busy_of(
+    style: &str,
+    threads: usize,
+    points: Vec<JobPoint>,
+    trivial: &[JobCost],
+) -> JobBusy {
+    let base = trivial
+        .iter()
+        .find(|j| j.reduce == style && j.threads == threads)
+        .map_or(0.0, |j| j.ns_per_job);
+    let extra: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.ideal_ns, p.job_ns - p.ideal_ns - base))
+        .collect();
+    let (slope, cap_ns) = fit_saturating(&extra);
+    JobBusy {
+        reduce: style.into(),
+        threads,
+        points,
+        slope,
+        cap_ns,
+    }
+}
+
+/// The calibrated reduction style of the kernel `reduce`: per key for built-in per-key
+/// kernels, pairwise otherwise.
+fn job_style(reduce: &str) -> &'static str {
+    let per_key = Registry::builtin()
+        .get(reduce)
+        .is_ok_and(|k| matches!(k.op(), crate::Op::ReducePerKey(_)));
+    if per_key {
+        "per_key"
+    } else {
+        "pairwise"
+    }
+}
+
+/// The reduction of the MapReduce calibrations: add the one key.
+fn job_reduce(style: &str) -> crate::Reduce<u64> {
+    if style == "pairwise" {
+        crate::Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| a[0] += b[0])
+    } else {
+        crate::Reduce::per_key("sum", |_k, v: &[u64]| v.iter().sum())
+    }
 }
 
 /// What a `pipe` hand-off costs beyond `pipe(nop, nop)` when its stages are slow.
@@ -307,9 +456,7 @@ pub fn calibrate_wake(
 }
 
 /// Fit `min(cap, slope · T)` to the extra cost `pipe − stage − pipe_nop_extra` at stage
-/// time `T`: the cap is the median of the two slowest points; the slope is the least
-/// squares line through the origin of the points below 80% of the cap (the smallest
-/// point when none is).
+/// time `T` ([`fit_saturating`]).
 ///
 /// The spin-calibrated points themselves look more like a step (nearly nothing up to
 /// 2–4 µs, the cap from 6–9 µs), and a ramp starting at a threshold follows them better.
@@ -321,17 +468,21 @@ pub fn calibrate_wake(
 pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64) {
     let extra: Vec<(f64, f64)> = points
         .iter()
-        .map(|p| {
-            (
-                p.stage_ns,
-                (p.pipe_ns - p.stage_ns - pipe_nop_extra_ns).max(0.0),
-            )
-        })
+        .map(|p| (p.stage_ns, p.pipe_ns - p.stage_ns - pipe_nop_extra_ns))
         .collect();
+    fit_saturating(&extra)
+}
+
+/// Fit `min(cap, slope · T)` to measured extra costs `(T, extra)`, negative extras
+/// counting as none: the cap is the median of the two slowest points; the slope is the
+/// least squares line through the origin of the points below 80% of the cap (the
+/// smallest point when none is). `(0, 0)` when nothing costs extra.
+pub fn fit_saturating(points: &[(f64, f64)]) -> (f64, f64) {
+    let extra: Vec<(f64, f64)> = points.iter().map(|&(t, e)| (t, e.max(0.0))).collect();
     if extra.is_empty() {
         return (0.0, 0.0);
     }
-    let mut sorted = extra.clone();
+    let mut sorted = extra;
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
     let cap = stats::median(&top);
@@ -543,7 +694,10 @@ pub fn calibrate(
     let pipe_wake = Some(calibrate_wake(repetitions.clamp(1, 7), config, pipe_extra)?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
+    progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
     let mapreduce = calibrate_mapreduce(cores, repetitions.clamp(1, 7), config)?;
+    let mapreduce_busy =
+        calibrate_mapreduce_busy(cores, repetitions.clamp(1, 7), config, &mapreduce)?;
     Ok(Calibration {
         host: hostname(),
         cores,
@@ -552,6 +706,7 @@ pub fn calibrate(
         patterns,
         pipe_wake,
         mapreduce,
+        mapreduce_busy,
         pool_busy,
         pinned: Some(config.pin),
     })
@@ -681,15 +836,22 @@ impl Calibration {
     /// the kernel `reduce` (per key for built-in per-key kernels, pairwise otherwise) and
     /// the nearest calibrated thread count; 0 when none is calibrated.
     pub fn job_ns(&self, reduce: &str, threads: usize) -> f64 {
-        let per_key = Registry::builtin()
-            .get(reduce)
-            .is_ok_and(|k| matches!(k.op(), crate::Op::ReducePerKey(_)));
-        let style = if per_key { "per_key" } else { "pairwise" };
+        let style = job_style(reduce);
         self.mapreduce
             .iter()
             .filter(|j| j.reduce == style)
             .min_by_key(|j| j.threads.abs_diff(threads))
             .map_or(0.0, |j| j.ns_per_job)
+    }
+
+    /// The busy-job calibration ([`JobBusy`]) for the kernel `reduce`'s style and the
+    /// nearest calibrated thread count.
+    pub fn job_busy(&self, reduce: &str, threads: usize) -> Option<&JobBusy> {
+        let style = job_style(reduce);
+        self.mapreduce_busy
+            .iter()
+            .filter(|j| j.reduce == style)
+            .min_by_key(|j| j.threads.abs_diff(threads))
     }
 
     /// The whole overhead of a design, for composition: the constant
@@ -706,6 +868,7 @@ impl Calibration {
             self.wakes(plan, 1.0, w, &mut saturating);
         }
         self.busy_pools(plan, 1.0, &mut saturating);
+        self.busy_jobs(plan, 1.0, &mut saturating);
         perfcompose_core::compose::predict::Overhead {
             ns_per_element: self.overhead_ns(plan),
             source: source.to_string(),
@@ -745,6 +908,43 @@ impl Calibration {
                 parts.iter().for_each(|p| self.busy_pools(p, scale, out))
             }
             Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
+        }
+    }
+
+    /// For every MapReduce with a [`JobBusy`] calibration: the saturating cost of waking
+    /// its workers for every phase of a job, at the job's time (scaled by the task pools
+    /// around it, like [`Calibration::busy_pools`]).
+    fn busy_jobs(
+        &self,
+        plan: &Plan,
+        scale: f64,
+        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+    ) {
+        match plan {
+            Plan::MapReduce {
+                reduce, threads, ..
+            } => {
+                if let Some(b) = self.job_busy(reduce, *threads) {
+                    if b.slope > 0.0 && b.cap_ns > 0.0 {
+                        out.push(perfcompose_core::compose::predict::Saturating {
+                            what: format!(
+                                "waking the sleeping workers of {plan} for every phase of a job"
+                            ),
+                            scale,
+                            slope: b.slope,
+                            cap_ns: b.cap_ns,
+                        });
+                    }
+                }
+            }
+            Plan::TPool(n, inner) => {
+                let k = (*n).min(self.cores.max(1));
+                self.busy_jobs(inner, scale * k as f64, out)
+            }
+            Plan::Seq(parts) | Plan::Pipe(parts) => {
+                parts.iter().for_each(|p| self.busy_jobs(p, scale, out))
+            }
+            Plan::Kernel(_) | Plan::Unsupported { .. } => {}
         }
     }
 
@@ -847,6 +1047,7 @@ mod tests {
             repetitions: 1,
             pipe_wake: None,
             mapreduce: Vec::new(),
+            mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
             pinned: None,
             patterns: vec![
@@ -969,6 +1170,91 @@ mod tests {
         assert!((c.overhead_ns(&mr("reduce_per_key", 1)) - 12000.0).abs() < TOL);
         // An unknown (user) reduce kernel counts as pairwise.
         assert!((c.overhead_ns(&mr("mine", 2)) - 5000.0).abs() < TOL);
+    }
+
+    #[test]
+    fn busy_jobs_fit_the_extra_over_the_ideal_and_the_trivial_job() {
+        let trivial = [JobCost {
+            reduce: "pairwise".into(),
+            threads: 2,
+            ns_per_job: 2_000.0,
+        }];
+        // Two threads, 8 inputs: ideal = 4·T. Extra over ideal + trivial: 0.5·ideal up
+        // to 30 µs.
+        let points: Vec<JobPoint> = JOB_SPINS
+            .iter()
+            .map(|&t| {
+                let ideal = 4.0 * t as f64;
+                JobPoint {
+                    spin_ns: t as f64,
+                    ideal_ns: ideal,
+                    job_ns: ideal + 2_000.0 + (0.5 * ideal).min(30_000.0),
+                }
+            })
+            .collect();
+        let b = job_busy_of("pairwise", 2, points.clone(), &trivial);
+        assert!((b.cap_ns - 30_000.0).abs() < 1e-6, "{}", b.cap_ns);
+        assert!((b.slope - 0.5).abs() < 1e-9, "{}", b.slope);
+        // No trivial job of that style and count measured: nothing is subtracted.
+        let b = job_busy_of("per_key", 2, points.clone(), &trivial);
+        assert!((b.cap_ns - 32_000.0).abs() < 1e-6, "{}", b.cap_ns);
+        // Jobs no slower than ideal + trivial: no busy cost at all.
+        let flat: Vec<JobPoint> = points
+            .iter()
+            .map(|p| JobPoint {
+                job_ns: p.ideal_ns + 1_000.0,
+                ..p.clone()
+            })
+            .collect();
+        let b = job_busy_of("pairwise", 2, flat, &trivial);
+        assert_eq!((b.slope, b.cap_ns), (0.0, 0.0));
+    }
+
+    #[test]
+    fn mapreduce_jobs_get_a_saturating_wake_up_term_by_style_and_nearest_threads() {
+        let mut c = cal();
+        let busy = |reduce: &str, threads, cap_ns| JobBusy {
+            reduce: reduce.into(),
+            threads,
+            points: Vec::new(),
+            slope: 0.5,
+            cap_ns,
+        };
+        c.mapreduce_busy = vec![
+            busy("pairwise", 1, 10_000.0),
+            busy("pairwise", 2, 40_000.0),
+            busy("per_key", 2, 70_000.0),
+        ];
+        let mr = |reduce: &str, threads| Plan::MapReduce {
+            map: "map".into(),
+            reduce: reduce.into(),
+            nodes: 1,
+            threads,
+        };
+        let o = c.overhead(&mr("reduce_pairwise", 2), "test");
+        assert_eq!(o.saturating.len(), 1);
+        assert!((o.saturating[0].cap_ns - 40_000.0).abs() < TOL);
+        assert!((o.saturating[0].scale - 1.0).abs() < TOL);
+        // Nearest calibrated thread count; per-key kernels get the per-key figure.
+        let o = c.overhead(&mr("reduce_per_key", 4), "test");
+        assert!((o.saturating[0].cap_ns - 70_000.0).abs() < TOL);
+        let o = c.overhead(&mr("reduce_pairwise", 1), "test");
+        assert!((o.saturating[0].cap_ns - 10_000.0).abs() < TOL);
+        // Inside a task pool of 2 (2 calibrated cores), each job sees every 2nd element.
+        let pooled = Plan::TPool(2, Box::new(mr("reduce_pairwise", 2)));
+        assert!((c.overhead(&pooled, "test").saturating[0].scale - 2.0).abs() < TOL);
+        // apply(): the job model plus min(cap, slope·model).
+        let model = perfcompose_core::model::parse_model("75000 * x").unwrap();
+        let total = c.overhead(&mr("reduce_pairwise", 2), "test").apply(&model);
+        let at = |x: f64| total.eval_at(&[("x", x)]).unwrap();
+        let c0 = c.overhead_ns(&mr("reduce_pairwise", 2));
+        assert!((at(4.0) - (300_000.0 + c0 + 40_000.0)).abs() < 1e-6);
+        // Nothing calibrated: no term; no MapReduce: no term.
+        c.mapreduce_busy.clear();
+        assert!(c
+            .overhead(&mr("reduce_pairwise", 2), "test")
+            .saturating
+            .is_empty());
     }
 
     #[test]

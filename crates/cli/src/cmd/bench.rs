@@ -546,5 +546,32 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             b.threads
         )?;
     }
+    for j in &cal.mapreduce {
+        let busy = cal
+            .mapreduce_busy
+            .iter()
+            .find(|b| b.reduce == j.reduce && b.threads == j.threads);
+        let busy = busy.map_or(String::new(), |b| {
+            let points: Vec<String> = b
+                .points
+                .iter()
+                .map(|p| format!("{:.0} -> {:.1}", p.ideal_ns / 1e3, p.job_ns / 1e3))
+                .collect();
+            format!(
+                "; busy map (ideal -> measured us per job: {}): + min({:.1} us, {:.3} x ideal)",
+                points.join(", "),
+                b.cap_ns / 1e3,
+                b.slope
+            )
+        });
+        writeln!(
+            out,
+            "MapReduce job, {} reduction, {} thread(s), {} inputs: {:.1} us with a trivial map{busy}",
+            j.reduce,
+            j.threads,
+            perfcompose_runtime::overhead::JOB_INPUTS,
+            j.ns_per_job / 1e3
+        )?;
+    }
     Ok(())
 }
