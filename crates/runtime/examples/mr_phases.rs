@@ -7,6 +7,9 @@
 //! Figures and what they say: docs/validation.md ("Small pairwise MapReduce, two threads").
 //!
 //!     cargo run --release -p perfcompose-runtime --example mr_phases
+//!
+//! `IMAGE=small|medium|large` picks the image (default small), `REDUCE=pairwise|per_key`
+//! the reduction (default pairwise), `SIZES=4,8,64` the images per job (default 8,16,64).
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -15,9 +18,25 @@ use perfcompose_runtime::kernel::histogram;
 use perfcompose_runtime::{mapreduce, Program, Reduce};
 
 fn main() {
-    let img = ImageSize::Small.image();
+    let env = |k: &str| std::env::var(k).unwrap_or_default();
+    let img = match env("IMAGE").as_str() {
+        "medium" => ImageSize::Medium,
+        "large" => ImageSize::Large,
+        _ => ImageSize::Small,
+    }
+    .image();
+    let per_key = env("REDUCE") == "per_key";
+    let sizes: Vec<usize> = env("SIZES")
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![8, 16, 64]
+    } else {
+        sizes
+    };
     for threads in [1usize, 2] {
-        for x in [8usize, 16, 64] {
+        for &x in &sizes {
             let log: Arc<Mutex<Vec<(std::thread::ThreadId, f64, f64)>>> = Arc::default();
             let t0 = Instant::now();
             let l = Arc::clone(&log);
@@ -31,9 +50,13 @@ fn main() {
                     l.lock().unwrap().push((std::thread::current().id(), s, e));
                     h
                 },
-                Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| {
-                    a.iter_mut().zip(b).for_each(|(a, b)| *a += b)
-                }),
+                if per_key {
+                    Reduce::per_key("sum", |_k, v: &[u64]| v.iter().sum())
+                } else {
+                    Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| {
+                        a.iter_mut().zip(b).for_each(|(a, b)| *a += b)
+                    })
+                },
             );
             let p = Program::new(mr).unwrap();
             let jobs = 200 / x.max(1) + 20;
