@@ -71,18 +71,24 @@ fn main() {
             let mut skews = Vec::new();
             let mut idle_in_span = Vec::new();
             let mut uneven = 0;
+            let mut alone = 0;
             for j in log.chunks(x) {
                 let first = j.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
                 let last = j.iter().map(|r| r.2).fold(0.0, f64::max);
                 spans.push(last - first);
+                // Each thread's first start (the log is in order of the calls' ends).
                 let mut starts: Vec<(std::thread::ThreadId, f64)> = Vec::new();
                 for r in j {
-                    if !starts.iter().any(|s| s.0 == r.0) {
-                        starts.push((r.0, r.1));
+                    match starts.iter_mut().find(|s| s.0 == r.0) {
+                        Some(s) => s.1 = s.1.min(r.1),
+                        None => starts.push((r.0, r.1)),
                     }
                 }
+                starts.sort_by(|a, b| a.1.total_cmp(&b.1));
                 if starts.len() > 1 {
                     skews.push(starts[1].1 - starts[0].1);
+                } else if threads > 1 {
+                    alone += 1;
                 }
                 // Per thread: images mapped and time spent mapping.
                 let per: Vec<(usize, f64)> = starts
@@ -114,11 +120,19 @@ fn main() {
                     v[v.len() / 2]
                 }
             };
+            let p90 = |v: &Vec<f64>| {
+                if v.is_empty() {
+                    f64::NAN
+                } else {
+                    v[(v.len() * 9 / 10).min(v.len() - 1)]
+                }
+            };
             println!(
-                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median); {uneven} of {} jobs split unevenly; span minus the busiest thread's mapping: median {:.1} us",
+                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median; 90th percentile {:.1} us); {uneven} of {} jobs split unevenly, {alone} mapped by one thread alone; span minus the busiest thread's mapping: median {:.1} us",
                 per_map * x as f64 / threads as f64,
                 med(&spans),
                 med(&skews),
+                p90(&skews),
                 spans.len(),
                 med(&idle_in_span)
             );
