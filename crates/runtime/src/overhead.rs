@@ -232,9 +232,9 @@ pub fn calibrate_mapreduce(
 /// longer than that spin, every phase hands its tasks to sleeping workers on other cores
 /// and the calling thread sleeps until the last result: two wake-ups on the critical
 /// path of each phase, and a worker that wakes late maps less of the job. On the 2-core
-/// KVM guest this was built on a wake-up on another core took 15–35 µs (median) on a
-/// shared host (`examples/cpu_gaps`), against 1.3–3 µs on a quiet one — a quarter of a
-/// two-thread job of four small images. Measured as `mapreduce(n, spin(T))` on jobs of
+/// KVM guest this was built on, a blocked thread on the other core woke 15–35 µs
+/// (median) after the send on a shared host (`examples/cpu_gaps`, 2026-11-24), a fifth
+/// to a half of a two-thread job of four small images (150 µs). Measured as `mapreduce(n, spin(T))` on jobs of
 /// [`JOB_INPUTS`] inputs for each `T` of [`JOB_SPINS`] (n ≤ cores), the extra over the
 /// ideal `JOB_INPUTS · T / n` and over the trivial job's cost is fitted as
 /// `min(cap, slope · ideal)` ([`fit_saturating`]) and added per job like the pipeline
@@ -268,10 +268,7 @@ pub const JOB_SPINS: [u64; 4] = [1_000, 4_000, 16_000, 64_000];
 /// A map busy for `ns` without touching memory, emitting one key.
 fn spin_map(ns: u64) -> impl Fn(&u64) -> Vec<u64> + Send + Sync + 'static {
     move |v: &u64| {
-        let t = Instant::now();
-        while (t.elapsed().as_nanos() as u64) < ns {
-            std::hint::spin_loop();
-        }
+        spin(ns);
         vec![*v]
     }
 }
@@ -416,12 +413,17 @@ pub const WAKE_SPINS: [u64; 6] = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000];
 /// A block busy for `ns` without touching memory.
 fn spin_block(ns: u64) -> crate::Pattern<u64, u64> {
     crate::block(format!("spin{ns}"), move |v: u64| {
-        let t = Instant::now();
-        while (t.elapsed().as_nanos() as u64) < ns {
-            std::hint::spin_loop();
-        }
+        spin(ns);
         v
     })
+}
+
+/// Stay busy for `ns` of wall-clock time without touching memory.
+fn spin(ns: u64) {
+    let t = Instant::now();
+    while (t.elapsed().as_nanos() as u64) < ns {
+        std::hint::spin_loop();
+    }
 }
 
 /// Measure `pipe(spin(T), nop)` against `spin(T)` for each T of [`WAKE_SPINS`] (stream
