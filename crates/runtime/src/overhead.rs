@@ -199,15 +199,7 @@ pub fn calibrate_mapreduce(
             let mr = crate::mapreduce(n, "one", |v: &u64| vec![*v], job_reduce(style));
             let program = crate::Program::with_config(mr, config.clone())
                 .map_err(|e| Error::Run(e.to_string()))?;
-            let time = |count: usize| -> Result<f64, Error> {
-                let jobs: Vec<Vec<u64>> = (0..count)
-                    .map(|_| (0..JOB_INPUTS as u64).collect())
-                    .collect();
-                let m = program
-                    .run_stream(jobs)
-                    .map_err(|e| Error::Run(e.to_string()))?;
-                Ok(m.elapsed.as_nanos() as f64 / count as f64)
-            };
+            let time = |count: usize| time_jobs(&program, count);
             let probe = time(64)?;
             let count = ((20e6 / probe.max(1.0)) as usize).clamp(64, 100_000);
             let samples = (0..repetitions.max(1))
@@ -222,6 +214,18 @@ pub fn calibrate_mapreduce(
         n *= 2;
     }
     Ok(out)
+}
+
+/// One timed stream of a MapReduce calibration: ns per job over `count` jobs of
+/// [`JOB_INPUTS`] inputs each.
+fn time_jobs(program: &crate::Program<Vec<u64>, Vec<u64>>, count: usize) -> Result<f64, Error> {
+    let jobs: Vec<Vec<u64>> = (0..count)
+        .map(|_| (0..JOB_INPUTS as u64).collect())
+        .collect();
+    let m = program
+        .run_stream(jobs)
+        .map_err(|e| Error::Run(e.to_string()))?;
+    Ok(m.elapsed.as_nanos() as f64 / count as f64)
 }
 
 /// A MapReduce job whose map keeps the workers busy, against [`JobCost`]'s trivial one.
@@ -295,15 +299,7 @@ pub fn calibrate_mapreduce_busy(
                     .map_err(|e| Error::Run(e.to_string()))?;
                 let ideal = (JOB_INPUTS as u64 * ns) as f64 / n as f64;
                 let count = ((20e6 / ideal) as usize).clamp(16, 10_000);
-                let time = || -> Result<f64, Error> {
-                    let jobs: Vec<Vec<u64>> = (0..count)
-                        .map(|_| (0..JOB_INPUTS as u64).collect())
-                        .collect();
-                    let m = program
-                        .run_stream(jobs)
-                        .map_err(|e| Error::Run(e.to_string()))?;
-                    Ok(m.elapsed.as_nanos() as f64 / count as f64)
-                };
+                let time = || time_jobs(&program, count);
                 time()?;
                 let samples = (0..repetitions.max(1))
                     .map(|_| time())
