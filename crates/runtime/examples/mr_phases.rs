@@ -9,13 +9,15 @@
 //!     cargo run --release -p perfcompose-runtime --example mr_phases
 //!
 //! `IMAGE=small|medium|large` picks the image (default small), `REDUCE=pairwise|per_key`
-//! the reduction (default pairwise), `SIZES=4,8,64` the images per job (default 8,16,64).
+//! the reduction (default pairwise), `SIZES=4,8,64` the images per job (default 8,16,64),
+//! `PIN=1` pins the threads (`Config { pin: true }`, as `validate` runs designs that fit
+//! the cores).
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::histogram;
-use perfcompose_runtime::{mapreduce, Program, Reduce};
+use perfcompose_runtime::{mapreduce, Config, Program, Reduce};
 
 fn main() {
     let env = |k: &str| std::env::var(k).unwrap_or_default();
@@ -58,7 +60,11 @@ fn main() {
                     })
                 },
             );
-            let p = Program::new(mr).unwrap();
+            let config = Config {
+                pin: std::env::var("PIN").is_ok_and(|v| v == "1"),
+                ..Config::default()
+            };
+            let p = Program::with_config(mr, config).unwrap();
             let jobs = 200 / x.max(1) + 20;
             let input: Vec<Vec<_>> = (0..jobs).map(|_| vec![Arc::clone(&img); x]).collect();
             let m = p.run_stream(input).unwrap();
@@ -72,10 +78,48 @@ fn main() {
             let mut idle_in_span = Vec::new();
             let mut uneven = 0;
             let mut alone = 0;
+            // Two threads: jobs whose second thread starts more than LATE us after the
+            // first (or not at all), and how long each thread had slept before the job
+            // (the job's first start minus the thread's last map end before it).
+            const LATE: f64 = 300.0;
+            let mut ids: Vec<std::thread::ThreadId> = Vec::new();
+            for r in log.iter() {
+                if !ids.contains(&r.0) {
+                    ids.push(r.0);
+                }
+            }
+            let mut last_end: Vec<Option<f64>> = vec![None; ids.len()];
+            let (mut late_jobs, mut late_slept_longer) = (0, 0);
+            let (mut late_slept, mut prompt_slept) = (Vec::new(), Vec::new());
             for j in log.chunks(x) {
                 let first = j.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
                 let last = j.iter().map(|r| r.2).fold(0.0, f64::max);
                 spans.push(last - first);
+                if threads == 2 && ids.len() == 2 {
+                    let start_of = |id| {
+                        j.iter()
+                            .filter(|r| r.0 == id)
+                            .map(|r| r.1)
+                            .fold(f64::INFINITY, f64::min)
+                    };
+                    let (s0, s1) = (start_of(ids[0]), start_of(ids[1]));
+                    let (late, prompt) = if s0 > s1 { (0, 1) } else { (1, 0) };
+                    if s0.max(s1) - first > LATE {
+                        if let (Some(el), Some(ep)) = (last_end[late], last_end[prompt]) {
+                            late_jobs += 1;
+                            late_slept.push(first - el);
+                            prompt_slept.push(first - ep);
+                            if el < ep {
+                                late_slept_longer += 1;
+                            }
+                        }
+                    }
+                }
+                for r in j {
+                    if let Some(i) = ids.iter().position(|id| *id == r.0) {
+                        last_end[i] = Some(last_end[i].map_or(r.2, |e: f64| e.max(r.2)));
+                    }
+                }
                 // Each thread's first start (the log is in order of the calls' ends).
                 let mut starts: Vec<(std::thread::ThreadId, f64)> = Vec::new();
                 for r in j {
@@ -136,6 +180,15 @@ fn main() {
                 spans.len(),
                 med(&idle_in_span)
             );
+            if threads == 2 {
+                late_slept.sort_by(f64::total_cmp);
+                prompt_slept.sort_by(f64::total_cmp);
+                println!(
+                    "  {late_jobs} jobs with the second thread more than {LATE:.0} us late or absent; in {late_slept_longer} of them the late thread had slept longer; slept before the job: late thread median {:.0} us, the other {:.0} us",
+                    med(&late_slept),
+                    med(&prompt_slept)
+                );
+            }
         }
     }
 }
