@@ -11,7 +11,8 @@
 //! `IMAGE=small|medium|large` picks the image (default small), `REDUCE=pairwise|per_key`
 //! the reduction (default pairwise), `SIZES=4,8,64` the images per job (default 8,16,64),
 //! `PIN=1` pins the threads (`Config { pin: true }`, as `validate` runs designs that fit
-//! the cores).
+//! the cores), `SPIN=T` replaces the histogram by a map that spins for `T` µs and emits as
+//! many keys (768), to tell the pattern's cost from the histogram's.
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -37,6 +38,7 @@ fn main() {
     } else {
         sizes
     };
+    let spin_us: Option<f64> = env("SPIN").parse().ok();
     for threads in [1usize, 2] {
         for &x in &sizes {
             let log: Arc<Mutex<Vec<(std::thread::ThreadId, f64, f64)>>> = Arc::default();
@@ -47,7 +49,16 @@ fn main() {
                 "map",
                 move |i: &Arc<perfcompose_runtime::data::Image>| {
                     let s = t0.elapsed().as_secs_f64() * 1e6;
-                    let h = histogram(i);
+                    let h = match spin_us {
+                        // A map that only spins, with the histogram's 768 keys of output.
+                        Some(us) => {
+                            while t0.elapsed().as_secs_f64() * 1e6 - s < us {
+                                std::hint::spin_loop();
+                            }
+                            vec![1u64; 768]
+                        }
+                        None => histogram(i),
+                    };
                     let e = t0.elapsed().as_secs_f64() * 1e6;
                     l.lock().unwrap().push((std::thread::current().id(), s, e));
                     h
@@ -74,6 +85,9 @@ fn main() {
             let per_map = map_total / log.len() as f64;
             // Per job: first map start to last map end, and the spread of start times.
             let mut spans = Vec::new();
+            // From one job's last map end to the next job's first map start.
+            let mut between = Vec::new();
+            let mut prev_last: Option<f64> = None;
             let mut skews = Vec::new();
             let mut idle_in_span = Vec::new();
             let mut uneven = 0;
@@ -95,6 +109,10 @@ fn main() {
                 let first = j.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
                 let last = j.iter().map(|r| r.2).fold(0.0, f64::max);
                 spans.push(last - first);
+                if let Some(p) = prev_last {
+                    between.push(first - p);
+                }
+                prev_last = Some(last);
                 if threads == 2 && ids.len() == 2 {
                     let start_of = |id| {
                         j.iter()
@@ -157,6 +175,7 @@ fn main() {
             idle_in_span.sort_by(f64::total_cmp);
             spans.sort_by(f64::total_cmp);
             skews.sort_by(f64::total_cmp);
+            between.sort_by(f64::total_cmp);
             let med = |v: &Vec<f64>| {
                 if v.is_empty() {
                     f64::NAN
@@ -172,13 +191,15 @@ fn main() {
                 }
             };
             println!(
-                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median; 90th percentile {:.1} us); {uneven} of {} jobs split unevenly, {alone} mapped by one thread alone; span minus the busiest thread's mapping: median {:.1} us",
+                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median; 90th percentile {:.1} us); {uneven} of {} jobs split unevenly, {alone} mapped by one thread alone; span minus the busiest thread's mapping: median {:.1} us; between jobs (last map end to the next first map start): median {:.1} us, 90th percentile {:.1} us",
                 per_map * x as f64 / threads as f64,
                 med(&spans),
                 med(&skews),
                 p90(&skews),
                 spans.len(),
-                med(&idle_in_span)
+                med(&idle_in_span),
+                med(&between),
+                p90(&between)
             );
             if threads == 2 {
                 late_slept.sort_by(f64::total_cmp);

@@ -84,12 +84,25 @@ impl Ctx {
     /// Pin the calling thread to the next core, if pinning is on. Failure to pin is not
     /// an error (some containers forbid it); the run just goes on unpinned.
     pub(crate) fn pin_current(&self) {
-        if let Some(cores) = &self.cores {
-            let i = self.next_core.fetch_add(1, Ordering::Relaxed);
-            let _ = core_affinity::set_for_current(cores[i % cores.len()]);
+        if let Some(core) = self.take_core() {
+            let _ = core_affinity::set_for_current(core);
         }
     }
 
+    /// Whether the run pins its threads.
+    pub(crate) fn pins(&self) -> bool {
+        self.cores.is_some()
+    }
+
+    /// The core the next thread of the run is pinned to (round robin), or `None` when
+    /// the run does not pin.
+    pub(crate) fn take_core(&self) -> Option<core_affinity::CoreId> {
+        let cores = self.cores.as_ref()?;
+        let i = self.next_core.fetch_add(1, Ordering::Relaxed);
+        Some(cores[i % cores.len()])
+    }
+
+    #[cfg(test)]
     pub(crate) fn pinning(&self) -> Option<&[core_affinity::CoreId]> {
         self.cores.as_deref()
     }

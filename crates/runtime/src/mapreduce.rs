@@ -19,9 +19,20 @@
 //! of another), matching the composition operator. Inputs are handed out one at a time
 //! from a shared counter, so a thread slowed down by another process does not hold up
 //! the job (dynamic load balancing).
+//!
+//! The `n` threads of a job: when the run pins its threads (and always on one thread),
+//! the thread that calls the node maps too, with `n - 1` helpers, and takes over any task
+//! of a phase that no helper has started by the time its own is done, so a helper that
+//! wakes late (a blocked thread can take tens to hundreds of microseconds to run again on
+//! a busy host) finds the inputs claimed instead of holding the job up, and a one-thread
+//! MapReduce runs on its caller with no hand-off at all. Unpinned, the caller hands all
+//! `n` tasks to `n` helpers and waits: the OS tends to wake a helper on the core of the
+//! thread that woke it, where it would wait behind a mapping caller. Helpers are per
+//! concurrent caller, so `tpool(2, mapreduce(.., threads=2))` runs each job on two
+//! threads.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::thread::Scope;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -81,7 +92,10 @@ struct MapReduce<I, V> {
     map_name: String,
     map: Arc<MapFn<I, V>>,
     reduce: Reduce<V>,
-    pool: OnceLock<Pool>,
+    /// Helpers; the threads that call the node are the others.
+    pool: Pool,
+    /// Threads inside `call` right now.
+    callers: AtomicUsize,
 }
 
 /// A MapReduce pattern on one node with `threads` threads. One element is a job (a list
@@ -115,7 +129,8 @@ where
             map_name: map_name.into(),
             map: Arc::new(map),
             reduce,
-            pool: OnceLock::new(),
+            pool: Pool::new(),
+            callers: AtomicUsize::new(0),
         }),
     }
 }
@@ -128,39 +143,48 @@ where
     I: Send + Sync + 'static,
     V: Clone + Send + Sync + 'static,
 {
-    fn pool(&self, ctx: &Ctx) -> &Pool {
-        self.pool.get_or_init(|| {
-            let cores = ctx.pinning().map(|c| c.to_vec());
-            let next = Arc::new(AtomicUsize::new(0));
-            Pool::new(self.threads, move || {
-                if let Some(cores) = &cores {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let _ = core_affinity::set_for_current(cores[i % cores.len()]);
-                }
-            })
-        })
-    }
-
-    /// Run `task(t)` for `t in 0..threads` on the pool and collect every result. Waits
-    /// for all tasks even when one fails, so no task outlives the call.
+    /// Run `task(t)` for `t in 0..threads` and collect every result; each task runs
+    /// exactly once and none outlives the call. When `caller_maps`, the calling thread
+    /// runs task 0 itself and offers the others to the helpers; once its own task is
+    /// done it runs every task no helper has started yet, then waits only for the tasks
+    /// helpers did start (a task the caller took stays queued as an empty shell). Tasks
+    /// share their work through counters, so a helper that starts late finds less to do
+    /// instead of holding the job up. Otherwise every task goes to a helper and the caller
+    /// waits for all of them.
     fn phase<T: Send + 'static>(
         &self,
-        ctx: &Ctx,
+        caller_maps: bool,
         task: impl Fn(usize) -> TaskResult<T> + Send + Sync + 'static,
     ) -> Result<Vec<T>, StageFailure> {
+        let n = self.threads;
+        let first = usize::from(caller_maps);
         let task = Arc::new(task);
-        let (tx, rx): (Sender<TaskResult<T>>, Receiver<TaskResult<T>>) = bounded(self.threads);
-        for t in 0..self.threads {
-            let task = Arc::clone(&task);
-            let tx = tx.clone();
-            self.pool(ctx).submit(move || {
-                let _ = tx.send(task(t));
+        let taken: Arc<[AtomicBool]> = (0..n).map(|_| AtomicBool::new(false)).collect();
+        let (tx, rx): (Sender<TaskResult<T>>, Receiver<TaskResult<T>>) = bounded(n);
+        for t in first..n {
+            let (task, taken, tx) = (Arc::clone(&task), Arc::clone(&taken), tx.clone());
+            self.pool.submit(move || {
+                if !taken[t].swap(true, Ordering::AcqRel) {
+                    let _ = tx.send(run_task(&*task, t));
+                }
             });
         }
-        drop(tx);
-        let mut out = Vec::with_capacity(self.threads);
+        let mut results = Vec::with_capacity(n);
+        let mut helped = n - first;
+        if caller_maps {
+            results.push(run_task(&*task, 0));
+            for t in 1..n {
+                if !taken[t].swap(true, Ordering::AcqRel) {
+                    helped -= 1;
+                    results.push(run_task(&*task, t));
+                }
+            }
+        }
+        // A helper that took a task always sends its result (`run_task` catches panics).
+        results.extend(rx.iter().take(helped));
+        let mut out = Vec::with_capacity(n);
         let mut failure = None;
-        for r in rx.iter() {
+        for r in results {
             match r {
                 Ok(v) => out.push(v),
                 Err(f) => failure = failure.or(Some(f)),
@@ -172,7 +196,7 @@ where
         }
     }
 
-    fn run_job(&self, job: Vec<I>, ctx: &Ctx) -> Result<Vec<V>, StageFailure> {
+    fn run_job(&self, job: Vec<I>, caller_maps: bool) -> Result<Vec<V>, StageFailure> {
         let job = Arc::new(job);
         let next = Arc::new(AtomicUsize::new(0));
         let map_name = self.map_name.clone();
@@ -184,7 +208,7 @@ where
             Reduce::Pairwise { name, f } => {
                 let (map, reduce) = (Arc::clone(&self.map), Arc::clone(f));
                 let (job2, reduce_name) = (Arc::clone(&job), name.clone());
-                let partials = self.phase(ctx, move |_| {
+                let partials = self.phase(caller_maps, move |_| {
                     let mut acc: Option<Vec<V>> = None;
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -220,7 +244,7 @@ where
                 // Map phase: keep every output, indexed by input position.
                 let map = Arc::clone(&self.map);
                 let job2 = Arc::clone(&job);
-                let mapped = self.phase(ctx, move |_| {
+                let mapped = self.phase(caller_maps, move |_| {
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -253,7 +277,7 @@ where
                 let outputs = Arc::new(outputs);
                 let next_key = Arc::new(AtomicUsize::new(0));
                 let (reduce, reduce_name) = (Arc::clone(f), name.clone());
-                let reduced = self.phase(ctx, move |_| {
+                let reduced = self.phase(caller_maps, move |_| {
                     let mut mine = Vec::new();
                     let mut values: Vec<V> = Vec::with_capacity(outputs.len());
                     loop {
@@ -277,6 +301,34 @@ where
                 Ok(result.into_iter().flatten().collect())
             }
         }
+    }
+}
+
+/// Run one task of a phase; a panic outside the user's blocks (which are caught where
+/// they are called, with their names) is reported as a failure of the MapReduce itself.
+fn run_task<T, F: Fn(usize) -> TaskResult<T>>(task: &F, t: usize) -> TaskResult<T> {
+    catch(|| task(t)).unwrap_or_else(|message| {
+        Err(StageFailure {
+            stage: "mapreduce".to_string(),
+            message,
+        })
+    })
+}
+
+/// Counts the threads inside one MapReduce node's `call` while it lives.
+struct Caller<'a>(&'a AtomicUsize);
+
+impl<'a> Caller<'a> {
+    /// Enter; returns the guard and how many callers are inside now, this one included.
+    fn enter(count: &'a AtomicUsize) -> (Caller<'a>, usize) {
+        let now = count.fetch_add(1, Ordering::AcqRel) + 1;
+        (Caller(count), now)
+    }
+}
+
+impl Drop for Caller<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -312,7 +364,18 @@ where
         true
     }
     fn call(&self, input: Vec<I>, ctx: &Ctx) -> Result<Vec<V>, StageFailure> {
-        self.run_job(input, ctx)
+        // The caller maps too when the run pins its threads (each has a core of its
+        // own) and on one thread; unpinned, the OS tends to wake a helper on the core of
+        // the caller that woke it, where it waits behind the mapping caller (small
+        // images, two threads: 1.5-1.8x the ideal job instead of 1.1-1.6x with the
+        // caller waiting, docs/validation.md), so there the helpers do all the mapping.
+        let caller_maps = self.threads == 1 || ctx.pins();
+        // Every concurrent caller (a task pool around this node) gets helpers of its
+        // own, so each job runs on `threads` threads as the term says.
+        let per_caller = self.threads.saturating_sub(usize::from(caller_maps));
+        let (_inside, callers) = Caller::enter(&self.callers);
+        self.pool.grow_to(callers * per_caller, ctx);
+        self.run_job(input, caller_maps)
     }
     fn threads(&self) -> usize {
         self.threads
@@ -333,5 +396,93 @@ where
         ctx: &'scope Ctx,
     ) {
         crate::pattern::start(self, scope, input, output, ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctx::Config;
+    use std::sync::Mutex;
+
+    fn node(threads: usize) -> MapReduce<u32, u64> {
+        MapReduce {
+            threads,
+            map_name: "m".into(),
+            map: Arc::new(|v: &u32| vec![*v as u64]),
+            reduce: Reduce::per_key("sum", |_, v: &[u64]| v.iter().sum()),
+            pool: Pool::new(),
+            callers: AtomicUsize::new(0),
+        }
+    }
+
+    #[test]
+    fn a_phase_without_helpers_runs_every_task_once_on_the_caller() {
+        // No helper was ever started: every task is the caller's to run.
+        let mr = node(4);
+        let runs = Arc::new(Mutex::new(Vec::new()));
+        let r = Arc::clone(&runs);
+        let me = std::thread::current().id();
+        let out = mr
+            .phase(true, move |t| {
+                assert_eq!(std::thread::current().id(), me);
+                r.lock().unwrap().push(t);
+                Ok(t * 10)
+            })
+            .unwrap();
+        assert_eq!(out, vec![0, 10, 20, 30]);
+        assert_eq!(*runs.lock().unwrap(), vec![0, 1, 2, 3]);
+        // The offered shells stay queued; dropping the node drops them.
+        drop(mr);
+    }
+
+    #[test]
+    fn with_helpers_every_task_still_runs_exactly_once_and_failures_surface() {
+        let mr = node(3);
+        let ctx = Ctx::new(&Config::default(), 3);
+        mr.pool.grow_to(3, &ctx);
+        for round in 0..200 {
+            let runs: Arc<Vec<AtomicUsize>> =
+                Arc::new((0..3).map(|_| AtomicUsize::new(0)).collect());
+            let r = Arc::clone(&runs);
+            let out = mr.phase(round % 2 == 0, move |t| {
+                r[t].fetch_add(1, Ordering::SeqCst);
+                if round % 7 == 0 && t == 2 {
+                    panic!("task {t} broke");
+                }
+                Ok(t)
+            });
+            assert!(runs.iter().all(|c| c.load(Ordering::SeqCst) == 1));
+            match out {
+                Ok(mut v) => {
+                    assert!(round % 7 != 0);
+                    v.sort();
+                    assert_eq!(v, vec![0, 1, 2]);
+                }
+                Err(f) => {
+                    assert_eq!(round % 7, 0);
+                    assert_eq!(f.stage, "mapreduce");
+                    assert!(f.message.contains("task 2 broke"), "{}", f.message);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_concurrent_caller_gets_its_own_helpers() {
+        let mr = Arc::new(node(3));
+        let ctx = Ctx::new(&Config::default(), 6);
+        let (_a, one) = Caller::enter(&mr.callers);
+        assert_eq!(one, 1);
+        {
+            let (_b, two) = Caller::enter(&mr.callers);
+            assert_eq!(two, 2);
+            mr.pool.grow_to(two * 2, &ctx);
+        }
+        assert_eq!(mr.callers.load(Ordering::SeqCst), 1);
+        assert_eq!(mr.pool.helpers(), 4);
+        // Growing to fewer never shrinks.
+        mr.pool.grow_to(2, &ctx);
+        assert_eq!(mr.pool.helpers(), 4);
     }
 }

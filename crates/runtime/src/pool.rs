@@ -1,51 +1,76 @@
-//! A fixed set of persistent worker threads that run boxed jobs: the threads inside one
-//! MapReduce node. Jobs catch their own panics (they report them through their result
-//! channel), so a worker never dies while the pool lives. Dropping the pool closes the
-//! job queue and joins every worker (orderly shutdown).
+//! Persistent helper threads that run boxed jobs: the threads a MapReduce node adds to
+//! the thread that calls it. The pool starts empty and grows on demand ([`Pool::grow_to`])
+//! to as many helpers as its concurrent callers need; it never shrinks while it lives.
+//! Jobs catch their own panics (they report them through their result channel), so a
+//! helper never dies while the pool lives. Dropping the pool closes the job queue and
+//! joins every helper (orderly shutdown).
 
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{unbounded, Sender};
+use crossbeam_channel::{unbounded, Receiver, Sender};
 
+use crate::ctx::Ctx;
 use crate::unwind::WORKER_THREAD_NAME;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
 pub(crate) struct Pool {
     jobs: Option<Sender<Job>>,
-    workers: Vec<JoinHandle<()>>,
+    queue: Receiver<Job>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Pool {
-    /// Start `n` workers; `pin` is called first on each new thread.
-    pub(crate) fn new(n: usize, pin: impl Fn() + Send + Sync + Clone + 'static) -> Pool {
-        // Unbounded is safe here: a MapReduce call submits exactly `n` jobs and waits for
-        // their `n` results before submitting more, so at most `n` jobs per caller queue.
+    /// A pool without helpers.
+    pub(crate) fn new() -> Pool {
+        // Unbounded is safe here: a MapReduce call submits at most `threads - 1` jobs per
+        // phase and does not start the next phase before every job a helper took has
+        // reported; a job nobody took in time is run by the caller and stays queued only
+        // as an empty shell until a helper pops it.
         let (tx, rx) = unbounded::<Job>();
-        let workers = (0..n)
-            .map(|_| {
-                let rx = rx.clone();
-                let pin = pin.clone();
-                std::thread::Builder::new()
-                    .name(WORKER_THREAD_NAME.into())
-                    .spawn(move || {
-                        pin();
-                        for job in rx.iter() {
-                            job();
-                        }
-                    })
-                    .expect("the OS refused to start a worker thread")
-            })
-            .collect();
         Pool {
             jobs: Some(tx),
-            workers,
+            queue: rx,
+            workers: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Start helpers until there are `n`; each new one takes the next core of `ctx`'s
+    /// round robin when the run pins its threads.
+    pub(crate) fn grow_to(&self, n: usize, ctx: &Ctx) {
+        let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        while workers.len() < n {
+            let rx = self.queue.clone();
+            let core = ctx.take_core();
+            let spawned = std::thread::Builder::new()
+                .name(WORKER_THREAD_NAME.into())
+                .spawn(move || {
+                    if let Some(core) = core {
+                        let _ = core_affinity::set_for_current(core);
+                    }
+                    for job in rx.iter() {
+                        job();
+                    }
+                });
+            match spawned {
+                Ok(handle) => workers.push(handle),
+                // Out of threads: the caller still runs every job nobody takes (see the
+                // MapReduce phase), so fewer helpers only cost parallelism.
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// How many helpers are running.
+    #[cfg(test)]
+    pub(crate) fn helpers(&self) -> usize {
+        self.workers.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     pub(crate) fn submit(&self, job: impl FnOnce() + Send + 'static) {
         if let Some(tx) = &self.jobs {
-            // Cannot fail: the workers hold the receiver until the pool is dropped.
+            // Cannot fail: the pool itself holds a receiver until it is dropped.
             let _ = tx.send(Box::new(job));
         }
     }
@@ -54,7 +79,8 @@ impl Pool {
 impl Drop for Pool {
     fn drop(&mut self) {
         self.jobs = None;
-        for w in self.workers.drain(..) {
+        let workers = std::mem::take(self.workers.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for w in workers {
             let _ = w.join();
         }
     }

@@ -455,6 +455,91 @@ fn dropping_a_program_shuts_its_mapreduce_threads_down() {
     assert_eq!(Arc::strong_count(&token), 1);
 }
 
+/// Wait (up to a generous deadline, reached only on failure) until `n` callers are
+/// inside at once; returns whether they were. Every caller leaves only once all `n` have
+/// seen each other, so no fixed pause is involved.
+fn meet_n(active: &AtomicUsize, seen: &AtomicUsize, n: usize) -> bool {
+    use std::time::{Duration, Instant};
+    active.fetch_add(1, Ordering::SeqCst);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while active.load(Ordering::SeqCst) < n && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    let met = active.load(Ordering::SeqCst) >= n;
+    if met {
+        seen.fetch_add(1, Ordering::SeqCst);
+    }
+    while seen.load(Ordering::SeqCst) < n && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    met
+}
+
+#[test]
+fn every_mapreduce_job_runs_on_as_many_threads_as_its_term_says() {
+    // mapreduce(3): the three maps of one job are inside at once. tpool(2, mapreduce(2)):
+    // both jobs at once, each on two threads: four maps at once, so the helpers are per
+    // caller, not shared. Pinned mapreduce(2) (the caller maps too, with one helper): two.
+    let cores = core_affinity::get_core_ids().map_or(0, |c| c.len());
+    let mut cases = vec![(1usize, 3usize, false), (2, 2, false)];
+    if cores >= 2 {
+        cases.push((1, 2, true));
+    }
+    for (pool, threads, pin) in cases {
+        let active = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::new(AtomicUsize::new(0));
+        let ids = Arc::new(Mutex::new(Vec::new()));
+        let (a, s, i) = (Arc::clone(&active), Arc::clone(&seen), Arc::clone(&ids));
+        let all = pool * threads;
+        let mr = mapreduce(
+            threads,
+            "meet",
+            move |v: &u32| {
+                i.lock().unwrap().push(std::thread::current().id());
+                vec![u64::from(meet_n(&a, &s, all)), u64::from(*v)]
+            },
+            Reduce::per_key("sum", |_, v: &[u64]| v.iter().sum()),
+        );
+        let jobs: Vec<Vec<u32>> = (0..pool).map(|_| (0..threads as u32).collect()).collect();
+        let sum = (0..threads as u64).sum::<u64>();
+        let config = Config {
+            pin,
+            ..Config::default()
+        };
+        let program = Program::with_config(tpool(pool, mr), config).unwrap();
+        let out = program.run(jobs).unwrap();
+        assert_eq!(
+            out,
+            vec![vec![threads as u64, sum]; pool],
+            "{pool} x {threads}"
+        );
+        let mut ids = ids.lock().unwrap().clone();
+        ids.sort_by_key(|id| format!("{id:?}"));
+        ids.dedup();
+        assert_eq!(ids.len(), all);
+    }
+    // mapreduce(1): every input of every job is mapped by the one thread running the node.
+    let ids = Arc::new(Mutex::new(Vec::new()));
+    let i = Arc::clone(&ids);
+    let mr = mapreduce(
+        1,
+        "who",
+        move |v: &u32| {
+            i.lock().unwrap().push(std::thread::current().id());
+            vec![u64::from(*v)]
+        },
+        Reduce::pairwise("add", |a: &mut [u64], b: &[u64]| a[0] += b[0]),
+    );
+    let out = Program::new(mr)
+        .unwrap()
+        .run(vec![vec![1, 2, 3], vec![4, 5]])
+        .unwrap();
+    assert_eq!(out, vec![vec![6], vec![9]]);
+    let ids = ids.lock().unwrap();
+    assert_eq!(ids.len(), 5);
+    assert!(ids.iter().all(|id| *id == ids[0]));
+}
+
 // ---------------------------------------------------------------------------------------
 // term-driven path
 
