@@ -315,6 +315,14 @@ fn run_task<T, F: Fn(usize) -> TaskResult<T>>(task: &F, t: usize) -> TaskResult<
     })
 }
 
+/// Whether the caller maps: by choice (pinned, or one thread), or because it is short of
+/// helpers (the OS refused a thread) — then it runs every task nobody takes, so a job
+/// finishes with whatever threads there are instead of waiting for helpers that do not
+/// exist.
+fn caller_must_map(by_choice: bool, helpers: usize, wanted: usize) -> bool {
+    by_choice || helpers < wanted
+}
+
 /// Counts the threads inside one MapReduce node's `call` while it lives.
 struct Caller<'a>(&'a AtomicUsize);
 
@@ -374,8 +382,9 @@ where
         // own, so each job runs on `threads` threads as the term says.
         let per_caller = self.threads.saturating_sub(usize::from(caller_maps));
         let (_inside, callers) = Caller::enter(&self.callers);
-        self.pool.grow_to(callers * per_caller, ctx);
-        self.run_job(input, caller_maps)
+        let wanted = callers * per_caller;
+        let helpers = self.pool.grow_to(wanted, ctx);
+        self.run_job(input, caller_must_map(caller_maps, helpers, wanted))
     }
     fn threads(&self) -> usize {
         self.threads
@@ -469,6 +478,21 @@ mod tests {
     }
 
     #[test]
+    fn a_caller_short_of_helpers_maps_instead_of_waiting() {
+        assert!(caller_must_map(true, 5, 1));
+        assert!(!caller_must_map(false, 2, 2));
+        assert!(!caller_must_map(false, 4, 2));
+        assert!(caller_must_map(false, 1, 2));
+        assert!(caller_must_map(false, 0, 2));
+        // With no helper at all, a phase the caller maps still runs every task.
+        let mr = node(2);
+        assert_eq!(
+            mr.phase(caller_must_map(false, 0, 2), Ok).unwrap(),
+            vec![0, 1]
+        );
+    }
+
+    #[test]
     fn each_concurrent_caller_gets_its_own_helpers() {
         let mr = Arc::new(node(3));
         let ctx = Ctx::new(&Config::default(), 6);
@@ -477,12 +501,12 @@ mod tests {
         {
             let (_b, two) = Caller::enter(&mr.callers);
             assert_eq!(two, 2);
-            mr.pool.grow_to(two * 2, &ctx);
+            assert_eq!(mr.pool.grow_to(two * 2, &ctx), 4);
         }
         assert_eq!(mr.callers.load(Ordering::SeqCst), 1);
         assert_eq!(mr.pool.helpers(), 4);
         // Growing to fewer never shrinks.
-        mr.pool.grow_to(2, &ctx);
+        assert_eq!(mr.pool.grow_to(2, &ctx), 4);
         assert_eq!(mr.pool.helpers(), 4);
     }
 }

@@ -37,8 +37,9 @@ impl Pool {
     }
 
     /// Start helpers until there are `n`; each new one takes the next core of `ctx`'s
-    /// round robin when the run pins its threads.
-    pub(crate) fn grow_to(&self, n: usize, ctx: &Ctx) {
+    /// round robin when the run pins its threads. Returns how many helpers there are
+    /// (fewer than `n` only when the OS refused a thread).
+    pub(crate) fn grow_to(&self, n: usize, ctx: &Ctx) -> usize {
         let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
         while workers.len() < n {
             let rx = self.queue.clone();
@@ -55,11 +56,12 @@ impl Pool {
                 });
             match spawned {
                 Ok(handle) => workers.push(handle),
-                // Out of threads: the caller still runs every job nobody takes (see the
-                // MapReduce phase), so fewer helpers only cost parallelism.
+                // Out of threads: the caller then maps too and runs every job nobody
+                // takes (see the MapReduce phase), so fewer helpers only cost parallelism.
                 Err(_) => break,
             }
         }
+        workers.len()
     }
 
     /// How many helpers are running.
