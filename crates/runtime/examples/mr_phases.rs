@@ -12,7 +12,7 @@
 //! the reduction (default pairwise), `SIZES=4,8,64` the images per job (default 8,16,64),
 //! `PIN=1` pins the threads (`Config { pin: true }`, as `validate` runs designs that fit
 //! the cores), `SPIN=T` replaces the histogram by a map that spins for `T` µs and emits as
-//! many keys (768), to tell the pattern's cost from the histogram's.
+//! many keys (768, or `KEYS=k`), to tell the pattern's cost from the histogram's.
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -39,6 +39,7 @@ fn main() {
         sizes
     };
     let spin_us: Option<f64> = env("SPIN").parse().ok();
+    let spin_keys: usize = env("KEYS").parse().unwrap_or(768);
     for threads in [1usize, 2] {
         for &x in &sizes {
             let log: Arc<Mutex<Vec<(std::thread::ThreadId, f64, f64)>>> = Arc::default();
@@ -55,7 +56,7 @@ fn main() {
                             while t0.elapsed().as_secs_f64() * 1e6 - s < us {
                                 std::hint::spin_loop();
                             }
-                            vec![1u64; 768]
+                            vec![1u64; spin_keys]
                         }
                         None => histogram(i),
                     };
@@ -83,11 +84,21 @@ fn main() {
             let log = log.lock().unwrap();
             let map_total: f64 = log.iter().map(|(_, s, e)| e - s).sum();
             let per_map = map_total / log.len() as f64;
+            // Spread of the calls, robust to the host's preemptions: the middle 80% of
+            // the call times, (90th − 10th percentile) / median.
+            let mut calls: Vec<f64> = log.iter().map(|(_, s, e)| e - s).collect();
+            calls.sort_by(f64::total_cmp);
+            let at = |q: f64| calls[((calls.len() - 1) as f64 * q) as usize];
+            let map_spread = (at(0.9) - at(0.1)) / at(0.5);
             // Per job: first map start to last map end, and the spread of start times.
             let mut spans = Vec::new();
             // From one job's last map end to the next job's first map start.
             let mut between = Vec::new();
             let mut prev_last: Option<f64> = None;
+            // From one job's first map start to the next one's: a job's steady-state
+            // time, without the stream's start and end.
+            let mut period = Vec::new();
+            let mut prev_first: Option<f64> = None;
             let mut skews = Vec::new();
             let mut idle_in_span = Vec::new();
             let mut uneven = 0;
@@ -113,6 +124,10 @@ fn main() {
                     between.push(first - p);
                 }
                 prev_last = Some(last);
+                if let Some(p) = prev_first {
+                    period.push(first - p);
+                }
+                prev_first = Some(first);
                 if threads == 2 && ids.len() == 2 {
                     let start_of = |id| {
                         j.iter()
@@ -176,6 +191,7 @@ fn main() {
             spans.sort_by(f64::total_cmp);
             skews.sort_by(f64::total_cmp);
             between.sort_by(f64::total_cmp);
+            period.sort_by(f64::total_cmp);
             let med = |v: &Vec<f64>| {
                 if v.is_empty() {
                     f64::NAN
@@ -191,8 +207,10 @@ fn main() {
                 }
             };
             println!(
-                "threads={threads} x={x}: per job {per_job:.0} us, ideal {:.0}, map {per_map:.1} us/call, map-phase span median {:.0} us, second thread starts {:.1} us after the first (median; 90th percentile {:.1} us); {uneven} of {} jobs split unevenly, {alone} mapped by one thread alone; span minus the busiest thread's mapping: median {:.1} us; between jobs (last map end to the next first map start): median {:.1} us, 90th percentile {:.1} us",
+                "threads={threads} x={x}: per job {per_job:.0} us (steady: median {:.0} us from one job's first map to the next's), ideal {:.0}, map {per_map:.1} us/call (10th to 90th percentile {:.1}% of the median), map-phase span median {:.0} us, second thread starts {:.1} us after the first (median; 90th percentile {:.1} us); {uneven} of {} jobs split unevenly, {alone} mapped by one thread alone; span minus the busiest thread's mapping: median {:.1} us; between jobs (last map end to the next first map start): median {:.1} us, 90th percentile {:.1} us",
+                med(&period),
                 per_map * x as f64 / threads as f64,
+                map_spread * 100.0,
                 med(&spans),
                 med(&skews),
                 p90(&skews),

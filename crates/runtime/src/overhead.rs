@@ -238,9 +238,13 @@ fn time_jobs(program: &crate::Program<Vec<u64>, Vec<u64>>, count: usize) -> Resu
 /// path of each phase, and a worker that wakes late maps less of the job. On the 2-core
 /// KVM guest this was built on, a blocked thread on the other core woke 15–35 µs
 /// (median) after the send on a shared host (`examples/cpu_gaps`, 2026-11-24), a fifth
-/// to a half of a two-thread job of four small images (150 µs). Measured as `mapreduce(n, spin(T))` on jobs of
-/// [`JOB_INPUTS`] inputs for each `T` of [`JOB_SPINS`] (n ≤ cores), the extra over the
-/// ideal `JOB_INPUTS · T / n` and over the trivial job's cost is fitted as
+/// to a half of a two-thread job of four small images (150 µs). Measured as
+/// `mapreduce(n, spin(T))` on jobs of [`JOB_INPUTS`] inputs for each `T` of
+/// [`JOB_SPINS`] (n ≤ cores), the calls spinning ±15% around `T` as real maps vary
+/// ([`JOB_SPIN_SPREAD`]; equal spins finish in lock step and hid the wake-ups: +17 µs at
+/// an ideal of 256 µs against +36–46 µs with the spread and +41 µs for the small-image
+/// histogram, 2026-11-24), the extra over the ideal `JOB_INPUTS · T / n` and over the
+/// trivial job's cost is fitted as
 /// `min(cap, slope · ideal)` ([`fit_saturating`]) and added per job like the pipeline
 /// wake-up.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -269,12 +273,37 @@ pub struct JobPoint {
 /// Busy times of one map call in the busy-job calibration, ns.
 pub const JOB_SPINS: [u64; 4] = [1_000, 4_000, 16_000, 64_000];
 
-/// A map busy for `ns` without touching memory, emitting one key.
+/// How long the calls of a busy job's map spin, as fractions of the mean (±15%, summing
+/// to [`JOB_INPUTS`], so a job's total work is exactly `JOB_INPUTS · T` and no job can
+/// beat its ideal). Job `j` starts the pattern at `3j mod 8`, so the calls the threads
+/// claim differ from job to job.
+///
+/// Maps of equal length finish in lock step, so the thread that waits for the last
+/// result still spins on its queue when the result comes and the helper is still awake
+/// when the next job does; real maps vary from call to call, and then both sleep.
+/// `mr_phases`, pinned, two threads, jobs of 8 inputs (2026-11-24, 14:55–15:05 UTC):
+/// equal spins of 64 µs started the helper 0.7–1.3 µs after the caller and left
+/// 1.6–2.4 µs between jobs, the small-image histogram (76 µs; the middle 80% of its
+/// calls spread over 16–40% of the median) 9.7–10.4 µs and 23–24 µs.
+pub const JOB_SPIN_SPREAD: [f64; JOB_INPUTS] = [1.15, 0.9, 1.0, 0.85, 1.1, 0.95, 1.05, 1.0];
+
+/// A map busy for `ns` times the call's share of [`JOB_SPIN_SPREAD`] without touching
+/// memory, emitting one key. Calls are counted over the program's life; every job makes
+/// exactly [`JOB_INPUTS`] of them, one after the other job's.
 fn spin_map(ns: u64) -> impl Fn(&u64) -> Vec<u64> + Send + Sync + 'static {
+    let calls = std::sync::atomic::AtomicUsize::new(0);
     move |v: &u64| {
-        spin(ns);
+        let i = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        spin((ns as f64 * spin_share(i)) as u64);
         vec![*v]
     }
+}
+
+/// The share of call `i` (job `i / 8`, call `i mod 8` of it): [`JOB_SPIN_SPREAD`]
+/// rotated by `3 · job`.
+fn spin_share(i: usize) -> f64 {
+    let (job, call) = (i / JOB_INPUTS, i % JOB_INPUTS);
+    JOB_SPIN_SPREAD[(call + 3 * job) % JOB_INPUTS]
 }
 
 /// Measure `mapreduce(n, spin(T))` for both reduction styles, `n` = 1, 2, 4, … up to
@@ -1027,6 +1056,21 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_job_spins_vary_by_call_but_every_job_does_the_same_work() {
+        for job in 0..16 {
+            let shares: Vec<f64> = (0..JOB_INPUTS)
+                .map(|c| spin_share(job * JOB_INPUTS + c))
+                .collect();
+            assert!((shares.iter().sum::<f64>() - JOB_INPUTS as f64).abs() < 1e-9);
+            assert!(shares.iter().all(|s| (0.85..=1.15).contains(s)));
+            let next: Vec<f64> = (0..JOB_INPUTS)
+                .map(|c| spin_share((job + 1) * JOB_INPUTS + c))
+                .collect();
+            assert_ne!(shares, next, "consecutive jobs claim different patterns");
+        }
+    }
 
     fn cal() -> Calibration {
         let p = |term: &str, ns: f64| PatternCost {
