@@ -587,6 +587,81 @@ pub struct FitFloor {
     pub share: f64,
 }
 
+/// Blocks timed in more than one configuration of a run — the same component key (kernel,
+/// input, load), so the same measurement — whose medians at a common size disagree by
+/// more than the row's target (10% without one) and whose 95% confidence intervals there
+/// do not overlap: the machine's speed changed between the
+/// two, and a row composed from such a block can miss (or pass) for the host's sake, not
+/// the model's. Returns per row (`blocks` pairs a row index with one of its block series,
+/// named by key; `ids[i]` names row `i`) one note per disagreeing key, naming the worst
+/// size and the other configuration. On 2026-11-24 one run timed the map of a large image
+/// next to its sibling at 6.0 ms for one configuration and 10.7 ms minutes later for the
+/// next, whose row then measured 0.61–0.69 of its prediction.
+pub(crate) fn block_drift_notes(
+    ids: &[String],
+    targets: &[Option<f64>],
+    blocks: &[(usize, Series)],
+) -> Vec<Vec<String>> {
+    let mut notes = vec![Vec::new(); ids.len()];
+    for (a, (row, mine)) in blocks.iter().enumerate() {
+        let limit = 1.0 + targets.get(*row).copied().flatten().unwrap_or(0.10);
+        // The worst disagreement of this block with the same key in another row.
+        let mut worst: Option<(f64, u64, f64, f64, usize)> = None;
+        for (b, (other_row, theirs)) in blocks.iter().enumerate() {
+            if a == b || other_row == row || theirs.name != mine.name {
+                continue;
+            }
+            for p in &mine.points {
+                let Some(q) = theirs.points.iter().find(|q| q.x == p.x) else {
+                    continue;
+                };
+                // Only medians whose 95% confidence intervals do not overlap: a shift the
+                // repetitions themselves cannot explain.
+                let apart = p.ci_high < q.ci_low || q.ci_high < p.ci_low;
+                if !(apart && p.median > 0.0 && q.median > 0.0) {
+                    continue;
+                }
+                let ratio = p.median.max(q.median) / p.median.min(q.median);
+                if ratio > limit && worst.is_none_or(|w| ratio > w.0) {
+                    worst = Some((ratio, p.x, p.median, q.median, *other_row));
+                }
+            }
+        }
+        if let (Some((ratio, x, here, there, other)), Some(n)) = (worst, notes.get_mut(*row)) {
+            n.push(format!(
+                "block `{}` timed {} at x = {x} here and {} in `{}` ({ratio:.2}x apart): the machine's speed changed between the two measurements of the same block, so this row's error may be the host's rather than the model's",
+                mine.name,
+                duration(here),
+                duration(there),
+                ids.get(other).map_or("?", String::as_str),
+            ));
+        }
+    }
+    notes
+}
+
+/// Append [`block_drift_notes`] to the rows.
+fn add_drift_notes(rows: &mut [Row], ids: &[String], blocks: &[(usize, Series)]) {
+    let targets: Vec<Option<f64>> = rows.iter().map(|r| r.target).collect();
+    for (row, notes) in rows
+        .iter_mut()
+        .zip(block_drift_notes(ids, &targets, blocks))
+    {
+        row.notes.extend(notes);
+    }
+}
+
+/// A time in ns as the unit that reads best.
+fn duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
 /// The misses of `model` at every point of `series` (`NaN` where it cannot be
 /// evaluated).
 fn fit_misses(model: &Expr, series: &Series, opts: &Options) -> Vec<PointMiss> {
@@ -1281,6 +1356,9 @@ pub fn run_suite_with(
     }
     // Interleaved: every configuration's own block measurements, named by component key.
     let mut block_series: Vec<(String, Series)> = Vec::new();
+    // The same, by row index, and every row's configuration id (for `block_drift_notes`).
+    let mut drift: Vec<(usize, Series)> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
@@ -1327,6 +1405,7 @@ pub fn run_suite_with(
                     let model = fit_series(&b, opts)?;
                     misses.insert(b.name.clone(), fit_misses(&model, &b, opts));
                     m.insert(b.name.clone(), model);
+                    drift.push((rows.len(), b.clone()));
                     block_series.push((case_id(c, plan), b));
                 }
                 halves = got.halves;
@@ -1351,8 +1430,10 @@ pub fn run_suite_with(
         on_row(&row);
         series.push(measured);
         series.extend(halves.into_iter().flatten());
+        ids.push(case_id(c, plan));
         rows.push(row);
     }
+    add_drift_notes(&mut rows, &ids, &drift);
     if opts.protocol.per_configuration() {
         let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
         for s in pooled(&all) {
@@ -1407,6 +1488,8 @@ pub fn reanalyze(
     let mut used = Vec::new();
     let mut missing = Vec::new();
     let mut blocks_used: Vec<Series> = Vec::new();
+    let mut drift: Vec<(usize, Series)> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
     for c in &suite.cases {
         let (original, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
         let id = case_id(c, &plan);
@@ -1452,6 +1535,7 @@ pub fn reanalyze(
             let model = fit_series(&b, opts)?;
             misses.insert(key.clone(), fit_misses(&model, &b, opts));
             block_models.insert(key, model);
+            drift.push((rows.len(), b));
             blocks_used.push(Series {
                 kind: "kernel",
                 ..(*block).clone()
@@ -1491,10 +1575,12 @@ pub fn reanalyze(
                 alone.join(", ")
             ));
         }
+        ids.push(id);
         rows.push(row);
         used.push((*measured).clone());
         used.extend(halves.into_iter().flatten().cloned());
     }
+    add_drift_notes(&mut rows, &ids, &drift);
     if rows.is_empty() {
         return Err(Error::Run(format!(
             "the saved measurements have none of the {} configurations of suite `{}`",
@@ -1898,6 +1984,63 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_timed_apart_in_two_rows_is_flagged_in_both() {
+        let series = |name: &str, medians: &[(u64, f64)]| {
+            Series::kernel(
+                name,
+                medians
+                    .iter()
+                    .map(|&(x, m)| bench::PointStats::of(x, vec![m; 3]))
+                    .collect(),
+            )
+        };
+        let ids: Vec<String> = ["pairwise", "per_key", "other"].map(String::from).to_vec();
+        let blocks = vec![
+            (0, series("map@large_par2", &[(1, 6.0e6), (2, 12.0e6)])),
+            (0, series("reduce_pairwise_warm_par2", &[(1, 500.0)])),
+            (1, series("map@large_par2", &[(1, 10.7e6), (2, 12.5e6)])),
+            (1, series("reduce_per_key_warm_par2", &[(1, 900.0)])),
+            // Same key, within the target: nothing to say.
+            (2, series("reduce_pairwise_warm_par2", &[(1, 540.0)])),
+        ];
+        let notes = block_drift_notes(&ids, &[Some(0.15), Some(0.15), Some(0.10)], &blocks);
+        assert_eq!(notes[0].len(), 1, "{:?}", notes[0]);
+        assert!(notes[0][0].contains("`map@large_par2` timed 6.00 ms at x = 1 here and 10.70 ms in `per_key` (1.78x apart)"), "{}", notes[0][0]);
+        assert_eq!(notes[1].len(), 1);
+        assert!(
+            notes[1][0].contains("10.70 ms at x = 1 here and 6.00 ms in `pairwise`"),
+            "{}",
+            notes[1][0]
+        );
+        // 540 against 500 ns is 8% apart: within row 2's 10% and row 0's 15%.
+        assert!(notes[2].is_empty(), "{:?}", notes[2]);
+        // Far apart in the medians but not beyond the repetitions' spread: not flagged.
+        let spread = |m: f64| {
+            Series::kernel(
+                "k",
+                vec![bench::PointStats::of(
+                    1,
+                    vec![m * 0.5, m * 0.8, m, m * 1.2, m * 2.0, m, m * 0.7, m * 1.5],
+                )],
+            )
+        };
+        let notes = block_drift_notes(
+            &ids[..2],
+            &[None, None],
+            &[(0, spread(100.0)), (1, spread(130.0))],
+        );
+        assert!(notes.iter().all(Vec::is_empty), "{notes:?}");
+        // A row without a target is held to 10%; sizes that only one row has are skipped.
+        let blocks = vec![
+            (0, series("k", &[(1, 100.0), (4, 100.0)])),
+            (1, series("k", &[(1, 112.0), (8, 500.0)])),
+        ];
+        let notes = block_drift_notes(&ids[..2], &[None, None], &blocks);
+        assert!(notes[0][0].contains("1.12x apart"), "{}", notes[0][0]);
+        assert!(notes[1][0].contains("112 ns at x = 1"), "{}", notes[1][0]);
+    }
     use perfcompose_core::model::parse_model;
 
     /// Exact arithmetic on a few terms.
