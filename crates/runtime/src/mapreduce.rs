@@ -494,7 +494,7 @@ mod tests {
 
     #[test]
     fn each_concurrent_caller_gets_its_own_helpers() {
-        let mr = Arc::new(node(3));
+        let mr = node(3);
         let ctx = Ctx::new(&Config::default(), 6);
         let (_a, one) = Caller::enter(&mr.callers);
         assert_eq!(one, 1);

@@ -590,9 +590,8 @@ pub struct FitFloor {
 /// Blocks timed in more than one configuration of a run — the same component key (kernel,
 /// input, load), so the same measurement — whose medians at a common size disagree by
 /// more than the row's target (10% without one) and whose 95% confidence intervals there
-/// do not overlap: the machine's speed changed between the
-/// two, and a row composed from such a block can miss (or pass) for the host's sake, not
-/// the model's. Returns per row (`blocks` pairs a row index with one of its block series,
+/// do not overlap: the machine's speed changed between the two, and a row composed from
+/// such a block can miss (or pass) for the host's sake, not the model's. Returns per row (`blocks` pairs a row index with one of its block series,
 /// named by key; `ids[i]` names row `i`) one note per disagreeing key, naming the worst
 /// size and the other configuration. On 2026-11-24 one run timed the map of a large image
 /// next to its sibling at 6.0 ms for one configuration and 10.7 ms minutes later for the
