@@ -381,6 +381,73 @@ fn validate_unloaded_times_every_block_alone() {
     assert!(!text.contains("_par") && !text.contains("_stage"), "{text}");
 }
 
+/// The notes of every row a `--save DIR` run wrote to `DIR/rows.jsonl`.
+fn saved_notes(dir: &std::path::Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("rows.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let row: serde_json::Value = serde_json::from_str(l).unwrap();
+            row["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn disturbed_points_are_measured_again_unless_told_not_to() {
+    // Without revisits no row says it measured a point again.
+    let dir = scratch("no-revisit");
+    tiny_saved(&dir, "interleaved", &["--no-revisit"]);
+    let rows = saved_notes(&dir);
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows.iter().flatten().all(|n| !n.starts_with("measured x=")),
+        "{rows:?}"
+    );
+    // With them (the default), whatever this machine disturbed: each revisit names a
+    // size of the sweep, both visits and which was kept, each size at most once, at most
+    // two of four, and the saved program keeps one point per size.
+    let dir = scratch("revisit");
+    tiny_saved(&dir, "interleaved", &[]);
+    for notes in saved_notes(&dir) {
+        let xs: Vec<&str> = notes
+            .iter()
+            .filter_map(|n| n.strip_prefix("measured x="))
+            .map(|rest| {
+                assert!(
+                    rest.contains(" again, blocks and program: the program took ")
+                        && (rest.ends_with("kept the first visit")
+                            || rest.ends_with("kept the second visit")),
+                    "{rest}"
+                );
+                rest.split(' ').next().unwrap()
+            })
+            .collect();
+        assert!(xs.len() <= 2, "{notes:?}");
+        let mut unique = xs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), xs.len(), "{notes:?}");
+        for x in xs {
+            assert!(
+                ["1024", "2048", "4096", "8192", "2", "4", "6", "8"].contains(&x),
+                "{x}"
+            );
+        }
+    }
+    let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+    let exp = perfcompose_core::measure::text::read_str("programs.txt", &text, &Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    for s in perfcompose_runtime::validate::series_from_experiment(&exp) {
+        assert_eq!(s.points.len(), 4, "{}", s.name);
+    }
+}
+
 #[test]
 fn validate_saves_measurements() {
     let dir = scratch("save");

@@ -419,6 +419,12 @@ pub struct Options {
     /// pipeline next to the other stages (`_stageI_of_…`). `false` times every block
     /// alone, as seed 000 does (input states stay), to see what the loads change.
     pub loaded: bool,
+    /// Per-configuration protocols: after a sweep, measure again (blocks and program) the
+    /// program points that stand out from their neighbouring sizes by more than the
+    /// row's target ([`disturbed_point`], at most [`max_revisits`] per sweep), and keep
+    /// the visit closer to what the neighbours say. Decided by the program's own
+    /// measurements only; every revisit is noted in the row.
+    pub revisit: bool,
 }
 
 impl Options {
@@ -506,6 +512,7 @@ impl Default for Options {
             modeler: DEFAULT_MODELER.to_string(),
             protocol: Protocol::default(),
             loaded: true,
+            revisit: true,
         }
     }
 }
@@ -1089,6 +1096,8 @@ struct Measured {
     /// Under the sandwich protocol, the program before and after its blocks, named
     /// with [`SANDWICH_HALVES`].
     halves: Option<[Series; 2]>,
+    /// A note per program point measured a second time (see [`Options::revisit`]).
+    revisits: Vec<String>,
 }
 
 /// Measure one configuration under [`Protocol::Interleaved`]: per program size, the
@@ -1117,10 +1126,6 @@ fn measure_interleaved(
     let name = case_id(c, plan);
     let sandwich = opts.protocol == Protocol::Sandwich;
     let halved = opts.protocol.halves();
-    let mut program_points = Vec::with_capacity(c.sizes.len());
-    let mut halves: [Vec<bench::PointStats>; 2] = [Vec::new(), Vec::new()];
-    let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
-        sizes.iter().map(|s| vec![None; s.len()]).collect();
     // The unit test of block point `(k, j)`, its inputs within `limit` bytes.
     let block_sampler = |(k, j): (usize, usize), limit: u128| {
         bench::KernelSampler::for_block(
@@ -1133,13 +1138,8 @@ fn measure_interleaved(
             needs[k].3.clone(),
         )
     };
-    for (i, &x) in c.sizes.iter().enumerate() {
-        progress(Progress {
-            label: &name,
-            x: x as u64,
-            done: i,
-            total: c.sizes.len(),
-        });
+    // One visit of program point `i`: its blocks and the program, as the protocol says.
+    let visit = |i: usize, x: usize| -> Result<Visit, Error> {
         let slots = slots_at(i, &c.sizes, &sizes);
         if opts.protocol == Protocol::Rounds {
             // All the samplers hold their inputs at once: they share the memory limit.
@@ -1153,15 +1153,21 @@ fn measure_interleaved(
             items.extend(blocks.iter_mut().map(|b| b as &mut dyn bench::Repeated));
             let mut got = bench::sample_rounds(&suite.sampling, &mut items, x as u64)?;
             drop(items);
-            for (r, &(k, j)) in got.drain(1..).zip(&slots) {
-                block_points[k][j] = Some(r.stats);
-            }
+            let blocks = slots
+                .iter()
+                .copied()
+                .zip(got.drain(1..).map(|r| r.stats))
+                .collect();
             let program = got.pop().expect("the program was sampled");
-            for (half, values) in halves.iter_mut().zip(program.halves()) {
-                half.push(bench::PointStats::of(x as u64, values));
-            }
-            program_points.push(program.stats);
-            continue;
+            let [a, b] = program.halves();
+            return Ok(Visit {
+                halves: Some([
+                    bench::PointStats::of(x as u64, a),
+                    bench::PointStats::of(x as u64, b),
+                ]),
+                program: program.stats,
+                blocks,
+            });
         }
         let sample_program = || -> Result<bench::PointStats, Error> {
             let mut program =
@@ -1177,23 +1183,99 @@ fn measure_interleaved(
         // measurement starts with the machine in the state its own warm-up leaves (one
         // repetition right after another measurement's stream of fresh inputs runs up to
         // 15% slower), and the program follows its blocks by seconds.
+        let mut blocks = Vec::with_capacity(slots.len());
         for &(k, j) in &slots {
             let mut b = block_sampler((k, j), opts.memory_limit)?;
-            block_points[k][j] = Some(bench::sample_point(&suite.sampling, &mut b)?);
+            blocks.push(((k, j), bench::sample_point(&suite.sampling, &mut b)?));
         }
         let after = sample_program()?;
-        match before {
+        Ok(match before {
             Some(before) => {
-                let mut both = before.clone();
-                both.values.extend_from_slice(&after.values);
-                let mut both = bench::PointStats::of(before.x, both.values);
+                let mut values = before.values.clone();
+                values.extend_from_slice(&after.values);
+                let mut both = bench::PointStats::of(before.x, values);
                 both.batch = before.batch;
                 both.converged = before.converged && after.converged;
-                program_points.push(both);
-                halves[0].push(before);
-                halves[1].push(after);
+                Visit {
+                    program: both,
+                    halves: Some([before, after]),
+                    blocks,
+                }
             }
-            None => program_points.push(after),
+            None => Visit {
+                program: after,
+                halves: None,
+                blocks,
+            },
+        })
+    };
+    let mut visits = Vec::with_capacity(c.sizes.len());
+    for (i, &x) in c.sizes.iter().enumerate() {
+        progress(Progress {
+            label: &name,
+            x: x as u64,
+            done: i,
+            total: c.sizes.len(),
+        });
+        visits.push(visit(i, x)?);
+    }
+    let mut revisits = Vec::new();
+    if opts.revisit {
+        let target = if matches!(plan, Plan::MapReduce { .. }) {
+            TARGET_MAPREDUCE
+        } else {
+            TARGET_PATTERNS
+        };
+        let xs: Vec<f64> = c.sizes.iter().map(|&x| x as f64).collect();
+        let stat = |p: &bench::PointStats| {
+            perfcompose_core::measure::Summary::of(&p.values)
+                .map_or(f64::NAN, |s| s.get(opts.measure))
+        };
+        let mut done = vec![false; visits.len()];
+        let again = format!("{name} (measured again)");
+        for _ in 0..max_revisits(visits.len()) {
+            let ys: Vec<f64> = visits.iter().map(|v| stat(&v.program)).collect();
+            let Some(i) = disturbed_point(&xs, &ys, &done, target) else {
+                break;
+            };
+            done[i] = true;
+            let x = c.sizes[i];
+            progress(Progress {
+                label: &again,
+                x: x as u64,
+                done: 0,
+                total: c.sizes.len(),
+            });
+            let reference = neighbour_reference(&xs, &ys, i);
+            let second = visit(i, x)?;
+            let y2 = stat(&second.program);
+            let keep_second = (y2 / reference - 1.0).abs() < (ys[i] / reference - 1.0).abs();
+            revisits.push(format!(
+                "measured x={x} again, blocks and program: the program took {} per element, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the second time; kept the {} visit",
+                duration(ys[i]),
+                100.0 * (ys[i] / reference - 1.0),
+                duration(reference),
+                duration(y2),
+                100.0 * (y2 / reference - 1.0),
+                if keep_second { "second" } else { "first" },
+            ));
+            if keep_second {
+                visits[i] = second;
+            }
+        }
+    }
+    let mut program_points = Vec::with_capacity(visits.len());
+    let mut halves: [Vec<bench::PointStats>; 2] = [Vec::new(), Vec::new()];
+    let mut block_points: Vec<Vec<Option<bench::PointStats>>> =
+        sizes.iter().map(|s| vec![None; s.len()]).collect();
+    for v in visits {
+        program_points.push(v.program);
+        if let Some([a, b]) = v.halves {
+            halves[0].push(a);
+            halves[1].push(b);
+        }
+        for ((k, j), p) in v.blocks {
+            block_points[k][j] = Some(p);
         }
     }
     let blocks = needs
@@ -1215,7 +1297,91 @@ fn measure_interleaved(
         blocks,
         program,
         halves,
+        revisits,
     })
+}
+
+/// One visit of a program point: the program and the block points measured with it.
+struct Visit {
+    program: bench::PointStats,
+    /// The program's two halves (sandwich and rounds protocols).
+    halves: Option<[bench::PointStats; 2]>,
+    /// `(block, point)` and its measurement.
+    blocks: Vec<((usize, usize), bench::PointStats)>,
+}
+
+/// How many points of a sweep of `n` may be measured a second time: a quarter, at least
+/// two (a suite's time grows by at most about a quarter).
+fn max_revisits(n: usize) -> usize {
+    if n < 3 {
+        0
+    } else {
+        (n / 4).max(2)
+    }
+}
+
+/// What the other points of a measured sweep say the value at `i` should be: a power law
+/// (a straight line in log–log, the shape of a time per element over a size sweep)
+/// through the (up to) four other points nearest in position, fitted robustly — Siegel's
+/// repeated median of their slopes, then the median of their intercepts — so that one
+/// disturbed neighbour does not move it. Evaluated at `xs[i]`; `NaN` with fewer
+/// than two usable other points.
+pub fn neighbour_reference(xs: &[f64], ys: &[f64], i: usize) -> f64 {
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(f64::total_cmp);
+        let m = v.len();
+        match m {
+            0 => f64::NAN,
+            _ if m % 2 == 1 => v[m / 2],
+            _ => (v[m / 2 - 1] + v[m / 2]) / 2.0,
+        }
+    }
+    let n = xs.len().min(ys.len());
+    if i >= n || xs[i].is_nan() || xs[i] <= 0.0 {
+        return f64::NAN;
+    }
+    // The five positions around `i` (shifted inwards at the ends of the sweep).
+    let lo = i.saturating_sub(2).min(n.saturating_sub(5));
+    let near: Vec<(f64, f64)> = (lo..(lo + 5).min(n))
+        .filter(|&j| j != i && xs[j] > 0.0 && ys[j] > 0.0 && ys[j].is_finite())
+        .map(|j| (xs[j].ln(), ys[j].ln()))
+        .collect();
+    // Siegel's repeated median: per point the median of its slopes to the others, then
+    // the median of those (one disturbed point of four moves neither).
+    let slopes = near
+        .iter()
+        .map(|a| {
+            median(
+                near.iter()
+                    .filter(|b| b.0 != a.0)
+                    .map(|b| (b.1 - a.1) / (b.0 - a.0))
+                    .collect(),
+            )
+        })
+        .filter(|s| s.is_finite())
+        .collect();
+    let slope = median(slopes);
+    if !slope.is_finite() {
+        return f64::NAN;
+    }
+    let intercept = median(near.iter().map(|(lx, ly)| ly - slope * lx).collect());
+    (intercept + slope * xs[i].ln()).exp()
+}
+
+/// The point of a measured sweep most at odds with its neighbours
+/// ([`neighbour_reference`]), if it is off by more than `target` and not yet `done`. Only
+/// the program's own measurements decide, never the prediction: a program point a burst
+/// of other work on the machine inflated (or a quiet moment deflated) stands out from
+/// the sizes around it.
+pub fn disturbed_point(xs: &[f64], ys: &[f64], done: &[bool], target: f64) -> Option<usize> {
+    (0..xs.len().min(ys.len()))
+        .filter(|&i| !done.get(i).copied().unwrap_or(false) && ys[i] > 0.0)
+        .filter_map(|i| {
+            let off = (ys[i] / neighbour_reference(xs, ys, i) - 1.0).abs();
+            (off > target).then_some((i, off))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
 }
 
 /// How well a program reproduces: the largest relative difference, over the sizes both
@@ -1362,6 +1528,7 @@ pub fn run_suite_with(
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
         let mut halves = None;
+        let mut revisit_notes = Vec::new();
         // The term composed: kernels renamed after their input state (see `input_plan`).
         let as_composed = input_plan(plan, registry, opts.load_cores());
         let renamed;
@@ -1399,6 +1566,7 @@ pub fn run_suite_with(
             Protocol::Interleaved | Protocol::Sandwich | Protocol::Rounds => {
                 let needs = case_needs(c, plan, registry, opts.load_cores())?;
                 let got = measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
+                revisit_notes = got.revisits;
                 let mut m = BTreeMap::new();
                 for b in got.blocks {
                     let model = fit_series(&b, opts)?;
@@ -1414,7 +1582,7 @@ pub fn run_suite_with(
         let repeat = halves
             .as_ref()
             .and_then(|[a, b]| repeat_error(a, b, opts.measure));
-        let row = analyze_case(
+        let mut row = analyze_case(
             c,
             plan,
             term,
@@ -1426,6 +1594,7 @@ pub fn run_suite_with(
             registry,
             opts,
         )?;
+        row.notes.extend(revisit_notes);
         on_row(&row);
         series.push(measured);
         series.extend(halves.into_iter().flatten());
@@ -2676,5 +2845,89 @@ mod tests {
         assert!(program.points[0].converged);
         let block = series.iter().find(|s| s.name.ends_with("->qsort")).unwrap();
         assert_eq!(block.kind, "kernel");
+    }
+
+    /// The paper grid and a program's time per element over it.
+    fn grid() -> Vec<f64> {
+        [
+            1024, 2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072, 163840, 196608, 229376,
+            262144,
+        ]
+        .iter()
+        .map(|&x| x as f64)
+        .collect()
+    }
+
+    #[test]
+    fn neighbours_predict_a_power_law_exactly() {
+        let xs = grid();
+        // x^0.1 * 3 per element, and x log x over x (a qsort): both smooth.
+        let power: Vec<f64> = xs.iter().map(|x| 3.0 * x.powf(0.1)).collect();
+        let qsort: Vec<f64> = xs.iter().map(|x| 0.9 * x.log2()).collect();
+        for i in 0..xs.len() {
+            let r = neighbour_reference(&xs, &power, i);
+            assert!(
+                (r / power[i] - 1.0).abs() < 1e-9,
+                "{i}: {r} vs {}",
+                power[i]
+            );
+            let r = neighbour_reference(&xs, &qsort, i);
+            assert!(
+                (r / qsort[i] - 1.0).abs() < 0.02,
+                "{i}: {r} vs {}",
+                qsort[i]
+            );
+        }
+        let none = vec![false; xs.len()];
+        assert_eq!(disturbed_point(&xs, &power, &none, 0.10), None);
+        assert_eq!(disturbed_point(&xs, &qsort, &none, 0.10), None);
+        // Too few points to say anything.
+        assert!(neighbour_reference(&xs[..1], &power[..1], 0).is_nan());
+        assert_eq!(disturbed_point(&xs[..2], &power[..2], &none, 0.10), None);
+    }
+
+    #[test]
+    fn a_disturbed_point_stands_out_from_its_neighbours() {
+        let xs = grid();
+        // Run S, `seq(inc, inc)`, ns per element over x: x = 196,608 was measured during
+        // a burst (2.51 against 1.52-1.55 around it).
+        let per_x = [
+            1.6065, 1.5438, 1.5667, 1.5710, 1.5564, 1.5145, 1.5482, 1.5433, 1.5170, 1.5304, 2.5114,
+            1.5405, 1.5458,
+        ];
+        let ys: Vec<f64> = xs.iter().zip(per_x).map(|(x, p)| x * p).collect();
+        let mut done = vec![false; xs.len()];
+        assert_eq!(disturbed_point(&xs, &ys, &done, 0.10), Some(10));
+        let reference = neighbour_reference(&xs, &ys, 10) / xs[10];
+        assert!((reference / 1.535 - 1.0).abs() < 0.02, "{reference}");
+        // Once that point was visited again, nothing else stands out...
+        done[10] = true;
+        assert_eq!(disturbed_point(&xs, &ys, &done, 0.10), None);
+        // ... and with a larger target the burst itself would not have.
+        assert_eq!(disturbed_point(&xs, &ys, &[false; 13], 0.70), None);
+
+        // Run S, `seq(inc, nop)`: the first two sizes inflated; the worse one first, and
+        // once it reads like its neighbours, the other.
+        let mut per_x = [
+            1.2357, 1.4623, 0.9043, 0.9184, 0.9013, 0.9244, 0.9262, 0.9084, 0.8180, 0.8427, 0.8346,
+            0.8476, 0.8421,
+        ];
+        let ys = |p: &[f64]| -> Vec<f64> { xs.iter().zip(p).map(|(x, p)| x * p).collect() };
+        let mut done = vec![false; xs.len()];
+        assert_eq!(disturbed_point(&xs, &ys(&per_x), &done, 0.10), Some(1));
+        done[1] = true;
+        per_x[1] = 0.91;
+        assert_eq!(disturbed_point(&xs, &ys(&per_x), &done, 0.10), Some(0));
+        done[0] = true;
+        per_x[0] = 0.92;
+        assert_eq!(disturbed_point(&xs, &ys(&per_x), &done, 0.10), None);
+    }
+
+    #[test]
+    fn a_quarter_of_a_sweep_at_most_is_measured_again() {
+        assert_eq!(max_revisits(2), 0);
+        assert_eq!(max_revisits(4), 2);
+        assert_eq!(max_revisits(6), 2);
+        assert_eq!(max_revisits(13), 3);
     }
 }

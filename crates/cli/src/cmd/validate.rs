@@ -100,6 +100,12 @@ pub struct Args {
     /// second half of the rounds) or `separate` (every block once, before all programs).
     #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
     pub protocol: String,
+    /// Do not measure again the program points that stand out from their neighbouring
+    /// sizes (by default up to a quarter of a sweep's points beyond the row's target are
+    /// measured a second time, blocks and program, and the visit closer to the
+    /// neighbours is kept; each is noted in its row).
+    #[arg(long)]
+    pub no_revisit: bool,
 }
 
 /// A term as the runtime's plan (errors are located diagnostics, rendered with a caret).
@@ -234,6 +240,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         modeler: args.modeler.clone(),
         protocol,
         loaded: !args.unloaded,
+        revisit: !args.no_revisit,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
