@@ -1221,16 +1221,9 @@ fn measure_interleaved(
     }
     let mut revisits = Vec::new();
     if opts.revisit {
-        let target = if matches!(plan, Plan::MapReduce { .. }) {
-            TARGET_MAPREDUCE
-        } else {
-            TARGET_PATTERNS
-        };
+        let target = row_target(plan);
         let xs: Vec<f64> = c.sizes.iter().map(|&x| x as f64).collect();
-        let stat = |p: &bench::PointStats| {
-            perfcompose_core::measure::Summary::of(&p.values)
-                .map_or(f64::NAN, |s| s.get(opts.measure))
-        };
+        let stat = |p: &bench::PointStats| point_stat(p, opts.measure);
         let mut done = vec![false; visits.len()];
         let again = format!("{name} (measured again)");
         for _ in 0..max_revisits(visits.len()) {
@@ -1301,6 +1294,16 @@ fn measure_interleaved(
     })
 }
 
+/// The target of a configuration's row: [`TARGET_MAPREDUCE`] for a MapReduce,
+/// [`TARGET_PATTERNS`] otherwise.
+fn row_target(plan: &Plan) -> f64 {
+    if matches!(plan, Plan::MapReduce { .. }) {
+        TARGET_MAPREDUCE
+    } else {
+        TARGET_PATTERNS
+    }
+}
+
 /// One visit of a program point: the program and the block points measured with it.
 struct Visit {
     program: bench::PointStats,
@@ -1327,15 +1330,7 @@ fn max_revisits(n: usize) -> usize {
 /// disturbed neighbour does not move it. Evaluated at `xs[i]`; `NaN` with fewer
 /// than two usable other points.
 pub fn neighbour_reference(xs: &[f64], ys: &[f64], i: usize) -> f64 {
-    fn median(mut v: Vec<f64>) -> f64 {
-        v.sort_by(f64::total_cmp);
-        let m = v.len();
-        match m {
-            0 => f64::NAN,
-            _ if m % 2 == 1 => v[m / 2],
-            _ => (v[m / 2 - 1] + v[m / 2]) / 2.0,
-        }
-    }
+    use perfcompose_core::measure::median;
     let n = xs.len().min(ys.len());
     if i >= n || xs[i].is_nan() || xs[i] <= 0.0 {
         return f64::NAN;
@@ -1351,20 +1346,21 @@ pub fn neighbour_reference(xs: &[f64], ys: &[f64], i: usize) -> f64 {
     let slopes = near
         .iter()
         .map(|a| {
-            median(
-                near.iter()
-                    .filter(|b| b.0 != a.0)
-                    .map(|b| (b.1 - a.1) / (b.0 - a.0))
-                    .collect(),
-            )
+            let to_others: Vec<f64> = near
+                .iter()
+                .filter(|b| b.0 != a.0)
+                .map(|b| (b.1 - a.1) / (b.0 - a.0))
+                .collect();
+            median(&to_others)
         })
         .filter(|s| s.is_finite())
-        .collect();
-    let slope = median(slopes);
+        .collect::<Vec<f64>>();
+    let slope = median(&slopes);
     if !slope.is_finite() {
         return f64::NAN;
     }
-    let intercept = median(near.iter().map(|(lx, ly)| ly - slope * lx).collect());
+    let intercepts: Vec<f64> = near.iter().map(|(lx, ly)| ly - slope * lx).collect();
+    let intercept = median(&intercepts);
     (intercept + slope * xs[i].ln()).exp()
 }
 
@@ -1384,15 +1380,18 @@ pub fn disturbed_point(xs: &[f64], ys: &[f64], done: &[bool], target: f64) -> Op
         .map(|(i, _)| i)
 }
 
+/// The statistic `measure` of a point's repetitions (`NaN` without any).
+fn point_stat(p: &bench::PointStats, measure: Measure) -> f64 {
+    perfcompose_core::measure::Summary::of(&p.values).map_or(f64::NAN, |s| s.get(measure))
+}
+
 /// How well a program reproduces: the largest relative difference, over the sizes both
 /// measured, between two measurements of it (`|a − b| / ((a + b) / 2)` of the statistic
 /// `measure`). A prediction that equals one of them is off by about this much against
 /// the other, so a time error below it cannot be told from the machine's own variation.
 /// `None` without a common size.
 pub fn repeat_error(a: &Series, b: &Series, measure: Measure) -> Option<f64> {
-    let stat = |p: &bench::PointStats| {
-        perfcompose_core::measure::Summary::of(&p.values).map_or(f64::NAN, |s| s.get(measure))
-    };
+    let stat = |p: &bench::PointStats| point_stat(p, measure);
     a.points
         .iter()
         .filter_map(|p| {
@@ -1998,12 +1997,7 @@ fn analyze_case(
     let coefficient_error = coefficient_error(&modular, &monolithic, x_min, x_max);
     let threads = plan.threads();
     let within_cores = threads <= opts.cores;
-    let is_mr = matches!(plan, Plan::MapReduce { .. });
-    let target = within_cores.then_some(if is_mr {
-        TARGET_MAPREDUCE
-    } else {
-        TARGET_PATTERNS
-    });
+    let target = within_cores.then(|| row_target(plan));
     if !within_cores {
         notes.push(format!(
             "runs {threads} threads on {} cores: measured as written, predicted with thread counts capped at the cores",
