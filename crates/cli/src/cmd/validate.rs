@@ -66,9 +66,10 @@ pub struct Args {
     /// Modeler used for both the blocks and the whole programs.
     #[arg(long, default_value = perfcompose_core::fit::DEFAULT_MODELER)]
     pub modeler: String,
-    /// Statistic of the repetitions the models are fitted to: median (the seed's), mean,
-    /// minimum, maximum.
-    #[arg(long, default_value = "median")]
+    /// Statistic of the repetitions that blocks and programs are fitted and compared on:
+    /// minimum (the default: other work on the machine only slows repetitions down),
+    /// median (the seed's), mean, maximum.
+    #[arg(long, default_value = "minimum")]
     pub measure: String,
     /// Time every block alone, as seed 000 does: no sibling threads for the workers of a
     /// task pool or a MapReduce, no neighbouring stages for a pipeline's stages (inputs
