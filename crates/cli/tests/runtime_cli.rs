@@ -406,7 +406,7 @@ fn disturbed_points_are_measured_again_unless_told_not_to() {
     let rows = saved_notes(&dir);
     assert_eq!(rows.len(), 4);
     assert!(
-        rows.iter().flatten().all(|n| !n.starts_with("measured x=")),
+        rows.iter().flatten().all(|n| !n.starts_with("measured ")),
         "{rows:?}"
     );
     // With them (the default), whatever this machine disturbed: each revisit names a
@@ -429,6 +429,22 @@ fn disturbed_points_are_measured_again_unless_told_not_to() {
             })
             .collect();
         assert!(xs.len() <= 2, "{notes:?}");
+        // Block points measured again alone: a block of the row, a size, both values.
+        for rest in notes
+            .iter()
+            .filter_map(|n| n.strip_prefix("measured block `"))
+        {
+            let (block, rest) = rest
+                .split_once("` at x=")
+                .expect("names the block and size");
+            assert!(!block.is_empty(), "{rest}");
+            assert!(
+                rest.contains(" again: it took ")
+                    && (rest.ends_with("kept the first visit")
+                        || rest.ends_with("kept the second visit")),
+                "{rest}"
+            );
+        }
         let mut unique = xs.clone();
         unique.sort();
         unique.dedup();

@@ -1226,16 +1226,13 @@ fn measure_interleaved(
     let mut revisits = Vec::new();
     if opts.revisit {
         let target = row_target(plan);
-        let xs: Vec<f64> = c.sizes.iter().map(|&x| x as f64).collect();
         let stat = |p: &bench::PointStats| point_stat(p, opts.measure);
-        let mut done = vec![false; visits.len()];
+        // The program's sweep: a point measured again is a whole visit (its blocks too).
+        let xs: Vec<f64> = c.sizes.iter().map(|&x| x as f64).collect();
+        let mut ys: Vec<f64> = visits.iter().map(|v| stat(&v.program)).collect();
+        let mut seconds: Vec<Option<Visit>> = visits.iter().map(|_| None).collect();
         let again = format!("{name} (measured again)");
-        for _ in 0..max_revisits(visits.len()) {
-            let ys: Vec<f64> = visits.iter().map(|v| stat(&v.program)).collect();
-            let Some(i) = disturbed_point(&xs, &ys, &done, target) else {
-                break;
-            };
-            done[i] = true;
+        let done = revisit_sweep(&xs, &mut ys, target, |i| {
             let x = c.sizes[i];
             progress(Progress {
                 label: &again,
@@ -1243,21 +1240,66 @@ fn measure_interleaved(
                 done: 0,
                 total: c.sizes.len(),
             });
-            let reference = neighbour_reference(&xs, &ys, i);
             let second = visit(i, x)?;
-            let y2 = stat(&second.program);
-            let keep_second = (y2 / reference - 1.0).abs() < (ys[i] / reference - 1.0).abs();
+            let y = stat(&second.program);
+            seconds[i] = Some(second);
+            Ok::<f64, Error>(y)
+        })?;
+        for r in done {
             revisits.push(format!(
-                "measured x={x} again, blocks and program: the program took {} per element, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the second time; kept the {} visit",
-                duration(ys[i]),
-                100.0 * (ys[i] / reference - 1.0),
-                duration(reference),
-                duration(y2),
-                100.0 * (y2 / reference - 1.0),
-                if keep_second { "second" } else { "first" },
+                "measured x={} again, blocks and program: {}",
+                c.sizes[r.index],
+                r.describe("the program", " per element")
             ));
-            if keep_second {
-                visits[i] = second;
+            if r.kept_second {
+                visits[r.index] = seconds[r.index].take().expect("measured again");
+            }
+        }
+        // Then each block's own sweep, over the visits kept: a block point every
+        // repetition of which a burst slowed is measured again alone (the program's
+        // points do not show it; run V, `docs/validation.md`).
+        for (k, (key, ..)) in needs.iter().enumerate() {
+            // Block `k`'s points in size order: (point, visit, position in the visit).
+            let mut at: Vec<(usize, usize, usize)> = Vec::new();
+            for (i, v) in visits.iter().enumerate() {
+                for (pos, &((b, j), _)) in v.blocks.iter().enumerate() {
+                    if b == k {
+                        at.push((j, i, pos));
+                    }
+                }
+            }
+            at.sort_unstable();
+            let xs: Vec<f64> = at.iter().map(|&(j, ..)| sizes[k][j] as f64).collect();
+            let mut ys: Vec<f64> = at
+                .iter()
+                .map(|&(_, i, pos)| stat(&visits[i].blocks[pos].1))
+                .collect();
+            let mut seconds: Vec<Option<bench::PointStats>> = at.iter().map(|_| None).collect();
+            let label = format!("{name} (block {key} measured again)");
+            let done = revisit_sweep(&xs, &mut ys, target, |m| {
+                let j = at[m].0;
+                progress(Progress {
+                    label: &label,
+                    x: sizes[k][j] as u64,
+                    done: 0,
+                    total: at.len(),
+                });
+                let mut b = block_sampler((k, j), opts.memory_limit)?;
+                let second = bench::sample_point(&suite.sampling, &mut b)?;
+                let y = stat(&second);
+                seconds[m] = Some(second);
+                Ok::<f64, Error>(y)
+            })?;
+            for r in done {
+                let (j, i, pos) = at[r.index];
+                revisits.push(format!(
+                    "measured block `{key}` at x={} again: {}",
+                    sizes[k][j],
+                    r.describe("it", "")
+                ));
+                if r.kept_second {
+                    visits[i].blocks[pos].1 = seconds[r.index].take().expect("measured again");
+                }
             }
         }
     }
@@ -1325,6 +1367,69 @@ fn max_revisits(n: usize) -> usize {
     } else {
         (n / 4).max(2)
     }
+}
+
+/// One point of a sweep measured a second time ([`revisit_sweep`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Revisit {
+    index: usize,
+    first: f64,
+    second: f64,
+    /// What the neighbouring sizes say ([`neighbour_reference`]).
+    reference: f64,
+    kept_second: bool,
+}
+
+impl Revisit {
+    /// "`who` took A`unit`, P% off the R its neighbouring sizes say, and B (Q%) the second
+    /// time; kept the first|second visit".
+    fn describe(&self, who: &str, unit: &str) -> String {
+        let off = |y: f64| 100.0 * (y / self.reference - 1.0);
+        format!(
+            "{who} took {}{unit}, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the second time; kept the {} visit",
+            duration(self.first),
+            off(self.first),
+            duration(self.reference),
+            duration(self.second),
+            off(self.second),
+            if self.kept_second { "second" } else { "first" },
+        )
+    }
+}
+
+/// Measure the disturbed points of a sweep again: the point furthest from what its
+/// neighbouring sizes say ([`disturbed_point`]), if beyond `target`, is measured a second
+/// time by `again(i)` (which keeps that measurement and returns its statistic); the value
+/// closer to the neighbours' is kept in `ys`; then the next point, each at most once, at
+/// most [`max_revisits`]. The caller swaps in the measurements whose `kept_second` is set.
+fn revisit_sweep<E>(
+    xs: &[f64],
+    ys: &mut [f64],
+    target: f64,
+    mut again: impl FnMut(usize) -> Result<f64, E>,
+) -> Result<Vec<Revisit>, E> {
+    let mut done = vec![false; ys.len()];
+    let mut out = Vec::new();
+    for _ in 0..max_revisits(ys.len()) {
+        let Some(i) = disturbed_point(xs, ys, &done, target) else {
+            break;
+        };
+        done[i] = true;
+        let reference = neighbour_reference(xs, ys, i);
+        let second = again(i)?;
+        let kept_second = (second / reference - 1.0).abs() < (ys[i] / reference - 1.0).abs();
+        out.push(Revisit {
+            index: i,
+            first: ys[i],
+            second,
+            reference,
+            kept_second,
+        });
+        if kept_second {
+            ys[i] = second;
+        }
+    }
+    Ok(out)
 }
 
 /// What the other points of a measured sweep say the value at `i` should be: a power law
@@ -2652,6 +2757,53 @@ mod tests {
             overhead: None,
             ..Options::default()
         }
+    }
+
+    #[test]
+    fn a_sweep_measures_its_disturbed_points_again_and_keeps_the_closer_visit() {
+        // A power law with x = 8192 inflated by 60% and x = 262144 deflated by 30%.
+        let xs: Vec<f64> = (10..=22).map(|e| 2f64.powi(e)).collect();
+        let clean = |x: f64| 0.8 * x;
+        let mut ys: Vec<f64> = xs.iter().map(|&x| clean(x)).collect();
+        ys[3] *= 1.6;
+        ys[12] *= 0.7;
+        let before = ys.clone();
+        let mut asked = Vec::new();
+        let done = revisit_sweep(&xs, &mut ys, 0.10, |i| {
+            asked.push(i);
+            // The first point comes back clean; the second is worse the second time.
+            Ok::<f64, ()>(if i == 3 {
+                clean(xs[3])
+            } else {
+                0.6 * clean(xs[i])
+            })
+        })
+        .unwrap();
+        assert_eq!(asked, vec![3, 12]);
+        assert_eq!(done.len(), 2);
+        assert!(done[0].kept_second && !done[1].kept_second, "{done:?}");
+        assert_eq!(ys[3], clean(xs[3]));
+        assert_eq!(ys[12], before[12]);
+        assert!((done[0].reference / clean(xs[3]) - 1.0).abs() < 1e-9);
+        let note = done[0].describe("it", "");
+        assert!(
+            note.starts_with("it took 10.5 µs, +60% off the 6.6 µs"),
+            "{note}"
+        );
+        assert!(
+            note.ends_with("the second time; kept the second visit"),
+            "{note}"
+        );
+        // A clean sweep asks for nothing; a failed measurement is the caller's error.
+        let mut clean_ys: Vec<f64> = xs.iter().map(|&x| clean(x)).collect();
+        let none = revisit_sweep(&xs, &mut clean_ys, 0.10, |_| -> Result<f64, ()> {
+            panic!("nothing to measure again")
+        });
+        assert_eq!(none, Ok(Vec::new()));
+        assert_eq!(
+            revisit_sweep(&xs, &mut before.clone(), 0.10, |_| Err("lost")),
+            Err("lost")
+        );
     }
 
     #[test]
