@@ -426,8 +426,10 @@ pub struct Options {
     /// Per-configuration protocols: after a sweep, measure again (blocks and program) the
     /// program points that stand out from their neighbouring sizes by more than the
     /// row's target ([`disturbed_point`], at most [`max_revisits`] per sweep), and keep
-    /// the visit closer to what the neighbours say. Decided by the program's own
-    /// measurements only; every revisit is noted in the row.
+    /// the visit closer to what the neighbours say; then, over the visits kept, each
+    /// block's own sweep the same way (a block point measured again alone). Decided by
+    /// the measurements of the sweep only, never the prediction; every revisit is noted
+    /// in the row ([`revisit_sweep`]).
     pub revisit: bool,
 }
 
@@ -1475,9 +1477,9 @@ pub fn neighbour_reference(xs: &[f64], ys: &[f64], i: usize) -> f64 {
 
 /// The point of a measured sweep most at odds with its neighbours
 /// ([`neighbour_reference`]), if it is off by more than `target` and not yet `done`. Only
-/// the program's own measurements decide, never the prediction: a program point a burst
-/// of other work on the machine inflated (or a quiet moment deflated) stands out from
-/// the sizes around it.
+/// the sweep's own measurements decide (a program's or a block's), never the prediction:
+/// a point a burst of other work on the machine inflated (or a quiet moment deflated)
+/// stands out from the sizes around it.
 pub fn disturbed_point(xs: &[f64], ys: &[f64], done: &[bool], target: f64) -> Option<usize> {
     (0..xs.len().min(ys.len()))
         .filter(|&i| !done.get(i).copied().unwrap_or(false) && ys[i] > 0.0)
