@@ -403,14 +403,21 @@ fn job_reduce(style: &str) -> crate::Reduce<u64> {
 /// then costs the slower one a wake-up (a futex wake and, on a VM, an inter-processor
 /// interrupt to the idle core): 1.5–3 µs per element on the 2-core VM this was built on,
 /// more than `qsort` of a hundred elements. Measured as `pipe(spin(T), nop)` minus
-/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as `min(cap, slope · T)`.
+/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as
+/// `min(cap, max(0, slope · (W − threshold)))` at the time `W` the `nop` stage waits per
+/// element ([`fit_wake`]). Composition applies it to the wait of the stages next to a
+/// pipeline's slowest one: its slowest stage's time less the next slowest's.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakeCalibration {
     pub points: Vec<WakePoint>,
-    /// Extra cost per ns of stage time before it levels off.
+    /// Extra cost per ns of waiting time beyond the threshold, before it levels off.
     pub slope: f64,
     /// Where it levels off, ns per element.
     pub cap_ns: f64,
+    /// Waits up to this long cost nothing, ns (files from before 2026-11-24 lack it; it
+    /// is refitted from the points on loading anyway, [`Calibration::refit_wake`]).
+    #[serde(default)]
+    pub threshold_ns: f64,
 }
 
 /// The stages of a pipeline with nested pipelines flattened: `pipe(pipe(a, b), c)` →
@@ -457,6 +464,7 @@ pub fn calibrate_wake(
     repetitions: usize,
     config: &Config,
     pipe_nop_extra_ns: f64,
+    nop_stage_ns: f64,
 ) -> Result<WakeCalibration, Error> {
     let build =
         |p| crate::Program::with_config(p, config.clone()).map_err(|e| Error::Run(e.to_string()));
@@ -474,30 +482,78 @@ pub fn calibrate_wake(
             pipe_ns,
         });
     }
-    let (slope, cap_ns) = fit_wake(&points, pipe_nop_extra_ns);
+    let (slope, cap_ns, threshold_ns) = fit_wake(&points, pipe_nop_extra_ns, nop_stage_ns);
     Ok(WakeCalibration {
         points,
         slope,
         cap_ns,
+        threshold_ns,
     })
 }
 
-/// Fit `min(cap, slope · T)` to the extra cost `pipe − stage − pipe_nop_extra` at stage
-/// time `T` ([`fit_saturating`]).
+/// Fit the wake-up cost `min(cap, max(0, slope · (W − threshold)))` to the extra cost
+/// `pipe − stage − pipe_nop_extra` of `pipe(spin(T), nop)`, at the time `W = stage −
+/// nop_stage` its `nop` stage waits per element ([`fit_hinge`]); `(slope, cap, threshold)`.
 ///
-/// The spin-calibrated points themselves look more like a step (nearly nothing up to
-/// 2–4 µs, the cap from 6–9 µs), and a ramp starting at a threshold follows them better.
-/// It was tried (2026-11-22) and predicted the memory-streaming pipelines worse on the
-/// same measurements of paper runs G, F and D (`pipe(inc, nop)` 21.6/22.7/15.3% against
-/// 20.1/10.4/15.4%, `pipe(inc, inc)` 25.2/40.8/41.6% against 24.3/37.5/34.5%; rows with
-/// `qsort` at the cap either way): such stages pay less than a busy-waiting one at the
-/// same time per element (docs/runtime.md), and the gentler ramp is the better proxy.
-pub fn fit_wake(points: &[WakePoint], pipe_nop_extra_ns: f64) -> (f64, f64) {
+/// The calibrated points look like a step: next to nothing while the wait is up to 4 µs
+/// (the waiting stage still spins when the element comes), 2.7–3.4 µs at 8 µs, about the
+/// cap from 16 µs (runs L, Q, S and U). Stages that stream memory pay less than spinning
+/// ones at the same wait: `pipe(inc, nop)` about 1.4 µs at a wait of 6 µs and 2.7 µs at
+/// 13 µs. The fitted line runs from the last point at no cost to the first at the cap,
+/// between the two. Until 2026-11-24 the fit was a ramp from the origin on the slowest
+/// stage's time, `min(cap, slope · T)`; it charged a wake-up to pipelines of equal
+/// stages, which wait for nothing, and to waits of 1–4 µs, which pay none. Re-analysing
+/// runs L, Q, S and U with both (`docs/validation.md`, "The wake-up cost"): the
+/// pipeline points within 10% of the prediction went from 1,006 to 1,033 of 1,092.
+pub fn fit_wake(
+    points: &[WakePoint],
+    pipe_nop_extra_ns: f64,
+    nop_stage_ns: f64,
+) -> (f64, f64, f64) {
     let extra: Vec<(f64, f64)> = points
         .iter()
-        .map(|p| (p.stage_ns, p.pipe_ns - p.stage_ns - pipe_nop_extra_ns))
+        .map(|p| {
+            (
+                (p.stage_ns - nop_stage_ns).max(0.0),
+                p.pipe_ns - p.stage_ns - pipe_nop_extra_ns,
+            )
+        })
         .collect();
-    fit_saturating(&extra)
+    fit_hinge(&extra)
+}
+
+/// Fit `min(cap, max(0, slope · (T − threshold)))` to measured extra costs `(T, extra)`,
+/// negative extras counting as none: the cap is the median of the two slowest points
+/// (as [`fit_saturating`]'s); the threshold is the time of the last point before the
+/// first that reaches a fifth of the cap (0 when the first one does); the line rises
+/// from `(threshold, 0)` to the cap at the first point beyond the threshold that
+/// reaches it. `(0, 0, 0)` when nothing costs extra.
+pub fn fit_hinge(points: &[(f64, f64)]) -> (f64, f64, f64) {
+    let mut sorted: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .map(|&(t, e)| (t, e.max(0.0)))
+        .collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
+    let cap = stats::median(&top);
+    if cap.is_nan() || cap <= 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let Some(up) = sorted.iter().position(|p| p.1 >= 0.2 * cap) else {
+        return (0.0, 0.0, 0.0);
+    };
+    let threshold = if up == 0 { 0.0 } else { sorted[up - 1].0 };
+    let full = sorted[up..]
+        .iter()
+        .find(|p| p.0 > threshold && p.1 >= cap)
+        .map(|p| p.0);
+    match full {
+        Some(t) if cap / (t - threshold) > 0.0 && (cap / (t - threshold)).is_finite() => {
+            (cap / (t - threshold), cap, threshold)
+        }
+        _ => (0.0, 0.0, 0.0),
+    }
 }
 
 /// Fit `min(cap, slope · T)` to measured extra costs `(T, extra)`, negative extras
@@ -718,7 +774,12 @@ pub fn calibrate(
             .map_or(0.0, PatternCost::composition_ns)
     };
     let pipe_extra = (stream("pipe(nop, nop)") - stream("nop")).max(0.0);
-    let pipe_wake = Some(calibrate_wake(repetitions.clamp(1, 7), config, pipe_extra)?);
+    let pipe_wake = Some(calibrate_wake(
+        repetitions.clamp(1, 7),
+        config,
+        pipe_extra,
+        stream("nop"),
+    )?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
@@ -809,16 +870,16 @@ impl Calibration {
         }
     }
 
-    /// Refit the wake-up cost from its stored points with [`fit_wake`]: the slope and cap
-    /// in a file are derived values, and a file written by a build that fitted them
-    /// otherwise (on 2026-11-22 one fitted a ramp from a threshold, whose slope read as a
-    /// ramp from the origin over-predicted `pipe(inc, nop)` by half) is read the same way
-    /// as a fresh one.
+    /// Refit the wake-up cost from its stored points with [`fit_wake`]: the slope, cap and
+    /// threshold in a file are derived values, and a file written by a build that fitted
+    /// them otherwise (a ramp from the origin until 2026-11-24) is read the same way as a
+    /// fresh one, so `validate --from` re-analyses a saved run with today's fit.
     pub fn refit_wake(&mut self) {
         let pipe_extra = (self.cost("pipe(nop, nop)").unwrap_or(0.0) - self.stage_ns()).max(0.0);
+        let nop = self.stage_ns();
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
-                (w.slope, w.cap_ns) = fit_wake(&w.points, pipe_extra);
+                (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra, nop);
             }
         }
     }
@@ -892,7 +953,7 @@ impl Calibration {
     ) -> perfcompose_core::compose::predict::Overhead {
         let mut saturating = Vec::new();
         if let Some(w) = &self.pipe_wake {
-            self.wakes(plan, 1.0, w, &mut saturating);
+            self.wakes(plan, 1.0, w, &mut 0, &mut saturating);
         }
         self.busy_pools(plan, 1.0, &mut saturating);
         self.busy_jobs(plan, 1.0, &mut saturating);
@@ -926,6 +987,8 @@ impl Calibration {
                             scale: scale * k as f64,
                             slope: delta / POOL_SPINS[0] as f64,
                             cap_ns: delta,
+                            threshold_ns: 0.0,
+                            pipeline_slack: None,
                         });
                     }
                 }
@@ -960,6 +1023,8 @@ impl Calibration {
                             scale,
                             slope: b.slope,
                             cap_ns: b.cap_ns,
+                            threshold_ns: 0.0,
+                            pipeline_slack: None,
                         });
                     }
                 }
@@ -975,37 +1040,49 @@ impl Calibration {
         }
     }
 
+    /// The wake-up terms of `plan`'s pipelines. `pipeline` counts the pipelines met so
+    /// far in the order composition lists them (outermost first, directly nested pipes
+    /// one pipeline: [`perfcompose_core::compose::Composition::pipelines`]), so that each
+    /// term names the pipeline whose slack it depends on.
     fn wakes(
         &self,
         plan: &Plan,
         scale: f64,
         w: &WakeCalibration,
+        pipeline: &mut usize,
         out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
     ) {
         match plan {
             Plan::Pipe(_) => {
-                // Nested pipes are one chain of stages. Only the hand-offs next to the
-                // slowest stage cost it a wake-up (its neighbours sleep; a wake-up one of
-                // them pays while waiting costs nothing), so one per chain: two when the
-                // slowest stage sits in the middle, which this leaves out.
+                // Nested pipes are one chain of stages. The slowest stage pays a wake-up
+                // per element to the neighbours that wait for it, once that wait (its
+                // time less theirs) outlasts their spinning; one per chain, on the wait
+                // of the next slowest stage (two when the slowest sits in the middle,
+                // which this leaves out).
                 let mut stages = Vec::new();
                 chain(plan, &mut stages);
+                let index = *pipeline;
+                *pipeline += 1;
                 if stages.len() > 1 && w.slope > 0.0 && w.cap_ns > 0.0 {
                     out.push(perfcompose_core::compose::predict::Saturating {
                         what: format!("wake-up cost of the slowest stage's hand-off in {plan}"),
                         scale,
                         slope: w.slope,
                         cap_ns: w.cap_ns,
+                        threshold_ns: w.threshold_ns,
+                        pipeline_slack: Some(index),
                     });
                 }
                 stages
                     .into_iter()
-                    .for_each(|p| self.wakes(p, scale, w, out));
+                    .for_each(|p| self.wakes(p, scale, w, pipeline, out));
             }
-            Plan::Seq(parts) => parts.iter().for_each(|p| self.wakes(p, scale, w, out)),
+            Plan::Seq(parts) => parts
+                .iter()
+                .for_each(|p| self.wakes(p, scale, w, pipeline, out)),
             Plan::TPool(n, inner) => {
                 let n = (*n).min(self.cores.max(1)) as f64;
-                self.wakes(inner, scale * n, w, out)
+                self.wakes(inner, scale * n, w, pipeline, out)
             }
             Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
         }
@@ -1128,19 +1205,99 @@ mod tests {
     }
 
     #[test]
-    fn wake_cost_fit_levels_off_at_the_slow_points() {
-        // Extra over pipe(nop, nop) (100 ns): rises as 0.25·T, levels off at 2,000 ns.
+    fn wake_cost_fit_starts_past_the_waits_that_cost_nothing_and_levels_off() {
+        // The shape of runs Q and S: nothing while the `nop` stage waits up to 4 µs
+        // (stage 100 ns more), 2.8 µs at 8, the cap from 16 (extra over pipe(nop, nop),
+        // 100 ns here).
+        let extras = [30.0, -90.0, 50.0, 2800.0, 5400.0, 6200.0];
         let pts: Vec<WakePoint> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
             .iter()
-            .map(|&t| wake_point(t, (0.25 * t).min(2000.0)))
+            .zip(extras)
+            .map(|(&w, e)| wake_point(w + 100.0, e))
             .collect();
-        let (slope, cap) = fit_wake(&pts, 100.0);
-        assert!((cap - 2000.0).abs() < TOL, "{cap}");
-        assert!((slope - 0.25).abs() < TOL, "{slope}");
+        let (slope, cap, threshold) = fit_wake(&pts, 100.0, 100.0);
+        // Cap: the median of the two slowest; from the last wait below a fifth of it
+        // (4 µs) to the first point at the cap (32 µs).
+        assert!((cap - 5800.0).abs() < TOL, "{cap}");
+        assert!((threshold - 4000.0).abs() < TOL, "{threshold}");
+        assert!((slope - 5800.0 / 28000.0).abs() < TOL, "{slope}");
+        // A ramp from the origin: its first point already reaches a fifth of the cap.
+        let ramp: Vec<(f64, f64)> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]
+            .iter()
+            .map(|&t: &f64| (t, (0.5 * t).min(2000.0)))
+            .collect();
+        let (slope, cap, threshold) = fit_hinge(&ramp);
+        assert_eq!((cap, threshold), (2000.0, 0.0));
+        assert!((slope - 0.5).abs() < TOL, "{slope}");
         // Below pipe(nop, nop) everywhere: no wake-up cost at all.
         let flat: Vec<WakePoint> = pts.iter().map(|p| wake_point(p.stage_ns, -50.0)).collect();
-        assert_eq!(fit_wake(&flat, 100.0), (0.0, 0.0));
-        assert_eq!(fit_wake(&[], 100.0), (0.0, 0.0));
+        assert_eq!(fit_wake(&flat, 100.0, 100.0), (0.0, 0.0, 0.0));
+        assert_eq!(fit_wake(&[], 100.0, 100.0), (0.0, 0.0, 0.0));
+        assert_eq!(fit_hinge(&[(f64::NAN, 1.0)]), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn wake_up_terms_name_their_pipelines_in_the_order_composition_lists_them() {
+        use perfcompose_core::components::Components;
+        use perfcompose_core::compose::{compose, ComposeOptions};
+        let mut c = cal();
+        c.pipe_wake = Some(WakeCalibration {
+            points: Vec::new(),
+            slope: 0.5,
+            cap_ns: 1e9,
+            threshold_ns: 0.0,
+        });
+        let text = "seq(pipe(a, b), tpool(2, pipe(c, pipe(d, e))), pipe(tpool(2, pipe(a, c)), e))";
+        let term = perfcompose_core::term::parse_term("t", text).unwrap();
+        let plan = crate::validate::plan_from_term(&term).unwrap();
+        let o = c.overhead(&plan, "test");
+        let opts = ComposeOptions { cores: Some(2) };
+        let comps = Components::from_models(
+            "t",
+            &[
+                ("a", "10"),
+                ("b", "4"),
+                ("c", "30"),
+                ("d", "1"),
+                ("e", "20"),
+            ],
+        )
+        .unwrap();
+        let comp = compose(&term, &comps, opts).unwrap();
+        let spans: Vec<&str> = comp
+            .pipelines
+            .iter()
+            .map(|p| &text[p.span.start..p.span.end])
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                "pipe(a, b)",
+                "pipe(c, pipe(d, e))",
+                "pipe(tpool(2, pipe(a, c)), e)",
+                "pipe(a, c)"
+            ]
+        );
+        let named: Vec<(Option<usize>, String)> = o
+            .saturating
+            .iter()
+            .map(|s| (s.pipeline_slack, s.what.clone()))
+            .collect();
+        for (i, span) in spans.iter().enumerate() {
+            assert!(
+                named
+                    .iter()
+                    .any(|(p, what)| *p == Some(i) && what.ends_with(&format!("in {span}"))),
+                "{i} {span}: {named:?}"
+            );
+        }
+        // Slacks 10 − 4, 30 − 20 (tpool(2, ...) halves the stages to 15 and 10, `scale`
+        // restores them), 20 − 15 and 30 − 10, at half a nanosecond each.
+        let total = o.apply_composed(&comp, &term, &comps, opts);
+        let model = comp.model.eval_at(&[]).unwrap();
+        let v = total.eval_at(&[]).unwrap();
+        let wakes = 0.5 * (6.0 + 10.0 + 5.0 + 20.0);
+        assert!((v - (model + o.ns_per_element + wakes)).abs() < 1e-9, "{v}");
     }
 
     #[test]
@@ -1150,6 +1307,7 @@ mod tests {
             points: Vec::new(),
             slope: 0.25,
             cap_ns: 2000.0,
+            threshold_ns: 0.0,
         });
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
@@ -1160,6 +1318,7 @@ mod tests {
         assert!((o.saturating[0].slope - 0.25).abs() < TOL);
         assert!((o.saturating[0].cap_ns - 2000.0).abs() < TOL);
         assert!((o.saturating[0].scale - 1.0).abs() < TOL);
+        assert_eq!(o.saturating[0].pipeline_slack, Some(0));
         let nested = Plan::Pipe(vec![Plan::Pipe(vec![k("a"), k("b")]), k("c")]);
         assert_eq!(c.overhead(&nested, "test").saturating.len(), 1);
         // A pipeline inside a stage of another is still part of the one chain; one in a
@@ -1171,6 +1330,7 @@ mod tests {
         let o = c.overhead(&inner, "test");
         assert_eq!(o.saturating.len(), 2);
         assert!((o.saturating[1].scale - 2.0).abs() < TOL);
+        assert_eq!(o.saturating[1].pipeline_slack, Some(1));
         // Inside tpool(4, ...) on 2 calibrated cores: each pipeline sees every 2nd element.
         let pooled = Plan::TPool(4, Box::new(Plan::Pipe(vec![k("a"), k("b")])));
         let o = c.overhead(&pooled, "test");
@@ -1354,13 +1514,33 @@ mod tests {
                 .collect(),
             slope: 0.9,
             cap_ns: 1.0,
+            threshold_ns: 0.0,
         });
         w.save(&path).unwrap();
         let loaded = Calibration::load(&path).unwrap().unwrap();
         let lw = loaded.pipe_wake.unwrap();
-        // `wake_point` adds 100 ns and the calibration's pipe(nop, nop) extra is 80 ns.
-        assert!((lw.slope - 0.25).abs() < 1e-6, "{}", lw.slope);
+        // `wake_point` adds 100 ns and the calibration's pipe(nop, nop) extra is 80 ns;
+        // its `nop` stage takes 100.
+        let points = &w.pipe_wake.as_ref().unwrap().points;
+        assert_eq!(
+            (lw.slope, lw.cap_ns, lw.threshold_ns),
+            fit_wake(points, 80.0, 100.0)
+        );
         assert!((lw.cap_ns - 2000.0).abs() < 1e-6, "{}", lw.cap_ns);
+        assert!(lw.threshold_ns > 0.0 && lw.slope != 0.9, "{lw:?}");
+        // A file from before the threshold was stored reads (and is refitted) too.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let old = text.replace("\"threshold_ns\"", "\"unused\"");
+        std::fs::write(&path, old).unwrap();
+        let lw = Calibration::load(&path)
+            .unwrap()
+            .unwrap()
+            .pipe_wake
+            .unwrap();
+        assert_eq!(
+            (lw.slope, lw.cap_ns, lw.threshold_ns),
+            fit_wake(points, 80.0, 100.0)
+        );
         // Whether the workers were pinned is kept; files from before it was recorded
         // read as unknown.
         let pinned = Calibration {

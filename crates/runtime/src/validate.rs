@@ -1930,20 +1930,20 @@ pub fn series_from_experiment(exp: &perfcompose_core::measure::Experiment) -> Ve
         .collect()
 }
 
+/// Composition with thread counts capped at the cores.
+fn compose_options(opts: &Options) -> ComposeOptions {
+    ComposeOptions {
+        cores: Some(opts.cores as u64),
+    }
+}
+
 /// `term` composed from `comps`, thread counts capped at the cores.
 fn compose_capped(
     term: &Term,
     comps: &Components,
     opts: &Options,
 ) -> Result<perfcompose_core::compose::Composition, Error> {
-    compose(
-        term,
-        comps,
-        ComposeOptions {
-            cores: Some(opts.cores as u64),
-        },
-    )
-    .map_err(|d| Error::Run(d.render()))
+    compose(term, comps, compose_options(opts)).map_err(|d| Error::Run(d.render()))
 }
 
 /// The largest relative error, over the program's sizes, of the prediction composed
@@ -1998,7 +1998,7 @@ fn compose_measured_blocks(
         }
         let composed = compose_capped(term, &comps, opts)?;
         let model = match &overhead {
-            Some(o) => o.apply(&composed.model),
+            Some(o) => o.apply_composed(&composed, term, &comps, compose_options(opts)),
             None => composed.model,
         };
         let Ok(predicted) = model.eval_at(&[(bench::PARAMETER, p.x as f64)]) else {
@@ -2049,7 +2049,7 @@ fn analyze_case(
         .map(|o| o.overhead(plan, "calibration"));
     let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
     let modular = match &overhead {
-        Some(o) => o.apply(&composed.model),
+        Some(o) => o.apply_composed(&composed, term, &comps, compose_options(opts)),
         None => composed.model.clone(),
     };
     let from_blocks = compose_measured_blocks(

@@ -526,8 +526,8 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
     if let Some(w) = &cal.pipe_wake {
         writeln!(
             out,
-            "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, {:.3} x T)",
-            w.cap_ns, w.slope
+            "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",
+            w.cap_ns, w.slope, w.threshold_ns
         )?;
     }
     for b in &cal.pool_busy {

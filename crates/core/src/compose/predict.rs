@@ -167,8 +167,9 @@ pub struct Overhead {
     pub source: String,
     /// Costs that grow with the time per element and level off: a hand-off to a thread
     /// that went to sleep waiting for it costs a wake-up, which only happens once the
-    /// elements are slow enough for the receiver to stop spinning. Each adds
-    /// `min(cap_ns, slope · scale · model)`, `model` being the composed model.
+    /// receiver waits long enough to stop spinning. Each adds
+    /// `min(cap_ns, max(0, slope · (scale · t − threshold_ns)))`, `t` being the composed
+    /// model or a pipeline's slack ([`Saturating::pipeline_slack`]).
     pub saturating: Vec<Saturating>,
 }
 
@@ -185,6 +186,41 @@ pub struct Saturating {
     pub slope: f64,
     /// Where it levels off, ns.
     pub cap_ns: f64,
+    /// No cost while the time is at most this, ns (0: the cost starts at once).
+    pub threshold_ns: f64,
+    /// `Some(i)`: the time the cost depends on is the slack of the composition's `i`-th
+    /// pipeline ([`crate::compose::Composition::pipelines`]) — its slowest stage's time
+    /// less the next slowest stage's, how long the stages that wait for the slowest one
+    /// wait per element — instead of the whole composed model. A pipeline of equal stages
+    /// waits for nothing and pays no wake-up. Needs the composition
+    /// ([`Overhead::apply_composed`]); [`Overhead::apply`] uses the model.
+    pub pipeline_slack: Option<usize>,
+}
+
+/// Most stages a pipeline's slack is built for: the expression of the second slowest of
+/// `k` stages has `k²` parts. Longer pipelines use their slowest stage's time.
+const MAX_SLACK_STAGES: usize = 8;
+
+/// The slowest of `models` less the next slowest: `max(m) − max_i min(m_i, max_{j≠i} m_j)`.
+pub fn slack_of(models: &[Expr]) -> Expr {
+    let slowest = Expr::max_of(models.to_vec());
+    if models.len() < 2 || models.len() > MAX_SLACK_STAGES {
+        return slowest;
+    }
+    let second = Expr::max_of(
+        (0..models.len())
+            .map(|i| {
+                let others: Vec<Expr> = models
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, m)| m.clone())
+                    .collect();
+                Expr::min(models[i].clone(), Expr::max_of(others))
+            })
+            .collect(),
+    );
+    Expr::sub(slowest, second)
 }
 
 impl Overhead {
@@ -197,9 +233,34 @@ impl Overhead {
         }
     }
 
-    /// `model` plus this overhead: `model + c + Σ min(cap, slope·scale·model)`. Terms with
-    /// a non-finite or non-positive constant, slope or cap are left out.
+    /// `model` plus this overhead: `model + c + Σ min(cap, max(0, slope·(scale·model −
+    /// threshold)))` (the `max` only with a threshold). Terms with a non-finite or
+    /// non-positive constant, slope or cap are left out. A term on a pipeline's slack
+    /// takes the whole model here; [`Overhead::apply_composed`] knows the stages.
     pub fn apply(&self, model: &Expr) -> Expr {
+        self.apply_with(model, |_| None)
+    }
+
+    /// [`Overhead::apply`] to `comp`'s model, the wake-up terms on a pipeline's slack
+    /// ([`Saturating::pipeline_slack`]) built from the stages of that pipeline of `comp`.
+    pub fn apply_composed(
+        &self,
+        comp: &crate::compose::Composition,
+        term: &Term,
+        components: &Components,
+        opts: ComposeOptions,
+    ) -> Expr {
+        self.apply_with(&comp.model, |i| {
+            if i >= comp.pipelines.len() {
+                return None;
+            }
+            let stages = comp.stages(i, term, components, opts).ok()?;
+            let models: Vec<Expr> = stages.into_iter().map(|s| s.model).collect();
+            Some(slack_of(&models))
+        })
+    }
+
+    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<Expr>) -> Expr {
         let mut out = model.clone();
         if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
             out = Expr::add(out, Expr::constant(self.ns_per_element));
@@ -207,7 +268,17 @@ impl Overhead {
         for s in &self.saturating {
             let k = s.slope * s.scale;
             if k > 0.0 && k.is_finite() && s.cap_ns > 0.0 && s.cap_ns.is_finite() {
-                let ramp = Expr::mul(Expr::constant(k), model.clone());
+                let t = s
+                    .pipeline_slack
+                    .and_then(&slack)
+                    .unwrap_or_else(|| model.clone());
+                let mut ramp = Expr::mul(Expr::constant(k), t);
+                if s.threshold_ns > 0.0 && s.threshold_ns.is_finite() {
+                    ramp = Expr::max(
+                        Expr::constant(0.0),
+                        Expr::sub(ramp, Expr::constant(s.slope * s.threshold_ns)),
+                    );
+                }
                 out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
             }
         }
@@ -226,7 +297,7 @@ pub fn predict_with_overhead(
 ) -> Result<Prediction, Diagnostic> {
     let comp = compose(term, components, opts)?;
     let model = match overhead {
-        Some(o) => o.apply(&comp.model),
+        Some(o) => o.apply_composed(&comp, term, components, opts),
         None => comp.model.clone(),
     };
     let params: Vec<String> = model.params().into_iter().collect();
@@ -289,11 +360,24 @@ pub fn predict_with_overhead(
         ));
     }
     for s in overhead.map_or(&[][..], |o| &o.saturating[..]) {
+        let t = if s.pipeline_slack.is_some() {
+            "the time its stages wait for the slowest one"
+        } else {
+            "time between its elements"
+        };
+        let ramp = if s.threshold_ns > 0.0 {
+            format!(
+                "{} x ({t} - {} ns), from 0",
+                format_significant(s.slope, 3),
+                format_significant(s.threshold_ns, 4)
+            )
+        } else {
+            format!("{} x {t}", format_significant(s.slope, 3))
+        };
         notes.push(format!(
-            "includes the {}: min({} ns, {} x time between its elements)",
+            "includes the {}: min({} ns, {ramp})",
             s.what,
             format_significant(s.cap_ns, 4),
-            format_significant(s.slope, 3)
         ));
     }
     if comp.pipelines.len() > analysed.len() {
@@ -704,4 +788,97 @@ fn deepest_failing(
         }
     }
     Some(node.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::parse_term;
+
+    fn wake(pipeline: Option<usize>, scale: f64, threshold_ns: f64) -> Overhead {
+        Overhead {
+            ns_per_element: 100.0,
+            source: "test".into(),
+            saturating: vec![Saturating {
+                what: "wake-up".into(),
+                scale,
+                slope: 0.5,
+                cap_ns: 1000.0,
+                threshold_ns,
+                pipeline_slack: pipeline,
+            }],
+        }
+    }
+
+    fn at(e: &Expr, x: f64) -> f64 {
+        e.eval_at(&[("x", x)]).unwrap()
+    }
+
+    #[test]
+    fn the_slack_is_the_slowest_stage_less_the_next_slowest() {
+        let c = |v: f64| Expr::constant(v);
+        let v = |e: Expr| e.eval_at(&[]).unwrap();
+        assert_eq!(v(slack_of(&[c(5.0), c(2.0)])), 3.0);
+        assert_eq!(v(slack_of(&[c(2.0), c(5.0)])), 3.0);
+        assert_eq!(v(slack_of(&[c(4.0), c(4.0)])), 0.0);
+        assert_eq!(v(slack_of(&[c(1.0), c(9.0), c(6.0)])), 3.0);
+        assert_eq!(v(slack_of(&[c(9.0), c(9.0), c(1.0)])), 0.0);
+        assert_eq!(v(slack_of(&[c(7.0)])), 7.0);
+    }
+
+    #[test]
+    fn a_wake_up_on_a_pipelines_slack_charges_equal_stages_nothing() {
+        let comps =
+            Components::from_models("t", &[("a", "10 * x"), ("b", "10 * x"), ("c", "2 * x")])
+                .unwrap();
+        let opts = ComposeOptions::default();
+        let equal = parse_term("t", "pipe(a, b)").unwrap();
+        let comp = compose(&equal, &comps, opts).unwrap();
+        // On the model (apply): 10x + 100 + min(1000, 0.5 · 10x).
+        assert_eq!(
+            at(&wake(Some(0), 1.0, 0.0).apply(&comp.model), 100.0),
+            1600.0
+        );
+        // On the slack of the pipeline: its stages wait for nothing.
+        let o = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &equal, &comps, opts);
+        assert_eq!(at(&o, 100.0), 1100.0);
+        // Unequal stages: the slack is 8x; no cost up to the threshold, then the ramp.
+        let unequal = parse_term("t", "pipe(a, c)").unwrap();
+        let comp = compose(&unequal, &comps, opts).unwrap();
+        let o = wake(Some(0), 1.0, 400.0).apply_composed(&comp, &unequal, &comps, opts);
+        assert_eq!(at(&o, 10.0), 200.0);
+        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * (800.0 - 400.0));
+        assert_eq!(at(&o, 1e4), 1e5 + 100.0 + 1000.0);
+        // In tpool(2, ...) the stages' models are halved and `scale` restores them.
+        let pooled = parse_term("t", "tpool(2, pipe(a, c))").unwrap();
+        let comp = compose(&pooled, &comps, opts).unwrap();
+        let o = wake(Some(0), 2.0, 400.0).apply_composed(&comp, &pooled, &comps, opts);
+        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * (800.0 - 400.0));
+        // A pipeline the composition does not have: the whole model, as apply does.
+        let o = wake(Some(3), 1.0, 0.0).apply_composed(&comp, &pooled, &comps, opts);
+        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * 500.0);
+    }
+
+    #[test]
+    fn predict_names_what_a_wake_up_depends_on() {
+        let comps = Components::from_models("t", &[("a", "10 * x"), ("c", "2 * x")]).unwrap();
+        let term = parse_term("t", "pipe(a, c)").unwrap();
+        let grid = Grid::parse(&["x=100".to_string()]).unwrap();
+        let p = predict_with_overhead(
+            &term,
+            &comps,
+            ComposeOptions::default(),
+            &grid,
+            Some(&wake(Some(0), 1.0, 400.0)),
+        )
+        .unwrap();
+        assert_eq!(p.values[0].value, 1000.0 + 100.0 + 200.0);
+        assert!(
+            p.notes.iter().any(|n| n.contains(
+                "min(1000 ns, 0.5 x (the time its stages wait for the slowest one - 400 ns), from 0)"
+            )),
+            "{:?}",
+            p.notes
+        );
+    }
 }
