@@ -330,7 +330,7 @@ mod tests {
                 let v = ints(&mut d);
                 match name {
                     "first" => v[0] = 7,
-                    "middle" => v[0] *= 3,
+                    "middle" => v[0] = v[0].wrapping_mul(3),
                     _ => log.seen.lock().unwrap().push(v[0]),
                 }
                 d
