@@ -101,10 +101,11 @@ pub struct Args {
     /// second half of the rounds) or `separate` (every block once, before all programs).
     #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
     pub protocol: String,
-    /// Do not measure again the program points that stand out from their neighbouring
-    /// sizes (by default up to a quarter of a sweep's points beyond the row's target are
-    /// measured a second time, blocks and program, and the visit closer to the
-    /// neighbours is kept; each is noted in its row).
+    /// Do not measure again the points that stand out from their neighbouring sizes (by
+    /// default up to a quarter of a sweep's points beyond the row's target are measured a
+    /// second time — a program point with its blocks, then a block point alone if its
+    /// share of the blocks there could move the prediction by the target — and the visit
+    /// closer to the neighbours is kept; each is noted in its row).
     #[arg(long)]
     pub no_revisit: bool,
 }
