@@ -41,12 +41,23 @@ pub struct PatternCost {
     pub stream_ns_per_element: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_baseline_ns_per_element: Option<f64>,
+    /// The fastest repetition with the stream driver, ns per element: what composition
+    /// adds when `validate` reduces its measurements with the minimum (the default;
+    /// [`Calibration::use_statistic`]). Absent in calibrations stored before 2026-11-24
+    /// (late); those fall back to the median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_min_ns_per_element: Option<f64>,
 }
 
 impl PatternCost {
-    /// The cost composition adds (see [`Calibration::overhead_ns`]).
-    pub fn composition_ns(&self) -> f64 {
-        self.stream_ns_per_element.unwrap_or(self.ns_per_element)
+    /// The cost composition adds (see [`Calibration::overhead_ns`]): the median with the
+    /// stream driver, or with `minimum` its fastest repetition where the calibration has it.
+    pub fn composition_ns(&self, minimum: bool) -> f64 {
+        let median = self.stream_ns_per_element.unwrap_or(self.ns_per_element);
+        match self.stream_min_ns_per_element {
+            Some(m) if minimum && m.is_finite() && m > 0.0 => m,
+            _ => median,
+        }
     }
 }
 
@@ -82,6 +93,10 @@ pub struct Calibration {
     /// [`Config::pin`]: crate::Config::pin
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<bool>,
+    /// Compose with the patterns' fastest repetitions instead of their medians (not
+    /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
+    #[serde(skip)]
+    pub minimum: bool,
 }
 
 /// A task pool of `threads` ≤ cores workers whose tasks keep them busy: `tpool(n, spin(T))`
@@ -764,14 +779,16 @@ pub fn calibrate(
             baseline_cv: stats::cv(&samples[0][1]),
             stream_ns_per_element: Some(stats::median(&samples[1][0])),
             stream_baseline_ns_per_element: Some(stats::median(&samples[1][1])),
+            stream_min_ns_per_element: samples[1][0].iter().copied().reduce(f64::min),
         });
     }
     progress("pipe(spin(T), nop)", terms.len(), terms.len() + 1);
+    // The wake-up's points are medians: its baseline is too.
     let stream = |t: &str| {
         patterns
             .iter()
             .find(|p| p.term == t)
-            .map_or(0.0, PatternCost::composition_ns)
+            .map_or(0.0, |p| p.composition_ns(false))
     };
     let pipe_extra = (stream("pipe(nop, nop)") - stream("nop")).max(0.0);
     let pipe_wake = Some(calibrate_wake(
@@ -797,6 +814,7 @@ pub fn calibrate(
         mapreduce_busy,
         pool_busy,
         pinned: Some(config.pin),
+        minimum: false,
     })
 }
 
@@ -875,8 +893,15 @@ impl Calibration {
     /// them otherwise (a ramp from the origin until 2026-11-24) is read the same way as a
     /// fresh one, so `validate --from` re-analyses a saved run with today's fit.
     pub fn refit_wake(&mut self) {
-        let pipe_extra = (self.cost("pipe(nop, nop)").unwrap_or(0.0) - self.stage_ns()).max(0.0);
-        let nop = self.stage_ns();
+        // The wake-up's points are medians, and so is the baseline they are taken from.
+        let median = |term: &str| {
+            self.patterns
+                .iter()
+                .find(|p| p.term == term)
+                .map(|p| p.composition_ns(false))
+        };
+        let nop = median("nop").unwrap_or(0.0);
+        let pipe_extra = (median("pipe(nop, nop)").unwrap_or(0.0) - nop).max(0.0);
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
                 (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra, nop);
@@ -890,7 +915,26 @@ impl Calibration {
         self.patterns
             .iter()
             .find(|p| p.term == term)
-            .map(PatternCost::composition_ns)
+            .map(|p| p.composition_ns(self.minimum))
+    }
+
+    /// Compose with the statistic the measurements are reduced with: with
+    /// [`Measure::Minimum`] the patterns' fastest repetitions (where the calibration has
+    /// them), else their medians. Other work on a shared machine only slows a
+    /// calibration's repetitions down, as it does a block's (run W's calibration: the
+    /// stream `pipe(nop, nop)` at a median of 563 ns against 261 in run U's). The
+    /// wake-up, busy-pool and job calibrations stay medians.
+    ///
+    /// [`Measure::Minimum`]: perfcompose_core::measure::Measure::Minimum
+    pub fn use_statistic(&mut self, measure: perfcompose_core::measure::Measure) {
+        self.minimum = measure == perfcompose_core::measure::Measure::Minimum;
+    }
+
+    /// A copy that composes with `measure` ([`Calibration::use_statistic`]).
+    pub fn for_statistic(&self, measure: perfcompose_core::measure::Measure) -> Calibration {
+        let mut c = self.clone();
+        c.use_statistic(measure);
+        c
     }
 
     /// Per-element cost of one stage on its own thread (the `nop` program).
@@ -904,7 +948,7 @@ impl Calibration {
         let calibrated = self.patterns.iter().filter_map(|p| {
             let rest = p.term.strip_prefix("tpool(")?;
             let k: usize = rest.split(',').next()?.trim().parse().ok()?;
-            Some((k, p.composition_ns()))
+            Some((k, p.composition_ns(self.minimum)))
         });
         calibrated
             .min_by_key(|(k, _)| k.abs_diff(n))
@@ -1158,6 +1202,7 @@ mod tests {
             baseline_cv: 0.0,
             stream_ns_per_element: None,
             stream_baseline_ns_per_element: None,
+            stream_min_ns_per_element: None,
         };
         Calibration {
             host: "h".into(),
@@ -1169,6 +1214,7 @@ mod tests {
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
             pinned: None,
+            minimum: false,
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -1181,6 +1227,51 @@ mod tests {
 
     /// Sums of a few binary fractions: exact in f64 up to rounding of the last bit.
     const TOL: f64 = 1e-9;
+
+    #[test]
+    fn with_the_minimum_composition_adds_the_fastest_repetitions() {
+        use perfcompose_core::measure::Measure;
+        let mut c = cal();
+        // Stream medians 100 / 180 for nop / pipe(nop, nop), fastest repetitions 90 / 130.
+        for p in &mut c.patterns {
+            p.stream_ns_per_element = Some(p.ns_per_element);
+            p.stream_min_ns_per_element = match p.term.as_str() {
+                "nop" => Some(90.0),
+                "pipe(nop, nop)" => Some(130.0),
+                _ => None,
+            };
+        }
+        c.pipe_wake = Some(WakeCalibration {
+            points: [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
+                .iter()
+                .map(|&t| wake_point(t, if t > 5000.0 { 2000.0 } else { 0.0 }))
+                .collect(),
+            slope: 0.0,
+            cap_ns: 0.0,
+            threshold_ns: 0.0,
+        });
+        c.refit_wake();
+        let pipe = Plan::Pipe(vec![Plan::Kernel("a".into()), Plan::Kernel("b".into())]);
+        let seq = Plan::Seq(vec![Plan::Kernel("a".into()), Plan::Kernel("b".into())]);
+        assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
+        let wake = c.pipe_wake.clone();
+        c.use_statistic(Measure::Minimum);
+        assert!((c.overhead_ns(&pipe) - 130.0).abs() < TOL);
+        // A pattern without a fastest repetition keeps its median: 90 + (105 − 90).
+        assert!((c.overhead_ns(&seq) - 105.0).abs() < TOL);
+        // The wake-up's points are medians: its fit does not move with the statistic.
+        c.refit_wake();
+        assert_eq!(c.pipe_wake, wake);
+        c.use_statistic(Measure::Median);
+        assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
+        // Stored with the calibration, the statistic is not.
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(
+            text.contains("\"stream_min_ns_per_element\":130.0"),
+            "{text}"
+        );
+        assert!(!text.contains("minimum\""), "{text}");
+    }
 
     #[test]
     fn calibrated_shapes_get_their_measured_cost() {

@@ -405,7 +405,9 @@ pub fn term_suite(term: &str, sizes: Vec<usize>, image: ImageSize, sampling: Sam
 pub struct Options {
     /// Cores available: thread counts above it are capped in the prediction.
     pub cores: usize,
-    /// Overhead calibration to add to the modular models (`None`: pure composition).
+    /// Overhead calibration to add to the modular models (`None`: pure composition),
+    /// reduced with [`Options::measure`] where it can be
+    /// ([`Calibration::for_statistic`]).
     pub overhead: Option<Calibration>,
     pub config: Config,
     pub memory_limit: u128,
@@ -2004,7 +2006,7 @@ fn compose_measured_blocks(
     let overhead = opts
         .overhead
         .as_ref()
-        .map(|o| o.overhead(plan, "calibration"));
+        .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration"));
     let mut worst: f64 = 0.0;
     for p in &measured.points {
         let Some(program) =
@@ -2082,7 +2084,7 @@ fn analyze_case(
     let overhead = opts
         .overhead
         .as_ref()
-        .map(|o| o.overhead(plan, "calibration"));
+        .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration"));
     let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
     let modular = match &overhead {
         Some(o) => o.apply_composed(&composed, term, &comps, compose_options(opts)),

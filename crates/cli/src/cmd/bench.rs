@@ -482,6 +482,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
                     "baseline_ns_per_element": p.baseline_ns_per_element,
                     "stream_ns_per_element": p.stream_ns_per_element,
                     "stream_baseline_ns_per_element": p.stream_baseline_ns_per_element,
+                    "stream_min_ns_per_element": p.stream_min_ns_per_element,
                 })
             })
             .collect();
@@ -501,6 +502,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         "ratio",
         "CV runtime / baseline",
         "stream driver: runtime / baseline [ns]",
+        "stream driver: fastest runtime [ns]",
     ]);
     for p in &cal.patterns {
         t.add_row(vec![
@@ -513,6 +515,8 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
                 (Some(a), Some(b)) => format!("{a:.0} / {b:.0}"),
                 _ => "-".into(),
             },
+            p.stream_min_ns_per_element
+                .map_or("-".into(), |m| format!("{m:.0}")),
         ]);
     }
     writeln!(out, "{t}")?;
@@ -520,7 +524,8 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         out,
         "{} cores, {} elements x {} repetitions per pattern (medians); producer/consumer \
          driver (a feeder thread, a blocking collector) in the first columns, the stream \
-         driver of `validate` in the last (what composition adds)",
+         driver of `validate` in the last two (what composition adds: the median, or the \
+         fastest repetition when `validate` reduces with the minimum, its default)",
         cal.cores, cal.elements, cal.repetitions
     )?;
     if let Some(w) = &cal.pipe_wake {
