@@ -514,7 +514,8 @@ pub fn calibrate_wake(
 /// (the waiting stage still spins when the element comes), 2.7–3.4 µs at 8 µs, about the
 /// cap from 16 µs (runs L, Q, S and U). Stages that stream memory pay less than spinning
 /// ones at the same wait: `pipe(inc, nop)` about 1.4 µs at a wait of 6 µs and 2.7 µs at
-/// 13 µs. The fitted line runs from the last point at no cost to the first at the cap,
+/// 13 µs (run S, its program less its slower stage and the pipeline's constant). The
+/// fitted line runs from the last point at no cost to the first at the cap,
 /// between the two. Until 2026-11-24 the fit was a ramp from the origin on the slowest
 /// stage's time, `min(cap, slope · T)`; it charged a wake-up to pipelines of equal
 /// stages, which wait for nothing, and to waits of 1–4 µs, which pay none. Re-analysing
