@@ -61,6 +61,22 @@ impl PatternCost {
     }
 }
 
+/// What composition adds for calibrated `term` ([`PatternCost::composition_ns`]).
+fn pattern_ns(patterns: &[PatternCost], term: &str, minimum: bool) -> Option<f64> {
+    patterns
+        .iter()
+        .find(|p| p.term == term)
+        .map(|p| p.composition_ns(minimum))
+}
+
+/// The baseline of the wake-up fit ([`fit_wake`]): `pipe(nop, nop)`'s extra over `nop`,
+/// and `nop`, with the stream driver. Medians, as the wake-up's own points are.
+fn wake_baseline(patterns: &[PatternCost]) -> (f64, f64) {
+    let nop = pattern_ns(patterns, "nop", false).unwrap_or(0.0);
+    let pipe = pattern_ns(patterns, "pipe(nop, nop)", false).unwrap_or(0.0);
+    ((pipe - nop).max(0.0), nop)
+}
+
 /// A machine's calibration.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Calibration {
@@ -784,19 +800,12 @@ pub fn calibrate(
         });
     }
     progress("pipe(spin(T), nop)", terms.len(), terms.len() + 1);
-    // The wake-up's points are medians: its baseline is too.
-    let stream = |t: &str| {
-        patterns
-            .iter()
-            .find(|p| p.term == t)
-            .map_or(0.0, |p| p.composition_ns(false))
-    };
-    let pipe_extra = (stream("pipe(nop, nop)") - stream("nop")).max(0.0);
+    let (pipe_extra, nop) = wake_baseline(&patterns);
     let pipe_wake = Some(calibrate_wake(
         repetitions.clamp(1, 7),
         config,
         pipe_extra,
-        stream("nop"),
+        nop,
     )?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
@@ -894,15 +903,7 @@ impl Calibration {
     /// them otherwise (a ramp from the origin until 2026-11-24) is read the same way as a
     /// fresh one, so `validate --from` re-analyses a saved run with today's fit.
     pub fn refit_wake(&mut self) {
-        // The wake-up's points are medians, and so is the baseline they are taken from.
-        let median = |term: &str| {
-            self.patterns
-                .iter()
-                .find(|p| p.term == term)
-                .map(|p| p.composition_ns(false))
-        };
-        let nop = median("nop").unwrap_or(0.0);
-        let pipe_extra = (median("pipe(nop, nop)").unwrap_or(0.0) - nop).max(0.0);
+        let (pipe_extra, nop) = wake_baseline(&self.patterns);
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
                 (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra, nop);
@@ -913,10 +914,7 @@ impl Calibration {
     /// What composition adds for a calibrated term: its cost under the stream driver of
     /// `validate`, or (older calibrations) under the producer/consumer driver.
     fn cost(&self, term: &str) -> Option<f64> {
-        self.patterns
-            .iter()
-            .find(|p| p.term == term)
-            .map(|p| p.composition_ns(self.minimum))
+        pattern_ns(&self.patterns, term, self.minimum)
     }
 
     /// Compose with the statistic the measurements are reduced with: with
