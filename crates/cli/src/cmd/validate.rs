@@ -102,10 +102,11 @@ pub struct Args {
     #[arg(long, default_value = "interleaved", value_name = "PROTOCOL")]
     pub protocol: String,
     /// Do not measure again the points that stand out from their neighbouring sizes (by
-    /// default up to a quarter of a sweep's points beyond the row's target are measured a
-    /// second time — a program point with its blocks, then a block point alone if its
-    /// share of the blocks there could move the prediction by the target — and the visit
-    /// closer to the neighbours is kept; each is noted in its row).
+    /// default up to a quarter of a sweep's points off their neighbours by more than half
+    /// the row's target — the whole target in the quick suite — are measured a second
+    /// time: a program point with its blocks, then a block point alone if its share of the
+    /// blocks there could move the prediction by that much; the visit closer to the
+    /// neighbours is kept, and each is noted in its row).
     #[arg(long)]
     pub no_revisit: bool,
 }
