@@ -105,8 +105,9 @@ pub struct Args {
     /// default up to a quarter of a sweep's points off their neighbours by more than half
     /// the row's target — the whole target in the quick suite — are measured a second
     /// time: a program point with its blocks, then a block point alone if its share of the
-    /// blocks there could move the prediction by that much; the visit closer to the
-    /// neighbours is kept, and each is noted in its row).
+    /// blocks there could move the prediction by that much; the faster visit is kept
+    /// under the minimum, the one closer to the neighbours otherwise, and each is noted
+    /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
 }
