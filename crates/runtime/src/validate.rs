@@ -2855,20 +2855,11 @@ mod tests {
         }
     }
 
-    /// The paper suite's sizes, as a sweep's `xs`.
-    fn paper_xs() -> Vec<f64> {
-        paper_suite().cases[0]
-            .sizes
-            .iter()
-            .map(|&x| x as f64)
-            .collect()
-    }
-
     #[test]
     fn the_paper_suite_measures_again_a_burst_below_the_target_the_quick_suite_does_not() {
         // Run W's `tpool(2, qsort)`: two neighbouring sizes +6–7% off the others — 1.12
         // and 1.09 of a prediction the rest of the sweep sits 3% below.
-        let xs = paper_xs();
+        let xs = grid();
         let clean = |x: f64| 1.5 * x * x.log2();
         let mut ys: Vec<f64> = xs.iter().map(|&x| clean(x)).collect();
         ys[6] *= 1.07;
@@ -2908,7 +2899,7 @@ mod tests {
         // neighbours put x = 4,096 (third point) at 4.6 µs, +16% below its first visit;
         // the second visit took 3.7 µs (-21%). The closer visit is the slow one; under
         // the minimum the faster is kept.
-        let xs = paper_xs();
+        let xs = grid();
         let first = [
             1093.0, 2512.0, 5395.0, 9666.0, 16777.0, 28959.0, 54114.0, 78625.0, 99237.0, 124744.0,
             154405.0, 175066.0, 201069.0,
