@@ -272,6 +272,13 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     // and says that the workers were pinned.
     assert_eq!(cal["pinned"], serde_json::Value::Bool(true), "{cal}");
     assert!(cal["pipe_wake"]["cap_ns"].as_f64().is_some(), "{cal}");
+    // Its wake-up points were taken on array elements like a design's.
+    assert_eq!(
+        cal["pipe_wake"]["element_bytes_per_ns"].as_f64(),
+        Some(10.0),
+        "{cal}"
+    );
+    assert_eq!(cal["pipe_wake"]["points"].as_array().unwrap().len(), 9);
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     let blocks = dir.join("blocks.toml");
     std::fs::write(

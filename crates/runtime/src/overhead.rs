@@ -139,9 +139,22 @@ fn side_by_side(
     repetitions: usize,
 ) -> Result<(f64, f64), Error> {
     let count = (20_000_000 / ns).max(64);
-    let time = |p: &crate::Program<u64, u64>| -> Result<f64, Error> {
+    side_by_side_on(a, b, || (0..count).collect(), repetitions)
+}
+
+/// [`side_by_side`] on streams made by `stream` (a fresh one for every run, made before
+/// its clock starts).
+fn side_by_side_on<E: Send + std::fmt::Debug + 'static>(
+    a: &crate::Program<E, E>,
+    b: &crate::Program<E, E>,
+    stream: impl Fn() -> Vec<E>,
+    repetitions: usize,
+) -> Result<(f64, f64), Error> {
+    let time = |p: &crate::Program<E, E>| -> Result<f64, Error> {
+        let elements = stream();
+        let count = elements.len().max(1);
         let m = p
-            .run_stream((0..count).collect())
+            .run_stream(elements)
             .map_err(|e| Error::Run(e.to_string()))?;
         Ok(m.elapsed.as_nanos() as f64 / count as f64)
     };
@@ -434,9 +447,12 @@ fn job_reduce(style: &str) -> crate::Reduce<u64> {
 /// then costs the slower one a wake-up (a futex wake and, on a VM, an inter-processor
 /// interrupt to the idle core): 1.5–3 µs per element on the 2-core VM this was built on,
 /// more than `qsort` of a hundred elements. Measured as `pipe(spin(T), nop)` minus
-/// `spin(T)` for busy blocks of T = 1 to 32 µs and fitted as
-/// `min(cap, max(0, slope · (W − threshold)))` at the time `W` the `nop` stage waits per
-/// element ([`fit_wake`]). Composition applies it to the wait of the stages next to a
+/// `spin(T)` for busy blocks of T = 1 to 32 µs at the time `W` the `nop` stage waits per
+/// element, on streams of arrays like a design's ([`WAKE_BYTES_PER_NS`]), and composed as
+/// straight lines through those points ([`fit_wake_knots`]). Calibrations from before
+/// 2026-11-25 streamed `u64`s, which pay up to twice as much at waits of 6–16 µs; they
+/// keep the line `min(cap, max(0, slope · (W − threshold)))` fitted under their points
+/// ([`fit_wake`]). Composition applies the cost to the wait of the stages next to a
 /// pipeline's slowest one: its slowest stage's time less the next slowest's.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakeCalibration {
@@ -449,6 +465,16 @@ pub struct WakeCalibration {
     /// is refitted from the points on loading anyway, [`Calibration::refit_wake`]).
     #[serde(default)]
     pub threshold_ns: f64,
+    /// Bytes per ns of stage time that the calibration's elements carried: 0 for `u64`
+    /// elements (every calibration before 2026-11-25), [`WAKE_BYTES_PER_NS`] since.
+    #[serde(default)]
+    pub element_bytes_per_ns: f64,
+    /// With array elements: the cost as straight lines between these `(wait, extra)`
+    /// points, ns — none up to the first, the last one's beyond it ([`fit_wake_knots`]).
+    /// Empty for `u64` elements, whose points the fitted line (`slope`, `cap_ns`,
+    /// `threshold_ns`) describes instead. Refitted from the points on loading.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knots: Vec<(f64, f64)>,
 }
 
 /// The stages of a pipeline with nested pipelines flattened: `pipe(pipe(a, b), c)` →
@@ -470,12 +496,28 @@ pub struct WakePoint {
     pub pipe_ns: f64,
 }
 
-/// Busy times of the wake-up calibration, ns.
-pub const WAKE_SPINS: [u64; 6] = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000];
+/// Busy times of the wake-up calibration, ns: dense between 4 and 16 µs, where the cost
+/// starts (the waiting stage stops spinning and sleeps) and grows fastest.
+pub const WAKE_SPINS: [u64; 9] = [
+    1_000, 2_000, 4_000, 6_000, 8_000, 12_000, 16_000, 24_000, 32_000,
+];
+
+/// Bytes the wake-up calibration's elements carry per ns of stage time: `spin(T)` passes
+/// arrays of `T · 10 / 8` `u64`s, as `inc` does (8 bytes per element at 0.8 ns each), so
+/// that a 20 ms stream holds about 200 MB like the streams `validate` runs. On `u64`
+/// elements the same stages pay up to twice as much at waits of 6–16 µs
+/// (`examples/wake_blocks`, docs/validation.md "What a wake-up costs depends on the
+/// stream").
+pub const WAKE_BYTES_PER_NS: u64 = 10;
 
 /// A block busy for `ns` without touching memory.
 fn spin_block(ns: u64) -> crate::Pattern<u64, u64> {
-    crate::block(format!("spin{ns}"), move |v: u64| {
+    spin_block_of(ns)
+}
+
+/// [`spin_block`] on elements of any type, passed through untouched.
+fn spin_block_of<E: Send + 'static>(ns: u64) -> crate::Pattern<E, E> {
+    crate::block(format!("spin{ns}"), move |v: E| {
         spin(ns);
         v
     })
@@ -490,23 +532,30 @@ fn spin(ns: u64) {
 }
 
 /// Measure `pipe(spin(T), nop)` against `spin(T)` for each T of [`WAKE_SPINS`] (stream
-/// driver, streams of about 20 ms, alternating) and fit the saturating cost.
+/// driver, streams of about 20 ms of arrays of [`WAKE_BYTES_PER_NS`] bytes per ns of `T`,
+/// alternating) and fit the cost through the points ([`fit_wake_knots`]; the line of
+/// [`fit_wake`] is kept for the report).
 pub fn calibrate_wake(
     repetitions: usize,
     config: &Config,
     pipe_nop_extra_ns: f64,
     nop_stage_ns: f64,
 ) -> Result<WakeCalibration, Error> {
-    let build =
-        |p| crate::Program::with_config(p, config.clone()).map_err(|e| Error::Run(e.to_string()));
     let mut points = Vec::new();
     for &ns in &WAKE_SPINS {
-        let single = build(spin_block(ns))?;
+        let build = |p| {
+            crate::Program::<Vec<u64>, Vec<u64>>::with_config(p, config.clone())
+                .map_err(|e| Error::Run(e.to_string()))
+        };
+        let single = build(spin_block_of(ns))?;
         let piped = build(crate::pipe(
-            spin_block(ns),
-            crate::block("nop", std::hint::black_box::<u64>),
+            spin_block_of(ns),
+            crate::block("nop", std::hint::black_box::<Vec<u64>>),
         ))?;
-        let (stage_ns, pipe_ns) = side_by_side(&single, &piped, ns, repetitions)?;
+        let count = (20_000_000 / ns).max(64);
+        let len = (ns * WAKE_BYTES_PER_NS / 8).max(1) as usize;
+        let stream = || -> Vec<Vec<u64>> { (0..count).map(|i| vec![i; len]).collect() };
+        let (stage_ns, pipe_ns) = side_by_side_on(&single, &piped, stream, repetitions)?;
         points.push(WakePoint {
             spin_ns: ns as f64,
             stage_ns,
@@ -515,11 +564,109 @@ pub fn calibrate_wake(
     }
     let (slope, cap_ns, threshold_ns) = fit_wake(&points, pipe_nop_extra_ns, nop_stage_ns);
     Ok(WakeCalibration {
+        knots: fit_wake_knots(&points, pipe_nop_extra_ns, nop_stage_ns),
         points,
         slope,
         cap_ns,
         threshold_ns,
+        element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
     })
+}
+
+/// The wake-up cost through the calibrated points: `(wait, extra)` knots with straight
+/// lines between them ([`wake_segments`]). The extra of a point is `pipe − stage` less
+/// that of the busy pipelines that wait too briefly to sleep — the median over the points
+/// of at most [`WAKE_BASELINE_NS`] (`pipe_nop_extra`, `pipe(nop, nop)`'s extra over
+/// `nop`, without such points): measured on the same streams, it is the hand-off a busy
+/// pipeline pays anyway (composition adds its constant separately), where `pipe(nop,
+/// nop)`'s own median moves with the host (601 ns in run Z's calibration, 258–274 in
+/// runs U–Y). The wait is `stage − nop_stage`. Extras under a fifth of the cap (the
+/// median of the two longest waits' extras, as [`fit_hinge`]'s) count as none — noise,
+/// not a wake-up; the rest is made non-decreasing (adjacent violators pooled: a longer
+/// wait does not cost less). The knots start at the last wait that costs nothing. Empty
+/// when nothing costs extra.
+///
+/// Why lines through the points and not [`fit_wake`]'s line: with elements like a
+/// design's (arrays, [`WAKE_BYTES_PER_NS`]) the points are what `inc` pipelines pay;
+/// on `u64` elements they were up to twice that at 6–16 µs, and the line passing under
+/// them was the better description of the designs (it still describes calibrations of
+/// `u64` elements).
+pub fn fit_wake_knots(
+    points: &[WakePoint],
+    pipe_nop_extra_ns: f64,
+    nop_stage_ns: f64,
+) -> Vec<(f64, f64)> {
+    let busy: Vec<f64> = points
+        .iter()
+        .filter(|p| p.spin_ns <= WAKE_BASELINE_NS)
+        .map(|p| p.pipe_ns - p.stage_ns)
+        .collect();
+    let baseline = if busy.is_empty() {
+        pipe_nop_extra_ns
+    } else {
+        stats::median(&busy)
+    };
+    let extra: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| {
+            (
+                (p.stage_ns - nop_stage_ns).max(0.0),
+                p.pipe_ns - p.stage_ns - baseline,
+            )
+        })
+        .collect();
+    knots(&extra)
+}
+
+/// Busy times of the wake-up calibration short enough that the waiting stage never
+/// sleeps: their `pipe − stage` is the baseline of [`fit_wake_knots`], ns.
+pub const WAKE_BASELINE_NS: f64 = 2_000.0;
+
+/// [`fit_wake_knots`] on `(wait, extra)` pairs.
+pub fn knots(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut sorted: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .map(|&(t, e)| (t, e.max(0.0)))
+        .collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
+    let cap = stats::median(&top);
+    if cap.is_nan() || cap <= 0.0 {
+        return Vec::new();
+    }
+    let floor = 0.2 * cap;
+    // Pool adjacent violators: blocks of (mean, count), non-decreasing.
+    let mut blocks: Vec<(f64, usize)> = Vec::new();
+    for &(_, e) in &sorted {
+        blocks.push((if e < floor { 0.0 } else { e }, 1));
+        while blocks.len() > 1 && blocks[blocks.len() - 2].0 > blocks[blocks.len() - 1].0 {
+            let (b, nb) = blocks.pop().unwrap_or((0.0, 0));
+            let (a, na) = blocks.pop().unwrap_or((0.0, 0));
+            blocks.push(((a * na as f64 + b * nb as f64) / (na + nb) as f64, na + nb));
+        }
+    }
+    let values = blocks.iter().flat_map(|&(v, n)| std::iter::repeat_n(v, n));
+    let curve: Vec<(f64, f64)> = sorted.iter().map(|p| p.0).zip(values).collect();
+    match curve.iter().rposition(|p| p.1 <= 0.0) {
+        Some(last_free) => curve[last_free..].to_vec(),
+        // Even the shortest wait costs: the line starts at no wait, no cost.
+        None => std::iter::once((0.0, 0.0)).chain(curve).collect(),
+    }
+}
+
+/// The knots of [`fit_wake_knots`] as a sum of saturating terms, `(from, slope, rise)`:
+/// each adds `min(rise, max(0, slope · (W − from)))`, so the sum is the straight lines
+/// between the knots, flat beyond the last. Segments that do not rise are left out.
+pub fn wake_segments(knots: &[(f64, f64)]) -> Vec<(f64, f64, f64)> {
+    knots
+        .windows(2)
+        .filter_map(|w| {
+            let ((w0, v0), (w1, v1)) = (w[0], w[1]);
+            let (run, rise) = (w1 - w0, v1 - v0);
+            (run > 0.0 && rise > 0.0 && (rise / run).is_finite()).then(|| (w0, rise / run, rise))
+        })
+        .collect()
 }
 
 /// Fit the wake-up cost `min(cap, max(0, slope · (W − threshold)))` to the extra cost
@@ -907,6 +1054,11 @@ impl Calibration {
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
                 (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra, nop);
+                w.knots = if w.element_bytes_per_ns > 0.0 {
+                    fit_wake_knots(&w.points, pipe_extra, nop)
+                } else {
+                    Vec::new()
+                };
             }
         }
     }
@@ -1106,7 +1258,24 @@ impl Calibration {
                 chain(plan, &mut stages);
                 let index = *pipeline;
                 *pipeline += 1;
-                if stages.len() > 1 && w.slope > 0.0 && w.cap_ns > 0.0 {
+                if stages.len() > 1 && !w.knots.is_empty() {
+                    let segments = wake_segments(&w.knots);
+                    let k = segments.len();
+                    for (i, (from, slope, rise)) in segments.into_iter().enumerate() {
+                        out.push(perfcompose_core::compose::predict::Saturating {
+                            what: format!(
+                                "wake-up cost of the slowest stage's hand-off in {plan} \
+                                 (part {} of {k} of the calibrated curve)",
+                                i + 1
+                            ),
+                            scale,
+                            slope,
+                            cap_ns: rise,
+                            threshold_ns: from,
+                            pipeline_slack: Some(index),
+                        });
+                    }
+                } else if stages.len() > 1 && w.slope > 0.0 && w.cap_ns > 0.0 {
                     out.push(perfcompose_core::compose::predict::Saturating {
                         what: format!("wake-up cost of the slowest stage's hand-off in {plan}"),
                         scale,
@@ -1248,6 +1417,8 @@ mod tests {
             slope: 0.0,
             cap_ns: 0.0,
             threshold_ns: 0.0,
+            element_bytes_per_ns: 0.0,
+            knots: Vec::new(),
         });
         c.refit_wake();
         let pipe = Plan::Pipe(vec![Plan::Kernel("a".into()), Plan::Kernel("b".into())]);
@@ -1326,6 +1497,136 @@ mod tests {
         assert_eq!(fit_hinge(&[(f64::NAN, 1.0)]), (0.0, 0.0, 0.0));
     }
 
+    /// The sum of `segments` at wait `w`, as composition adds them.
+    fn segments_at(segments: &[(f64, f64, f64)], w: f64) -> f64 {
+        segments
+            .iter()
+            .map(|&(from, slope, rise)| rise.min((slope * (w - from)).max(0.0)))
+            .sum()
+    }
+
+    #[test]
+    fn wake_knots_go_through_the_points_from_the_last_wait_that_costs_nothing() {
+        // 03:22's `spin(T)` on arrays (extras over pipe(nop, nop), ns): nothing up to
+        // 4 µs, then 0.86, 0.98, 1.64, 3.36 and 4.25 µs; a dip at 24 µs is pooled with
+        // its neighbour (a longer wait does not cost less).
+        let pts = [
+            (1000.0, 40.0),
+            (2000.0, -10.0),
+            (4000.0, 70.0),
+            (6000.0, 860.0),
+            (8000.0, 980.0),
+            (12000.0, 1640.0),
+            (16000.0, 3360.0),
+            (24000.0, 3000.0),
+            (32000.0, 4250.0),
+        ];
+        let k = knots(&pts);
+        // 70 ns is under a fifth of the cap (median of 3000 and 4250): no cost at 4 µs.
+        assert_eq!(k[0], (4000.0, 0.0));
+        assert_eq!(
+            &k[1..4],
+            &[(6000.0, 860.0), (8000.0, 980.0), (12000.0, 1640.0)]
+        );
+        // 3360 and 3000 pooled to their mean.
+        assert!(
+            (k[4].1 - 3180.0).abs() < TOL && (k[5].1 - 3180.0).abs() < TOL,
+            "{k:?}"
+        );
+        assert_eq!(k[6], (32000.0, 4250.0));
+        let segs = wake_segments(&k);
+        // The flat pooled stretch adds no term.
+        assert_eq!(segs.len(), 5, "{segs:?}");
+        // The terms sum to the straight lines between the knots, flat beyond the last.
+        for (w, want) in [
+            (0.0, 0.0),
+            (4000.0, 0.0),
+            (5000.0, 430.0),
+            (7000.0, 920.0),
+            (10000.0, 1310.0),
+            (20000.0, 3180.0),
+            (28000.0, 3715.0),
+            (32000.0, 4250.0),
+            (1e6, 4250.0),
+        ] {
+            let got = segments_at(&segs, w);
+            assert!((got - want).abs() < 1e-6, "at {w}: {got} against {want}");
+        }
+        // Costs from the shortest wait: the lines start at no wait, no cost.
+        let k = knots(&[(1000.0, 500.0), (2000.0, 1000.0)]);
+        assert_eq!(k, vec![(0.0, 0.0), (1000.0, 500.0), (2000.0, 1000.0)]);
+        // Nothing costs extra, or nothing usable: no knots, no terms.
+        assert!(knots(&[(1000.0, -5.0), (2000.0, 0.0)]).is_empty());
+        assert!(knots(&[]).is_empty());
+        assert!(knots(&[(f64::NAN, 1.0)]).is_empty());
+        assert!(wake_segments(&[]).is_empty());
+    }
+
+    #[test]
+    fn array_calibrations_compose_their_wake_up_through_the_points() {
+        let mut c = cal();
+        // `wake_point` adds 100 ns; the calibration's pipe(nop, nop) extra is 80 and its
+        // `nop` stage 100: waits of T − 100, extras of the given ones + 20.
+        let extras = [
+            0.0, 0.0, 0.0, 1000.0, 1200.0, 2000.0, 3000.0, 3500.0, 4000.0,
+        ];
+        let points: Vec<WakePoint> = WAKE_SPINS
+            .iter()
+            .zip(extras)
+            .map(|(&t, e)| wake_point(t as f64 + 100.0, e - 20.0))
+            .collect();
+        c.pipe_wake = Some(WakeCalibration {
+            points: points.clone(),
+            slope: 0.0,
+            cap_ns: 0.0,
+            threshold_ns: 0.0,
+            element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
+            knots: Vec::new(),
+        });
+        c.refit_wake();
+        let w = c.pipe_wake.clone().unwrap();
+        assert_eq!(w.knots, fit_wake_knots(&points, 80.0, 100.0));
+        assert_eq!(w.knots[0], (4000.0, 0.0));
+        // The baseline is the busy pipelines' own hand-off at 1–2 µs, not pipe(nop, nop)'s:
+        // every point 220 ns slower, or a disturbed pipe(nop, nop), leaves the knots.
+        let slower: Vec<WakePoint> = points
+            .iter()
+            .map(|p| WakePoint {
+                pipe_ns: p.pipe_ns + 220.0,
+                ..p.clone()
+            })
+            .collect();
+        assert_eq!(fit_wake_knots(&slower, 80.0, 100.0), w.knots);
+        assert_eq!(fit_wake_knots(&points, 500.0, 100.0), w.knots);
+        let k = |s: &str| Plan::Kernel(s.into());
+        let o = c.overhead(&Plan::Pipe(vec![k("a"), k("b")]), "test");
+        assert_eq!(o.saturating.len(), 6, "{:?}", o.saturating);
+        assert!(o.saturating.iter().all(|s| s.pipeline_slack == Some(0)));
+        assert!(
+            o.saturating[0].what.contains("part 1 of 6"),
+            "{}",
+            o.saturating[0].what
+        );
+        let segs: Vec<(f64, f64, f64)> = o
+            .saturating
+            .iter()
+            .map(|s| (s.threshold_ns, s.slope, s.cap_ns))
+            .collect();
+        assert!((segments_at(&segs, 5000.0) - 500.0).abs() < 1e-6);
+        assert!((segments_at(&segs, 20000.0) - 3250.0).abs() < 1e-6);
+        assert!((segments_at(&segs, 50000.0) - 4000.0).abs() < 1e-6);
+        // The same points taken on `u64` elements keep the fitted line.
+        let mut u = c.clone();
+        if let Some(w) = &mut u.pipe_wake {
+            w.element_bytes_per_ns = 0.0;
+        }
+        u.refit_wake();
+        assert!(u.pipe_wake.as_ref().unwrap().knots.is_empty());
+        let o = u.overhead(&Plan::Pipe(vec![k("a"), k("b")]), "test");
+        assert_eq!(o.saturating.len(), 1);
+        assert!((o.saturating[0].threshold_ns - 4000.0).abs() < TOL);
+    }
+
     #[test]
     fn wake_up_terms_name_their_pipelines_in_the_order_composition_lists_them() {
         use perfcompose_core::components::Components;
@@ -1336,6 +1637,8 @@ mod tests {
             slope: 0.5,
             cap_ns: 1e9,
             threshold_ns: 0.0,
+            element_bytes_per_ns: 0.0,
+            knots: Vec::new(),
         });
         let text = "seq(pipe(a, b), tpool(2, pipe(c, pipe(d, e))), pipe(tpool(2, pipe(a, c)), e))";
         let term = perfcompose_core::term::parse_term("t", text).unwrap();
@@ -1398,6 +1701,8 @@ mod tests {
             slope: 0.25,
             cap_ns: 2000.0,
             threshold_ns: 0.0,
+            element_bytes_per_ns: 0.0,
+            knots: Vec::new(),
         });
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
@@ -1605,13 +1910,15 @@ mod tests {
             slope: 0.9,
             cap_ns: 1.0,
             threshold_ns: 0.0,
+            element_bytes_per_ns: 0.0,
+            knots: Vec::new(),
         });
         w.save(&path).unwrap();
         let loaded = Calibration::load(&path).unwrap().unwrap();
         let lw = loaded.pipe_wake.unwrap();
         // `wake_point` adds 100 ns and the calibration's pipe(nop, nop) extra is 80 ns;
         // its `nop` stage takes 100.
-        let points = &w.pipe_wake.as_ref().unwrap().points;
+        let points = &w.pipe_wake.as_ref().unwrap().points.clone();
         assert_eq!(
             (lw.slope, lw.cap_ns, lw.threshold_ns),
             fit_wake(points, 80.0, 100.0)
@@ -1631,6 +1938,20 @@ mod tests {
             (lw.slope, lw.cap_ns, lw.threshold_ns),
             fit_wake(points, 80.0, 100.0)
         );
+        // An array-element calibration keeps its knots through a save and a load, refitted
+        // from its points (a file's knots are derived values, as its line is).
+        if let Some(pw) = &mut w.pipe_wake {
+            pw.element_bytes_per_ns = WAKE_BYTES_PER_NS as f64;
+            pw.knots = vec![(1.0, 2.0)];
+        }
+        w.save(&path).unwrap();
+        let lw = Calibration::load(&path)
+            .unwrap()
+            .unwrap()
+            .pipe_wake
+            .unwrap();
+        assert_eq!(lw.knots, fit_wake_knots(points, 80.0, 100.0));
+        assert!(!lw.knots.is_empty());
         // Whether the workers were pinned is kept; files from before it was recorded
         // read as unknown.
         let pinned = Calibration {

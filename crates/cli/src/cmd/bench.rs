@@ -529,11 +529,25 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         cal.cores, cal.elements, cal.repetitions
     )?;
     if let Some(w) = &cal.pipe_wake {
-        writeln!(
-            out,
-            "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",
-            w.cap_ns, w.slope, w.threshold_ns
-        )?;
+        if w.knots.is_empty() {
+            writeln!(
+                out,
+                "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",
+                w.cap_ns, w.slope, w.threshold_ns
+            )?;
+        } else {
+            let knots: Vec<String> = w
+                .knots
+                .iter()
+                .map(|(wait, extra)| format!("{:.1} us: {extra:.0} ns", wait / 1000.0))
+                .collect();
+            writeln!(
+                out,
+                "pipeline wake-up (pipe(spin(T), nop) against spin(T), elements of {:.0} bytes per ns of T): straight lines through {}, nothing before, flat after; W the time the waiting stage waits per element",
+                w.element_bytes_per_ns,
+                knots.join(", ")
+            )?;
+        }
     }
     for b in &cal.pool_busy {
         let points: Vec<String> = b
