@@ -606,16 +606,21 @@ pub fn fit_wake_knots(
     } else {
         stats::median(&busy)
     };
-    let extra: Vec<(f64, f64)> = points
+    knots(&wake_extras(points, baseline, nop_stage_ns))
+}
+
+/// `(wait, extra)` of each wake-up point: the wait `stage − nop_stage` of its `nop`
+/// stage, the extra `pipe − stage − baseline`.
+fn wake_extras(points: &[WakePoint], baseline_ns: f64, nop_stage_ns: f64) -> Vec<(f64, f64)> {
+    points
         .iter()
         .map(|p| {
             (
                 (p.stage_ns - nop_stage_ns).max(0.0),
-                p.pipe_ns - p.stage_ns - baseline,
+                p.pipe_ns - p.stage_ns - baseline_ns,
             )
         })
-        .collect();
-    knots(&extra)
+        .collect()
 }
 
 /// Busy times of the wake-up calibration short enough that the waiting stage never
@@ -689,16 +694,7 @@ pub fn fit_wake(
     pipe_nop_extra_ns: f64,
     nop_stage_ns: f64,
 ) -> (f64, f64, f64) {
-    let extra: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| {
-            (
-                (p.stage_ns - nop_stage_ns).max(0.0),
-                p.pipe_ns - p.stage_ns - pipe_nop_extra_ns,
-            )
-        })
-        .collect();
-    fit_hinge(&extra)
+    fit_hinge(&wake_extras(points, pipe_nop_extra_ns, nop_stage_ns))
 }
 
 /// Fit `min(cap, max(0, slope · (T − threshold)))` to measured extra costs `(T, extra)`,
