@@ -5,7 +5,8 @@
 
 MAIN_DIR gives the full columns (errors, measured/predicted per point, verdict); every
 LABEL=DIR adds a "coef. / time error" column of another run of the same suite (rows are
-matched by position: the suite's order). A DIR needs `rows.jsonl` and `points.json`; a
+matched by configuration, a MapReduce's with its image; "—" where that run has no such
+row, as when one of them ran `--only` a subset). A DIR needs `rows.jsonl` and `points.json`; a
 `rescore.txt` there (the output of the `rescore` example) replaces the stored coefficient
 errors. Prints the table, then one summary line per run.
 """
@@ -59,9 +60,10 @@ def main():
     others = []
     for arg in sys.argv[2:]:
         name, d = arg.split("=", 1)
-        others.append((name, load(d)[0]))
+        rows = load(d)[0]
+        others.append((name, rows, dict(zip(label(rows), rows))))
     head = ["configuration", "threads", "coef. error", "time error",
-            "measured / predicted", "verdict"] + [f"{n}: coef. / time" for n, _ in others]
+            "measured / predicted", "verdict"] + [f"{n}: coef. / time" for n, _, _ in others]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for i, (name, r) in enumerate(zip(label(main_rows), main_rows)):
@@ -70,15 +72,18 @@ def main():
         threads = str(r["threads"]) + ("" if r["within_cores"] else " > 2")
         cells = [f"`{name}`", threads, pct(r["coefficient_error"]), pct(r["time_error"]),
                  ratios, verdict]
-        for _, rows in others:
-            o = rows[i]
+        for _, _, by_label in others:
+            o = by_label.get(name)
+            if o is None:
+                cells.append("—")
+                continue
             miss = o["ok"] is False
             t = pct(o["time_error"])
             c = pct(o["coefficient_error"])
             cells.append(f"{c} / {t}" + (" (miss)" if miss else ""))
         print("| " + " | ".join(cells) + " |")
     print()
-    for name, rows in [("main", main_rows)] + others:
+    for name, rows in [("main", main_rows)] + [(n, rows) for n, rows, _ in others]:
         judged = [r for r in rows if r["ok"] is not None]
         ok = sum(r["ok"] for r in judged)
         misses = [n for n, r in zip(label(rows), rows) if r["ok"] is False]
