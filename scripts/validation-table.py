@@ -6,9 +6,9 @@
 MAIN_DIR gives the full columns (errors, measured/predicted per point, verdict); every
 LABEL=DIR adds a "coef. / time error" column of another run of the same suite (rows are
 matched by configuration, a MapReduce's with its image; "—" where that run has no such
-row, as when one of them ran `--only` a subset). A DIR needs `rows.jsonl` and `points.json`; a
-`rescore.txt` there (the output of the `rescore` example) replaces the stored coefficient
-errors. Prints the table, then one summary line per run.
+row, as when one of them ran `--only` a subset). A DIR needs `rows.jsonl` and
+`points.json`; a `rescore.txt` there (the output of the `rescore` example) replaces the
+stored coefficient errors. Prints the table, then one summary line per run.
 """
 
 import json
