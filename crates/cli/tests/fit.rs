@@ -182,6 +182,17 @@ fn bad_input_is_a_clear_error_with_status_2() {
     let o = perfcompose(&["fit", "--basis", "1, Q", &peer("text/one_parameter_1.txt")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("`Q`"), "{}", stderr(&o));
+    for bad in ["nan", "-4", "twelve"] {
+        let o = perfcompose(&[
+            "fit",
+            "--modeler",
+            "segmented",
+            &format!("--breaks={bad}"),
+            &peer("text/one_parameter_1.txt"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("--breaks"), "{bad}: {}", stderr(&o));
+    }
     let o = perfcompose(&[
         "fit",
         "--measure",

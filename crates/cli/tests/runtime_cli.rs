@@ -576,6 +576,97 @@ fn validate_saves_measurements() {
 }
 
 #[test]
+fn a_saved_run_says_its_caches_and_validating_it_again_uses_them() {
+    let dir = scratch("machine");
+    tiny_saved(&dir, "interleaved", &["--no-revisit", "--caches", "16K,1M"]);
+    let machine: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("machine.json")).unwrap()).unwrap();
+    assert_eq!(machine["caches_bytes"], serde_json::json!([16384, 1048576]));
+    // Again with the segmented modeler: the saved caches, no note; without the file,
+    // a note that this machine's are used.
+    let again = tiny_again(&dir, &["--modeler", "segmented"]);
+    assert!(
+        !stderr(&again).contains("machine.json"),
+        "{}",
+        stderr(&again)
+    );
+    std::fs::remove_file(dir.join("machine.json")).unwrap();
+    let again = tiny_again(&dir, &["--modeler", "segmented"]);
+    assert!(
+        stderr(&again).contains("has no machine.json"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn a_saved_run_that_stops_part_way_keeps_its_finished_rows_measurements() {
+    // The hidden suite's third configuration panics: the run stops there (status 2),
+    // after two rows. (The separate protocol times every block before the first row,
+    // so it stops with none.)
+    for protocol in ["interleaved", "sandwich"] {
+        let dir = scratch(&format!("stops-{protocol}"));
+        let dir_s = dir.to_str().unwrap();
+        let o = perfcompose(&[
+            "validate",
+            "--suite",
+            "tiny-stops",
+            "--no-overhead",
+            "--protocol",
+            protocol,
+            "--no-revisit",
+            "--save",
+            dir_s,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{protocol}: {}", stderr(&o));
+        assert!(stderr(&o).contains("panic"), "{protocol}: {}", stderr(&o));
+        // The finished rows, and their measurements: saved although the run never
+        // reached its end (where report.json is written).
+        assert!(!dir.join("report.json").exists(), "{protocol}");
+        let finished: Vec<String> = std::fs::read_to_string(dir.join("rows.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let row: serde_json::Value = serde_json::from_str(l).unwrap();
+                row["configuration"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(finished, ["seq(inc, nop)", "tpool(2, inc)"], "{protocol}");
+        let programs = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+        assert!(
+            programs.contains("REGION seq(inc, nop)\n")
+                && programs.contains("REGION tpool(2, inc)\n")
+                && !programs.contains("panic"),
+            "{protocol}: {programs}"
+        );
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|n| !n.ends_with(".partial")),
+            "{protocol}: {names:?}"
+        );
+        // Validated again from them: the two rows, the tiny suite's other two named
+        // as missing.
+        let again = tiny_again(&dir, &["--json"]);
+        let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+        let rows: Vec<&str> = report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["configuration"].as_str().unwrap())
+            .collect();
+        assert_eq!(rows, ["seq(inc, nop)", "tpool(2, inc)"], "{protocol}");
+        assert!(
+            stderr(&again).contains("no measurements of 2 of the suite's configurations"),
+            "{protocol}: {}",
+            stderr(&again)
+        );
+    }
+}
+
+#[test]
 fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself() {
     let repeats = |r: &serde_json::Value| -> Vec<f64> {
         r["rows"]
@@ -666,6 +757,28 @@ fn validating_again_needs_saved_measurements() {
 
 #[test]
 fn bad_input_is_a_clear_error_with_status_2() {
+    for bad in ["48Q", "K", "0", "1.5M", "99999999999G"] {
+        assert_user_error(
+            &["validate", "--suite", "tiny", "--caches", bad],
+            &format!("--caches: `{bad}`"),
+        );
+    }
+    let broken = scratch("broken-machine");
+    std::fs::write(
+        broken.join("machine.json"),
+        "{\"caches_bytes\": [49152,\n  \"x\"]}",
+    )
+    .unwrap();
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--from",
+            broken.to_str().unwrap(),
+        ],
+        "machine.json:2:",
+    );
     assert_user_error(&["bench", "qsrot"], "unknown kernel `qsrot`");
     assert_user_error(
         &["bench", "--term", "pipe(qsort, nosuch)", "--sizes", "64"],

@@ -32,7 +32,7 @@ use crate::bench::{self, Progress, Sampling, Series};
 use crate::ctx::Config;
 use crate::data::ImageSize;
 use crate::error::Error;
-use crate::kernel::{Inputs, Registry};
+use crate::kernel::{Inputs, Kernel, Registry};
 use crate::overhead::Calibration;
 use crate::plan::Plan;
 
@@ -453,6 +453,10 @@ pub struct Options {
     /// ([`weighted_disturbed_point`]). Decided by the measurements only, never the
     /// prediction; every revisit is noted in the row ([`revisit_sweep`]).
     pub revisit: bool,
+    /// Sizes of the machine's data caches in bytes, one per level (the default: this
+    /// machine's, [`bench::cache_sizes`]). Where a block's input outgrows one within its
+    /// sweep, the segmented modeler may break its model there ([`cache_breaks`]).
+    pub caches: Vec<u64>,
 }
 
 impl Options {
@@ -541,6 +545,7 @@ impl Default for Options {
             protocol: Protocol::default(),
             loaded: true,
             revisit: true,
+            caches: bench::cache_sizes(),
         }
     }
 }
@@ -1651,7 +1656,76 @@ fn pooled(series: &[Series]) -> Vec<Series> {
         .collect()
 }
 
-fn fit_series(series: &Series, opts: &Options) -> Result<Expr, Error> {
+/// Where the measurements of `kernel` over `xs` may step ([`FitOptions::breaks`]): the
+/// sizes at which its input fills each of `caches` (bytes), from
+/// [`Kernel::input_bytes`] interpolated linearly between the sizes of the sweep around it
+/// (extrapolated from the nearest two at its ends). The modeler expects the step between
+/// half such a size and the size itself: a cache holds more than the block's data (the
+/// stack, the queues, the other stage's data), and its last ways fill unevenly.
+pub fn cache_breaks(kernel: &dyn Kernel, xs: &[u64], inputs: &Inputs, caches: &[u64]) -> Vec<f64> {
+    let mut xs: Vec<u64> = xs.to_vec();
+    xs.sort_unstable();
+    xs.dedup();
+    if xs.len() < 2 {
+        return Vec::new();
+    }
+    let pts: Vec<(f64, f64)> = xs
+        .iter()
+        .map(|&x| (x as f64, kernel.input_bytes(x as usize, inputs) as f64))
+        .collect();
+    let mut out = Vec::new();
+    for &c in caches {
+        let c = c as f64;
+        let i = pts
+            .windows(2)
+            .position(|w| w[0].1 <= c && c < w[1].1)
+            .unwrap_or(if c < pts[0].1 { 0 } else { pts.len() - 2 });
+        let ((x0, b0), (x1, b1)) = (pts[i], pts[i + 1]);
+        if b1 <= b0 {
+            continue;
+        }
+        let x = x0 + (c - b0) * (x1 - x0) / (b1 - b0);
+        if x.is_finite() && x > 0.0 {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// [`cache_breaks`] of the block `key` measured as `series`: its base kernel's input.
+fn block_breaks(
+    registry: &Registry,
+    kernel: &str,
+    image: ImageSize,
+    series: &Series,
+    opts: &Options,
+) -> Vec<f64> {
+    let Ok(k) = registry.get(kernel) else {
+        return Vec::new();
+    };
+    let xs: Vec<u64> = series.points.iter().map(|p| p.x).collect();
+    cache_breaks(k.as_ref(), &xs, &Inputs::with_image(image), &opts.caches)
+}
+
+/// [`cache_breaks`] of a whole program: its stream elements are its first block's
+/// inputs (none for a MapReduce, whose size is a key count).
+fn program_breaks(
+    plan: &Plan,
+    registry: &Registry,
+    image: ImageSize,
+    series: &Series,
+    opts: &Options,
+) -> Vec<f64> {
+    if matches!(plan, Plan::MapReduce { .. }) {
+        return Vec::new();
+    }
+    match plan.kernels().first() {
+        Some(first) => block_breaks(registry, first, image, series, opts),
+        None => Vec::new(),
+    }
+}
+
+fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Expr, Error> {
     let m = modeler(&opts.modeler)
         .ok_or_else(|| Error::Run(format!("unknown modeler `{}`", opts.modeler)))?;
     let points: Vec<Point> = series
@@ -1666,6 +1740,7 @@ fn fit_series(series: &Series, opts: &Options) -> Result<Expr, Error> {
             &FitOptions {
                 measure: opts.measure,
                 allow_negative: false,
+                breaks: breaks.to_vec(),
             },
         )
         .map_err(|e| Error::Run(format!("cannot fit `{}`: {e}", series.name)))?;
@@ -1679,17 +1754,20 @@ pub fn run_suite(
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
-    run_suite_with(suite, registry, opts, progress, &mut |_| {})
+    run_suite_with(suite, registry, opts, progress, &mut |_, _| {})
 }
 
-/// [`run_suite`], calling `on_row` as soon as each configuration is done (long suites
-/// can save partial results).
+/// [`run_suite`], calling `on_row(row, measured)` as soon as each configuration is done,
+/// so that a long suite stopped part way keeps what it measured: `measured` is every
+/// measurement taken so far, named as [`Report::series`] names them (blocks as
+/// `ID->KEY`, or `KEY` under the separate protocol, of kind `kernel`; programs as `ID`,
+/// their halves as `ID [...]`), which is what [`reanalyze`] reads back.
 pub fn run_suite_with(
     suite: &Suite,
     registry: &Registry,
     opts: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
-    on_row: &mut dyn FnMut(&Row),
+    on_row: &mut dyn FnMut(&Row, &[Series]),
 ) -> Result<Report, Error> {
     let load_before = load_average();
     // Check every configuration before measuring anything: a typo should fail in
@@ -1704,6 +1782,8 @@ pub fn run_suite_with(
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
     let mut misses: BTreeMap<String, Vec<PointMiss>> = BTreeMap::new();
+    // Every block's cache breaks, by component key (for the pooled models).
+    let mut key_breaks: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     if opts.protocol == Protocol::Separate {
         for (key, kernel, image, state) in needed_kernels(suite, registry, opts.load_cores())? {
             let mut s = bench::bench_block(
@@ -1717,7 +1797,9 @@ pub fn run_suite_with(
                 progress,
             )?;
             s.name = key.clone();
-            let model = fit_series(&s, opts)?;
+            let breaks = block_breaks(registry, &kernel, image, &s, opts);
+            let model = fit_series(&s, opts, &breaks)?;
+            key_breaks.insert(key.clone(), breaks);
             misses.insert(key.clone(), fit_misses(&model, &s, opts));
             models.insert(key, model);
             series.push(s);
@@ -1728,9 +1810,12 @@ pub fn run_suite_with(
     // The same, by row index, and every row's configuration id (for `block_drift_notes`).
     let mut drift: Vec<(usize, Series)> = Vec::new();
     let mut ids: Vec<String> = Vec::new();
+    // Every measurement so far, under its saved name (for `on_row`).
+    let mut measured_so_far: Vec<Series> = series.clone();
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
+        let blocks_before = block_series.len();
         let mut halves = None;
         let mut revisit_notes = Vec::new();
         // The term composed: kernels renamed after their input state (see `input_plan`).
@@ -1772,8 +1857,10 @@ pub fn run_suite_with(
                 let got = measure_interleaved(c, plan, &needs, suite, registry, opts, progress)?;
                 revisit_notes = got.revisits;
                 let mut m = BTreeMap::new();
-                for b in got.blocks {
-                    let model = fit_series(&b, opts)?;
+                for (b, (_, kernel, image, _)) in got.blocks.into_iter().zip(&needs) {
+                    let breaks = block_breaks(registry, kernel, *image, &b, opts);
+                    let model = fit_series(&b, opts, &breaks)?;
+                    key_breaks.insert(b.name.clone(), breaks);
                     misses.insert(b.name.clone(), fit_misses(&model, &b, opts));
                     m.insert(b.name.clone(), model);
                     drift.push((rows.len(), b.clone()));
@@ -1799,7 +1886,10 @@ pub fn run_suite_with(
             opts,
         )?;
         row.notes.extend(revisit_notes);
-        on_row(&row);
+        measured_so_far.extend(block_series[blocks_before..].iter().map(saved_block));
+        measured_so_far.push(measured.clone());
+        measured_so_far.extend(halves.iter().flatten().cloned());
+        on_row(&row, &measured_so_far);
         series.push(measured);
         series.extend(halves.into_iter().flatten());
         ids.push(case_id(c, plan));
@@ -1809,17 +1899,12 @@ pub fn run_suite_with(
     if opts.protocol.per_configuration() {
         let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
         for s in pooled(&all) {
-            models.insert(s.name.clone(), fit_series(&s, opts)?);
+            let breaks = key_breaks.get(&s.name).cloned().unwrap_or_default();
+            models.insert(s.name.clone(), fit_series(&s, opts, &breaks)?);
         }
         // Saved per configuration, callpath `configuration->block`.
         let programs = std::mem::take(&mut series);
-        series = block_series
-            .into_iter()
-            .map(|(configuration, mut s)| {
-                s.name = format!("{configuration}->{}", s.name);
-                s
-            })
-            .collect();
+        series = block_series.iter().map(saved_block).collect();
         series.extend(programs);
     }
     Ok(Report {
@@ -1832,6 +1917,15 @@ pub fn run_suite_with(
         series,
         load: load_before.zip(load_average()),
     })
+}
+
+/// A block measured for one configuration, under its saved name: callpath
+/// `configuration->block`.
+fn saved_block((configuration, s): &(String, Series)) -> Series {
+    Series {
+        name: format!("{configuration}->{}", s.name),
+        ..s.clone()
+    }
 }
 
 /// What [`reanalyze`] found in the saved measurements.
@@ -1862,6 +1956,7 @@ pub fn reanalyze(
     let mut blocks_used: Vec<Series> = Vec::new();
     let mut drift: Vec<(usize, Series)> = Vec::new();
     let mut ids: Vec<String> = Vec::new();
+    let mut key_breaks: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for c in &suite.cases {
         let (original, plan) = parse_plan("<term>", &c.term).map_err(|d| Error::Run(d.render()))?;
         let id = case_id(c, &plan);
@@ -1880,7 +1975,7 @@ pub fn reanalyze(
         let mut block_models = BTreeMap::new();
         let mut misses = BTreeMap::new();
         let mut alone = Vec::new();
-        for (key, ..) in case_needs(c, &plan, registry, opts.load_cores())? {
+        for (key, kernel, image, _) in case_needs(c, &plan, registry, opts.load_cores())? {
             let name = format!("{id}->{key}");
             // The interleaved protocol saves `ID->KEY`, the separate one `KEY`.
             // Measurements saved before blocks were timed loaded (`_parN`) have the
@@ -1904,7 +1999,9 @@ pub fn reanalyze(
                 })?;
             let mut b = (*block).clone();
             b.name = key.clone();
-            let model = fit_series(&b, opts)?;
+            let breaks = block_breaks(registry, &kernel, image, &b, opts);
+            let model = fit_series(&b, opts, &breaks)?;
+            key_breaks.insert(key.clone(), breaks);
             misses.insert(key.clone(), fit_misses(&model, &b, opts));
             block_models.insert(key, model);
             drift.push((rows.len(), b));
@@ -1972,7 +2069,8 @@ pub fn reanalyze(
         })
         .collect();
     for s in pooled(&keyed) {
-        models.insert(s.name.clone(), fit_series(&s, opts)?);
+        let breaks = key_breaks.get(&s.name).cloned().unwrap_or_default();
+        models.insert(s.name.clone(), fit_series(&s, opts, &breaks)?);
     }
     blocks_used.extend(used);
     Ok(Reanalysis {
@@ -2180,7 +2278,11 @@ fn analyze_case(
         ));
     }
 
-    let monolithic = fit_series(measured, opts)?;
+    let monolithic = fit_series(
+        measured,
+        opts,
+        &program_breaks(plan, registry, c.image, measured, opts),
+    )?;
     let eval = |e: &Expr, x: f64| e.eval_at(&[("x", x)]).unwrap_or(f64::NAN);
     let points: Vec<Compared> = measured
         .points
@@ -2352,6 +2454,52 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_breaks_are_where_a_blocks_input_fills_each_cache() {
+        let reg = Registry::builtin();
+        let grid: Vec<u64> = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072]
+            .into_iter()
+            .collect();
+        // `inc`'s input is 4 bytes per element: 48 KiB at 12,288, inside the sweep;
+        // 4 MiB at 1,048,576, beyond it (extrapolated from the last two sizes).
+        let inc = reg.get("inc").unwrap();
+        let b = cache_breaks(
+            inc.as_ref(),
+            &grid,
+            &Inputs::default(),
+            &[48 << 10, 4 << 20],
+        );
+        assert_eq!(b.len(), 2);
+        assert!((b[0] - 12_288.0).abs() < 1e-6, "{b:?}");
+        assert!((b[1] - 1_048_576.0).abs() < 1e-3, "{b:?}");
+        // One size or none: nothing to say. Sizes in any order, repeated: the same.
+        assert!(cache_breaks(inc.as_ref(), &[4096], &Inputs::default(), &[48 << 10]).is_empty());
+        let shuffled = [8192, 1024, 8192, 131072, 2048];
+        let again = cache_breaks(inc.as_ref(), &shuffled, &Inputs::default(), &[48 << 10]);
+        assert!((again[0] - 12_288.0).abs() < 1e-6, "{again:?}");
+        // A whole program of `inc` blocks streams `inc` inputs; a MapReduce's size is a
+        // key count, so it has none.
+        let opts = Options {
+            caches: vec![48 << 10],
+            ..Options::default()
+        };
+        let program = Series::program(
+            "seq(inc, nop)",
+            grid.iter()
+                .map(|&x| bench::PointStats::of(x, vec![x as f64]))
+                .collect(),
+        );
+        let (_, plan) = parse_plan("<term>", "seq(inc, nop)").unwrap();
+        let b = program_breaks(&plan, &reg, ImageSize::default(), &program, &opts);
+        assert!((b[0] - 12_288.0).abs() < 1e-6, "{b:?}");
+        let (_, mr) = parse_plan(
+            "<term>",
+            "mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)",
+        )
+        .unwrap();
+        assert!(program_breaks(&mr, &reg, ImageSize::default(), &program, &opts).is_empty());
+    }
 
     #[test]
     fn a_block_timed_apart_in_two_rows_is_flagged_in_both() {

@@ -124,9 +124,14 @@ pub fn quiet_caught_panics() {
 pub const TEST_KERNELS_ENV: &str = "PERFCOMPOSE_TEST_KERNELS";
 
 /// The kernels the commands know: the built-in ones (plus `panic` for tests).
+/// Whether the test kernels are registered ([`TEST_KERNELS_ENV`] is `1`).
+pub fn test_kernels() -> bool {
+    std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1")
+}
+
 pub fn registry() -> Registry {
     let mut r = Registry::builtin();
-    if std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1") {
+    if test_kernels() {
         r.register_block("panic", "panics on every element (for tests)", |_| {
             panic!("the test kernel `panic` was called")
         });
@@ -361,11 +366,19 @@ pub(crate) fn progress(bar: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
 /// cannot share an Extra-P text file; the first sweep goes to `path`, every other one to
 /// `STEM-NAME.EXT` named after its first series. Returns the files written.
 pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Result<Vec<PathBuf>> {
+    // Written beside the file, then renamed over it: a run stopped while it writes
+    // (`validate --save` rewrites its files after every row) leaves the old file whole.
     let write = |p: &Path, text: String| -> anyhow::Result<()> {
-        let mut f =
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        let name = p
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let tmp = p.with_file_name(format!(".{name}.partial"));
+        let mut f = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
         f.write_all(text.as_bytes())
-            .with_context(|| format!("cannot write {}", p.display()))
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        drop(f);
+        std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))
     };
     if path.extension().is_some_and(|e| e == "json") {
         write(path, serde_json::to_string_pretty(series)? + "\n")?;

@@ -55,6 +55,11 @@ pub struct Args {
     /// Accept negative values (a metric that can be negative).
     #[arg(long)]
     pub allow_negative: bool,
+    /// Values of the parameter at which the data fills a cache level, comma-separated
+    /// (e.g. 12288: 48 KiB of i32s): the segmented modeler then breaks only between half
+    /// such a value and the value, with four sizes a side or more (docs/fitting.md).
+    #[arg(long, value_delimiter = ',', value_name = "X,...")]
+    pub breaks: Vec<f64>,
     /// CSV: the parameter columns, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub csv_parameters: Vec<String>,
@@ -107,9 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|b| fit::parse_basis(b))
         .collect::<Result<Vec<_>, Diagnostic>>()?;
+    if let Some(b) = args.breaks.iter().find(|b| !b.is_finite() || **b < 0.0) {
+        anyhow::bail!("--breaks: {b} is not a parameter value (finite, non-negative)");
+    }
     let options = FitOptions {
         measure: args.measure,
         allow_negative: args.allow_negative,
+        breaks: args.breaks.clone(),
     };
     let read = ReadOptions {
         format: args

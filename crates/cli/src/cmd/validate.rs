@@ -26,7 +26,7 @@ use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progres
   perfcompose validate --suite paper --only 'tpool(2, qsort)' --protocol rounds")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized) or `paper` (the seed's tables, full grids).
-    #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny"], hide_possible_values = true)]
+    #[arg(long, default_value = "quick", value_parser = ["quick", "paper", "tiny", "tiny-stops"], hide_possible_values = true)]
     pub suite: String,
     /// Validate one design written with the registered kernels instead of a suite.
     #[arg(long, value_name = "TERM")]
@@ -110,6 +110,72 @@ pub struct Args {
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
+    /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
+    /// (K, M, G: binary multiples). `--modeler segmented` breaks a block's model only
+    /// where its input outgrows one within its sweep; `none`: wherever the data says
+    /// (docs/fitting.md). Default: this machine's (Linux sysfs); with --from, the saved
+    /// run's DIR/machine.json where it has one.
+    #[arg(long, value_delimiter = ',', value_name = "SIZE,...")]
+    pub caches: Vec<String>,
+}
+
+/// A cache size: bytes, or a number with K, M or G (binary multiples, `KiB` and `KB`
+/// read the same).
+fn parse_size(s: &str) -> anyhow::Result<u64> {
+    let t = s.trim();
+    let upper = t.to_ascii_uppercase();
+    let digits = upper.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &upper[digits.len()..];
+    let mult: u64 = match unit {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => bail!("--caches: `{t}` is not a size (a number, then K, M or G)"),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--caches: `{t}` is not a size (a number, then K, M or G)"))?;
+    match n.checked_mul(mult) {
+        Some(b) if b > 0 => Ok(b),
+        _ => bail!("--caches: `{t}` is not a size of a cache (positive, under 16 EiB)"),
+    }
+}
+
+/// The file a `--save DIR` run describes its machine in (what `--from DIR` needs of it).
+const MACHINE_FILE: &str = "machine.json";
+
+/// The caches of a saved run's machine (DIR/machine.json), if it says.
+fn saved_caches(dir: &std::path::Path) -> anyhow::Result<Option<Vec<u64>>> {
+    let p = dir.join(MACHINE_FILE);
+    let text = match std::fs::read_to_string(&p) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(anyhow::Error::from(e).context(format!("cannot read {}", p.display())))
+        }
+    };
+    #[derive(serde::Deserialize)]
+    struct Machine {
+        caches_bytes: Vec<u64>,
+    }
+    let m: Machine = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: {} (expected {{\"caches_bytes\": [bytes, ...]}})",
+            p.display(),
+            e.line(),
+            e.column(),
+            e
+        )
+    })?;
+    Ok(Some(m.caches_bytes))
+}
+
+fn write_machine(dir: &std::path::Path, caches: &[u64]) -> anyhow::Result<()> {
+    let p = dir.join(MACHINE_FILE);
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "caches_bytes": caches }))?;
+    std::fs::write(&p, text + "\n").with_context(|| format!("cannot write {}", p.display()))
 }
 
 /// A term as the runtime's plan (errors are located diagnostics, rendered with a caret).
@@ -141,6 +207,23 @@ fn tiny_suite() -> Suite {
     );
     s.cases.append(&mut mr.cases);
     s.kernel_sizes.insert("map".into(), vec![1, 2, 3]);
+    s
+}
+
+/// The tiny suite's first two configurations, then one whose block panics (hidden
+/// `--suite tiny-stops`, with the test kernels only): a run that stops part way, for the
+/// tests of what `--save` keeps.
+fn tiny_stops_suite() -> Suite {
+    let mut s = tiny_suite();
+    s.name = "tiny-stops".into();
+    s.cases.truncate(2);
+    let mut stops = validate::term_suite(
+        "seq(inc, panic)",
+        vec![1024, 2048, 4096, 8192],
+        Default::default(),
+        tiny_sampling(),
+    );
+    s.cases.append(&mut stops.cases);
     s
 }
 
@@ -201,6 +284,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => match args.suite.as_str() {
             "paper" => validate::paper_suite(),
             "tiny" => tiny_suite(),
+            "tiny-stops" if super::bench::test_kernels() => tiny_stops_suite(),
             "quick" => validate::quick_suite(),
             other => bail!("unknown suite `{other}` (expected `quick` or `paper`)"),
         },
@@ -222,6 +306,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|(c, _)| c)
     };
     let config = config_of(!args.no_pin, args.capacity)?;
+    let caches = if args.caches.len() == 1 && args.caches[0] == "none" {
+        Vec::new()
+    } else if !args.caches.is_empty() {
+        args.caches
+            .iter()
+            .map(|c| parse_size(c))
+            .collect::<anyhow::Result<Vec<u64>>>()?
+    } else {
+        match args
+            .from
+            .as_deref()
+            .map(saved_caches)
+            .transpose()?
+            .flatten()
+        {
+            Some(saved) => saved,
+            None => {
+                let here = perfcompose_runtime::bench::cache_sizes();
+                if let (Some(dir), "segmented") = (&args.from, args.modeler.as_str()) {
+                    eprintln!(
+                        "note: {} has no {MACHINE_FILE} (saved before 2026-11-26): cache breaks at this machine's caches ({}); --caches says otherwise",
+                        dir.display(),
+                        here.iter().map(|b| format!("{}K", b >> 10)).collect::<Vec<_>>().join(",")
+                    );
+                }
+                here
+            }
+        }
+    };
     if let Some(c) = &overhead {
         let calibrated = c.pinned.unwrap_or(false);
         if calibrated != config.pin && args.from.is_none() {
@@ -245,6 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         protocol,
         loaded: !args.unloaded,
         revisit: !args.no_revisit,
+        caches,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
@@ -258,57 +372,117 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 again.missing.join("; ")
             );
         }
-        return finish(&args, &again.report, opts.overhead.as_ref());
+        return finish(&args, &again.report, &opts);
     }
     let steps = validate::steps(&suite, &registry, &opts).map_err(anyhow::Error::from)?;
     let bar = bar(steps as u64, args.json);
     let mut tick = progress(&bar);
-    // With --save, every finished row is appended to DIR/rows.jsonl at once, so an
-    // interrupted long suite keeps what it measured.
+    // With --save, every finished row is appended to DIR/rows.jsonl at once, and the
+    // measurements taken so far are written as they will be at the end (blocks.txt,
+    // programs.txt, the calibration), so that an interrupted long suite keeps what it
+    // measured and `--from DIR` validates its finished rows again.
     let mut partial = match &args.save {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            let p = dir.join("rows.jsonl");
-            Some(
-                std::fs::File::create(&p)
-                    .with_context(|| format!("cannot create {}", p.display()))?,
-            )
-        }
+        Some(dir) => Some(Partial::start(dir, opts.overhead.as_ref(), &opts.caches)?),
         None => None,
     };
-    let report = validate::run_suite_with(&suite, &registry, &opts, &mut |p| tick(p), &mut |row| {
-        if let Some(f) = partial.as_mut() {
-            let line = serde_json::json!({
-                "configuration": row.configuration,
-                "threads": row.threads,
-                "within_cores": row.within_cores,
-                "modular": row.modular.to_string(),
-                "monolithic": row.monolithic.to_string(),
-                "coefficient_error": row.coefficient_error,
-                "time_error": row.time_error,
-                "repeat_error": row.repeat_error,
-                "overhead_ns": row.overhead_ns,
-                "passed": row.passed(),
-                "notes": row.notes,
-            });
-            let _ = writeln!(f, "{line}");
-            let _ = f.flush();
-        }
-    })
+    let report = validate::run_suite_with(
+        &suite,
+        &registry,
+        &opts,
+        &mut |p| tick(p),
+        &mut |row, measured| {
+            if let Some(p) = partial.as_mut() {
+                p.row(row, measured);
+            }
+        },
+    )
     .map_err(anyhow::Error::from)?;
     bar.finish_and_clear();
-    finish(&args, &report, opts.overhead.as_ref())
+    finish(&args, &report, &opts)
+}
+
+/// What a `--save DIR` run writes while it runs (see [`Partial::row`]).
+struct Partial {
+    dir: PathBuf,
+    rows: std::fs::File,
+    /// Set once a write failed (the run goes on; the final save reports its own errors).
+    warned: bool,
+}
+
+impl Partial {
+    /// Create DIR, start DIR/rows.jsonl afresh and store the calibration the run uses.
+    fn start(
+        dir: &std::path::Path,
+        calibration: Option<&overhead::Calibration>,
+        caches: &[u64],
+    ) -> anyhow::Result<Partial> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let p = dir.join("rows.jsonl");
+        let rows =
+            std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
+        if let Some(c) = calibration {
+            c.save(&dir.join("overhead-calibration.json"))
+                .map_err(anyhow::Error::from)?;
+        }
+        write_machine(dir, caches)?;
+        Ok(Partial {
+            dir: dir.to_path_buf(),
+            rows,
+            warned: false,
+        })
+    }
+
+    /// A row is done: write every measurement so far (each file replaced whole, so a
+    /// stop leaves the previous row's or this one's, never half of one), then the row.
+    fn row(&mut self, row: &validate::Row, measured: &[perfcompose_runtime::bench::Series]) {
+        let line = serde_json::json!({
+            "configuration": row.configuration,
+            "threads": row.threads,
+            "within_cores": row.within_cores,
+            "modular": row.modular.to_string(),
+            "monolithic": row.monolithic.to_string(),
+            "coefficient_error": row.coefficient_error,
+            "time_error": row.time_error,
+            "repeat_error": row.repeat_error,
+            "overhead_ns": row.overhead_ns,
+            "passed": row.passed(),
+            "notes": row.notes,
+        });
+        let written = write_series(&self.dir, measured).and_then(|()| {
+            writeln!(self.rows, "{line}")?;
+            self.rows.flush()?;
+            Ok(())
+        });
+        if let Err(e) = written {
+            if !self.warned {
+                eprintln!(
+                    "warning: cannot save the measurements so far in {}: {e:#}",
+                    self.dir.display()
+                );
+                self.warned = true;
+            }
+        }
+    }
+}
+
+/// Write measurements as a `--save DIR` run does: blocks (kind `kernel`) to
+/// DIR/blocks*.txt, programs to DIR/programs*.txt (Extra-P text, one file per sweep).
+fn write_series(
+    dir: &std::path::Path,
+    series: &[perfcompose_runtime::bench::Series],
+) -> anyhow::Result<()> {
+    let (blocks, programs): (Vec<_>, Vec<_>) =
+        series.iter().cloned().partition(|s| s.kind == "kernel");
+    for (name, series) in [("blocks.txt", blocks), ("programs.txt", programs)] {
+        super::bench::write_measurements(&dir.join(name), &series)?;
+    }
+    Ok(())
 }
 
 /// Save (with --save) and print a report.
-fn finish(
-    args: &Args,
-    report: &Report,
-    calibration: Option<&overhead::Calibration>,
-) -> anyhow::Result<()> {
+fn finish(args: &Args, report: &Report, opts: &Options) -> anyhow::Result<()> {
     if let Some(dir) = &args.save {
-        save(dir, report, calibration)?;
+        save(dir, report, opts.overhead.as_ref(), &opts.caches)?;
     }
     let mut out = crate::report::stdout();
     if args.json {
@@ -355,20 +529,15 @@ fn save(
     dir: &std::path::Path,
     report: &Report,
     calibration: Option<&overhead::Calibration>,
+    caches: &[u64],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     if let Some(c) = calibration {
         c.save(&dir.join("overhead-calibration.json"))
             .map_err(anyhow::Error::from)?;
     }
-    let (blocks, programs): (Vec<_>, Vec<_>) = report
-        .series
-        .iter()
-        .cloned()
-        .partition(|s| s.kind == "kernel");
-    for (name, series) in [("blocks.txt", blocks), ("programs.txt", programs)] {
-        super::bench::write_measurements(&dir.join(name), &series)?;
-    }
+    write_machine(dir, caches)?;
+    write_series(dir, &report.series)?;
     let path = dir.join("report.json");
     std::fs::write(
         &path,

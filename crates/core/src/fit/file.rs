@@ -104,6 +104,7 @@ pub static DEFAULT_FITTER: ComponentFitter = ComponentFitter {
     options: FitOptions {
         measure: Measure::Mean,
         allow_negative: false,
+        breaks: Vec::new(),
     },
 };
 

@@ -55,6 +55,11 @@ pub struct FitOptions {
     /// Accept negative values (a metric that can be negative); by default a negative
     /// value is an error, as it is for the readers.
     pub allow_negative: bool,
+    /// Values of the (single) parameter at which the data fills a cache level: the
+    /// measurements may step between half such a value and the value. Given any, the
+    /// segmented modeler breaks only there, with fewer sizes on a side
+    /// ([`segmented::HINTED_MIN_SEGMENT`]); the other modelers ignore them.
+    pub breaks: Vec<f64>,
 }
 
 /// Why a series could not be fitted. Messages are lower-case and name the coordinate; the

@@ -723,6 +723,66 @@ fn segmented_modeler_splits_where_the_cost_per_element_steps() {
 }
 
 #[test]
+fn segmented_modeler_given_cache_sizes_splits_only_there_with_four_sizes_a_side() {
+    // `inc` on the Intel host of run AB: 0.94 ns per element while the array fits the
+    // 48 KiB level-1 cache (12,288 i32s), 1.19 beyond: four sizes of the grid under it.
+    let l1 = 12_288.0;
+    let step = |x: f64| 200.0 + if x < l1 { 0.94 } else { 1.19 } * x;
+    let points = repeated(&PAPER_GRID, step);
+    let segmented = modeler("segmented").unwrap();
+    // Without the hint, five sizes a side are needed: no break between 8,192 and
+    // 16,384 (the search breaks after 16,384, with a left piece of two terms that
+    // bends to follow the step: `… + 1.05e-10 · x³·log2(x)`).
+    let plain = segmented
+        .fit(&names(&["x"]), &points, &FitOptions::default())
+        .unwrap();
+    if let Expr::Piecewise { breaks, .. } = &plain.model {
+        assert!(breaks[0] > 16_384.0, "{}", plain.model);
+    }
+    let hinted = FitOptions {
+        breaks: vec![l1, 1_048_576.0],
+        ..FitOptions::default()
+    };
+    let seg = segmented.fit(&names(&["x"]), &points, &hinted).unwrap();
+    let Expr::Piecewise { breaks, .. } = &seg.model else {
+        panic!("not segmented: {}", seg.model);
+    };
+    // Between the last size under the cache and the first over it.
+    assert!(8_192.0 < breaks[0] && breaks[0] < 16_384.0, "{breaks:?}");
+    assert!(
+        worst_miss(&seg) < 0.01,
+        "{}: {}",
+        seg.model,
+        worst_miss(&seg)
+    );
+    // A hint where nothing steps changes nothing: a block that follows one model
+    // stays whole.
+    let smooth = repeated(&PAPER_GRID, |x| 900.0 + 4.35 * x * x.log2());
+    assert_eq!(
+        segmented.fit(&names(&["x"]), &smooth, &hinted).unwrap(),
+        segmented
+            .fit(&names(&["x"]), &smooth, &FitOptions::default())
+            .unwrap()
+    );
+    // Given hints, breaks are only near them: a step at 180,000, where no cache is,
+    // is not split there (without hints it is).
+    let late = repeated(&PAPER_GRID, |x| {
+        200.0 + if x < 180_000.0 { 0.94 } else { 1.19 } * x
+    });
+    let fit = segmented.fit(&names(&["x"]), &late, &hinted).unwrap();
+    if let Expr::Piecewise { breaks, .. } = &fit.model {
+        assert!(8_192.0 < breaks[0] && breaks[0] < 16_384.0, "{}", fit.model);
+    }
+    let free = segmented
+        .fit(&names(&["x"]), &late, &FitOptions::default())
+        .unwrap();
+    let Expr::Piecewise { breaks, .. } = &free.model else {
+        panic!("not segmented: {}", free.model);
+    };
+    assert!(breaks[0] > 16_384.0, "{}", free.model);
+}
+
+#[test]
 fn segmented_modeler_keeps_one_model_where_one_fits() {
     let segmented = modeler("segmented").unwrap();
     let default = modeler("perfcompose").unwrap();

@@ -868,6 +868,15 @@ pub fn cache_bytes(level: u32) -> Option<u64> {
         .max()
 }
 
+/// The sizes of this CPU's data and unified caches in bytes, smallest first, one per
+/// level (Linux sysfs; empty where it says nothing).
+pub fn cache_sizes() -> Vec<u64> {
+    let mut levels: Vec<(u32, u64)> = caches();
+    levels.sort_unstable();
+    levels.dedup_by_key(|(l, _)| *l);
+    levels.into_iter().map(|(_, b)| b).collect()
+}
+
 /// `(level, bytes)` of cpu0's data and unified caches, read from sysfs once per process
 /// (the benchmarks ask for every repetition).
 fn caches() -> Vec<(u32, u64)> {
