@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run AC (2026-11-26 04:07–04:29 UTC, Intel host, build of 0239bfb): the six rows of `inc`
+# Run AC (2026-11-26 04:09–04:29 UTC, Intel host, build of 0239bfb): the six rows of `inc`
 # and `nop` alone that run AB missed, live, with run AB's calibration. Nothing else ran.
 set -euo pipefail
 PC=${1:-target/release/perfcompose}
