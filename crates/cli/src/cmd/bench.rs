@@ -123,12 +123,12 @@ pub fn quiet_caught_panics() {
 /// tests can check that a failing kernel surfaces as an error.
 pub const TEST_KERNELS_ENV: &str = "PERFCOMPOSE_TEST_KERNELS";
 
-/// The kernels the commands know: the built-in ones (plus `panic` for tests).
 /// Whether the test kernels are registered ([`TEST_KERNELS_ENV`] is `1`).
 pub fn test_kernels() -> bool {
     std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1")
 }
 
+/// The kernels the commands know: the built-in ones (plus `panic` for tests).
 pub fn registry() -> Registry {
     let mut r = Registry::builtin();
     if test_kernels() {

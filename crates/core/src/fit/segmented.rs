@@ -23,7 +23,7 @@
 //! of the second (where between them the step happens the data cannot say; the
 //! arithmetic mean when the first is 0). The model is
 //! an [`Expr::Piecewise`]: `piecewise(x, f0, break, f1)`. With several parameters, or
-//! fewer than `2 · MIN_SEGMENT` sizes, this modeler is the default modeler.
+//! too few sizes for two sides, this modeler is the default modeler.
 //!
 //! **Where the cache levels are known** ([`FitOptions::breaks`]: the sizes at which the
 //! data fills each cache level, which `validate` computes from the block's input and the
@@ -171,8 +171,8 @@ impl Modeler for Segmented {
                 .iter()
                 .any(|&h| h.is_finite() && h > 0.0 && a < h && b > h / 2.0)
         };
-        // Every split with enough sizes on both sides: MIN_SEGMENT, or HINTED_MIN_SEGMENT
-        // at a hinted break.
+        // The splits tried: with hints, those near one with HINTED_MIN_SEGMENT sizes a
+        // side; without, every one with MIN_SEGMENT.
         let hinted = !options.breaks.is_empty();
         let splits: Vec<usize> = (1..n)
             .filter(|&s| {
