@@ -35,14 +35,22 @@ fn main() {
     let (x, threads, reps) = (arg(1, 65_536), arg(2, 2), arg(3, 9));
     let registry = Registry::builtin();
     let inputs = Inputs::default();
-    let op = registry.get("qsort").expect("builtin qsort").op();
+    let kernel = std::env::var("KERNEL").unwrap_or_else(|_| "qsort".into());
+    let op = match registry.get(&kernel) {
+        Ok(k) => k.op(),
+        Err(e) => {
+            eprintln!("KERNEL={kernel}: {e}");
+            std::process::exit(2);
+        }
+    };
     let calls: Arc<Mutex<Vec<f64>>> = Arc::default();
     let timed = {
         let (op, calls) = (op.clone(), Arc::clone(&calls));
         move |d: Data| {
             let t = Instant::now();
             let out = unit_call(&op, d);
-            calls.lock().unwrap().push(t.elapsed().as_secs_f64() * 1e6);
+            let us = t.elapsed().as_secs_f64() * 1e6;
+            calls.lock().unwrap().push(us);
             out
         }
     };
@@ -50,23 +58,23 @@ fn main() {
         pin: std::env::var("PIN").is_ok_and(|v| v == "1"),
         ..Config::default()
     };
-    let pool = Program::with_config(tpool(threads, block("qsort", timed.clone())), config).unwrap();
-    let alone = Program::new(block("qsort", timed)).unwrap();
+    let pool = Program::with_config(tpool(threads, block(&kernel, timed.clone())), config).unwrap();
+    let alone = Program::new(block(&kernel, timed)).unwrap();
     // About 20 ms of calls per worker, as validate's repetitions.
     let probe = {
-        let d = stream_inputs(&registry, "qsort", x, 1, &inputs, u128::MAX).unwrap();
+        let d = stream_inputs(&registry, &kernel, x, 1, &inputs, u128::MAX).unwrap();
         let t = Instant::now();
         drop(unit_call(&op, d.into_iter().next().unwrap()));
         t.elapsed().as_secs_f64()
     };
     let count = ((threads as f64 * 0.02 / probe).ceil() as usize).max(16);
-    println!("qsort x={x}: {count} elements per stream, tpool({threads}, qsort) against qsort alone, {reps} rounds");
+    println!("{kernel} x={x}: {count} elements per stream, tpool({threads}, {kernel}) against {kernel} alone, {reps} rounds");
     println!("round | pool ns/elem | alone ns/elem | ratio pool*threads/alone | median call pool / alone [us] | pool idle share");
     for round in 0..reps {
         let mut row = Vec::new();
         for (name, program) in [("pool", &pool), ("alone", &alone)] {
             calls.lock().unwrap().clear();
-            let stream = stream_inputs(&registry, "qsort", x, count, &inputs, u128::MAX).unwrap();
+            let stream = stream_inputs(&registry, &kernel, x, count, &inputs, u128::MAX).unwrap();
             perfcompose_runtime::bench::evict_caches();
             let m = program.run_stream(stream).unwrap();
             let wall = m.elapsed.as_secs_f64() * 1e6;

@@ -814,16 +814,33 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
         Plan::TPool(n, _) => *n,
         _ => 1,
     };
+    // Stream: the threads wait at a gate until the stream is fed, as the gated workers of
+    // `Program::run_stream` do.
+    let gate = crate::ctx::Gate::default();
+    if driver == Driver::Stream {
+        for _ in 0..workers {
+            gate.expect();
+        }
+    }
+    let gate = &gate;
+    let stream = driver == Driver::Stream;
+    let wait = move || {
+        if stream {
+            gate.arrive();
+        }
+    };
     std::thread::scope(|s| {
         match plan {
             Plan::Pipe(_) => {
                 let (mid_tx, mid_rx) = bounded::<Data>(capacity);
                 s.spawn(move || {
+                    wait();
                     for e in src_rx.iter() {
                         let _ = mid_tx.send(std::hint::black_box(e));
                     }
                 });
                 s.spawn(move || {
+                    wait();
                     for e in mid_rx.iter() {
                         let _ = out_tx.send(std::hint::black_box(e));
                     }
@@ -833,6 +850,7 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
                 for _ in 0..*n {
                     let (rx, tx) = (src_rx.clone(), out_tx.clone());
                     s.spawn(move || {
+                        wait();
                         for e in rx.iter() {
                             let _ = tx.send(std::hint::black_box(e));
                         }
@@ -842,6 +860,7 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
             }
             Plan::Seq(_) => {
                 s.spawn(move || {
+                    wait();
                     for e in src_rx.iter() {
                         let e = std::hint::black_box(std::hint::black_box(e));
                         let _ = out_tx.send(e);
@@ -850,6 +869,7 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
             }
             _ => {
                 s.spawn(move || {
+                    wait();
                     for e in src_rx.iter() {
                         let _ = out_tx.send(std::hint::black_box(e));
                     }
@@ -857,9 +877,9 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
             }
         }
         let mut got = 0usize;
-        let t0 = Instant::now();
-        match driver {
+        let elapsed = match driver {
             Driver::ProducerConsumer => {
+                let t0 = Instant::now();
                 s.spawn(move || {
                     for e in elements {
                         let _ = src_tx.send(e);
@@ -869,20 +889,26 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
                     drop(e);
                     got += 1;
                 }
+                t0.elapsed()
             }
             Driver::Stream => {
                 for e in elements {
                     let _ = src_tx.send(e);
                 }
                 drop(src_tx);
-                crate::program::drain(&out_rx, n_el, 2 * workers + 2, &|| false, |e| {
+                let _slack = crate::program::TimerSlack::fine();
+                let t0 = gate.open();
+                crate::program::await_outputs(|| out_rx.len(), n_el, &|| false);
+                let elapsed = t0.elapsed();
+                for e in out_rx.iter() {
                     drop(e);
                     got += 1;
-                });
+                }
+                elapsed
             }
-        }
+        };
         debug_assert_eq!(got, n_el);
-        t0.elapsed().as_nanos() as f64 / n_el as f64
+        elapsed.as_nanos() as f64 / n_el as f64
     })
 }
 

@@ -132,10 +132,11 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
     output: Sender<Envelope<O>>,
     ctx: &'scope Ctx,
 ) {
+    ctx.expect_thread();
     std::thread::Builder::new()
         .name(WORKER_THREAD_NAME.into())
         .spawn_scoped(scope, move || {
-            ctx.pin_current();
+            ctx.start_thread();
             for env in input.iter() {
                 match node.call(env.item, ctx) {
                     Ok(item) => {

@@ -21,9 +21,9 @@ use crate::error::{BuildError, RunError};
 use crate::pattern::{start, Envelope, Pattern};
 use crate::unwind::WORKER_THREAD_NAME;
 
-/// The shortest and the longest pause of [`Program::run_stream`]'s collector when no
-/// output is ready (see [`drain`]).
-const POLL: Duration = Duration::from_micros(100);
+/// The shortest and the longest pause of [`Program::run_stream`]'s collector between two
+/// looks at its last queue (see [`await_outputs`]).
+const MIN_POLL: Duration = Duration::from_micros(20);
 const MAX_POLL: Duration = Duration::from_millis(5);
 
 /// A pattern that passed its checks, with its run configuration.
@@ -77,43 +77,44 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     /// Time a stream already held in memory: the measurement driver of `perfcompose
     /// bench`, `validate` and the overhead calibration.
     ///
-    /// [`Program::run_measured`] feeds from a thread through a bounded queue and drains
-    /// with a blocking receive, as a producer/consumer program would. When the design's
-    /// first stage is slow, that driver's own threads park, and every element then costs
-    /// the stage two wake-ups (the feeder's and the collector's): on this VM a futex wake
-    /// of a parked thread on the other core costs about a microsecond, the same order as
-    /// the blocks being measured. The elements here are in memory already, so the
-    /// outer queues can hold the whole stream at no extra memory (the elements only move):
-    /// the calling thread puts every element in the first queue without ever blocking,
-    /// then collects from a last queue the design never blocks on, polling while most of
-    /// the stream is still in flight and blocking only for the last elements (so the
-    /// clock stops when the last element arrives, not at the end of a poll interval).
-    /// What is measured is the design's own hand-offs, not the driver's.
+    /// What is timed is the design's own work and hand-offs, not the driver's. The
+    /// elements are in memory already, so the outer queues hold the whole stream at no
+    /// extra memory (the elements only move), and:
+    /// - the worker threads start and wait at a gate, the calling thread puts every
+    ///   element in the first queue, and the clock starts when the gate opens (starting
+    ///   and pinning a thread took about 200 µs on the Intel guest: 50 ns per element
+    ///   over a stream of 4,096 `inc`s of 1,024 ints, 4%);
+    /// - while the stream flows, the calling thread only checks now and then how many
+    ///   outputs the last queue holds ([`await_outputs`]), and takes them out after the
+    ///   clock stops. Taking them as they came cost it 250–300 ns of CPU per element,
+    ///   which on a machine with as many cores as the design has threads is taken from
+    ///   the design: `tpool(2, inc)` at x = 1,024 lost 10–25% that way
+    ///   (`examples/pool_gaps.rs`, docs/runtime.md, "The stream driver").
+    ///
+    /// [`Program::run_measured`] instead feeds from a thread through a bounded queue and
+    /// drains with a blocking receive, as a producer/consumer program would.
     pub fn run_stream(&self, inputs: Vec<I>) -> Result<Measured<O>, RunError<O>> {
         let node = &*self.pattern.node;
-        let ctx = Ctx::new(&self.config, node.threads());
+        let ctx = Ctx::gated(&self.config, node.threads());
         let n = inputs.len();
         let mut delivered: Vec<Option<O>> = Vec::with_capacity(n);
         delivered.resize_with(n, || None);
         let mut fed = 0u64;
         let mut elapsed = Duration::ZERO;
-        // The last elements are awaited with a blocking receive: enough that every
-        // worker can hold one in flight.
-        let tail = 2 * node.threads().max(1) + 2;
 
         std::thread::scope(|scope| {
             let (in_tx, in_rx) = bounded::<Envelope<I>>(n.max(1));
             let (out_tx, out_rx) = bounded::<Envelope<O>>(n.max(1));
             start(node, scope, in_rx, out_tx, &ctx);
-            let t0 = Instant::now();
             for (seq, item) in inputs.into_iter().enumerate() {
-                if ctx.stopped()
-                    || in_tx
-                        .send(Envelope {
-                            seq: seq as u64,
-                            item,
-                        })
-                        .is_err()
+                // Cannot block (the queue holds the whole stream); fails only if every
+                // worker is gone, which a gated worker cannot be before the gate opens.
+                if in_tx
+                    .send(Envelope {
+                        seq: seq as u64,
+                        item,
+                    })
+                    .is_err()
                 {
                     break;
                 }
@@ -121,12 +122,20 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
             }
             // Dropping `in_tx` ends the stream: every stage drains and exits.
             drop(in_tx);
-            drain(&out_rx, n, tail, &|| ctx.stopped(), |env| {
+            let _slack = TimerSlack::fine();
+            let t0 = ctx.open_gate();
+            if await_outputs(|| out_rx.len(), fed as usize, &|| ctx.stopped()) {
+                elapsed = t0.elapsed();
+            }
+            // Every output is in (or the run failed): collect, off the clock.
+            for env in out_rx.iter() {
                 let i = env.seq as usize;
                 debug_assert!(delivered[i].is_none(), "element {i} delivered twice");
                 delivered[i] = Some(env.item);
-            });
-            elapsed = t0.elapsed();
+            }
+            if elapsed.is_zero() {
+                elapsed = t0.elapsed();
+            }
         });
         self.finish(ctx, delivered, fed, elapsed)
     }
@@ -217,65 +226,97 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     }
 }
 
-/// The collector of a stream-sized last queue (see [`Program::run_stream`]): take `n`
-/// items, polling while more than `tail` are outstanding and blocking for the last ones
-/// (or once `stop()` says the run failed). Ends early when every sender is gone.
+/// Wait until the last queue of [`Program::run_stream`] holds all `n` outputs (`len()`
+/// says how many it holds), checking now and then without taking any. Returns `true`
+/// then, `false` as soon as `stop()` says the run failed (some outputs will never come).
 ///
-/// Every wake-up of the collector takes a core from the design for a moment, and on a
-/// machine with as many cores as the design has threads that is not free: a collector
-/// polling every 100 µs put `pipe(inc, inc)` on 2 cores at 1,100–1,700 ns per element at
-/// x = 1,024 (threads waiting for a core 5–14% of the time), against 630 ns when nothing
-/// preempted its stages (`examples/collector_wakeups.rs`). So the pause grows with the
-/// stream: a quarter of the time the outstanding elements (less the tail) need at the rate
-/// seen since the first arrival, between [`POLL`] and [`MAX_POLL`]: a few dozen wake-ups
-/// per stream instead of one every 100 µs. A quarter, so that the stream would have to
-/// speed up fourfold for the collector to sleep past its end (which would stop the clock
-/// late); the tail is awaited with a blocking receive, so the clock stops when the last
-/// element arrives.
-pub(crate) fn drain<T>(
-    rx: &crossbeam_channel::Receiver<T>,
-    n: usize,
-    tail: usize,
-    stop: &dyn Fn() -> bool,
-    mut take: impl FnMut(T),
-) {
-    let mut got = 0usize;
-    // When items were first seen, and how many had been taken by then.
+/// Every check wakes the calling thread, and on a machine with as many cores as the
+/// design has threads that takes a core from the design for a moment: a collector
+/// checking every 100 µs put `pipe(inc, inc)` on 2 cores at 1,100–1,700 ns per element at
+/// x = 1,024, against 630 ns when nothing preempted its stages
+/// (`examples/collector_wakeups.rs`). So the pause ([`pause`]) grows with the stream: a
+/// quarter of the time the outstanding outputs need at the rate seen since the first
+/// arrival, between [`MIN_POLL`] and [`MAX_POLL`] — a few dozen checks per stream. A
+/// quarter, so that the stream would have to speed up fourfold for a check to come later
+/// than a quarter of the remaining time after its end; near the end the checks come every
+/// [`MIN_POLL`], so the clock stops at most that much (and a wake-up) late.
+pub(crate) fn await_outputs(len: impl Fn() -> usize, n: usize, stop: &dyn Fn() -> bool) -> bool {
+    let start = Instant::now();
+    // When outputs were first seen, and how many there were.
     let mut first: Option<(Instant, usize)> = None;
     loop {
-        let item = if got + tail >= n || stop() {
-            match rx.recv() {
-                Ok(item) => item,
-                Err(_) => return,
-            }
-        } else {
-            match rx.try_recv() {
-                Ok(item) => item,
-                Err(crossbeam_channel::TryRecvError::Empty) => {
-                    std::thread::sleep(pause(first, got, n - tail, Instant::now()));
-                    continue;
-                }
-                Err(crossbeam_channel::TryRecvError::Disconnected) => return,
-            }
-        };
-        take(item);
-        got += 1;
-        first.get_or_insert((Instant::now(), got));
+        let have = len();
+        if have >= n {
+            return true;
+        }
+        if stop() {
+            return false;
+        }
+        let now = Instant::now();
+        if first.is_none() && have > 0 {
+            first = Some((now, have));
+        }
+        std::thread::sleep(pause(start, first, have, n, now));
     }
 }
 
-/// The collector's next pause (see [`drain`]): `got` of the `until` items before the tail
-/// are in, the first ones at `first`.
-fn pause(first: Option<(Instant, usize)>, got: usize, until: usize, now: Instant) -> Duration {
-    let Some((t, g)) = first else {
-        return POLL;
+/// The next pause of [`await_outputs`]: `have` of the `n` outputs are in at `now`, the
+/// first ones (`first`) since a time and count, the wait started at `start`. Before any
+/// output, a quarter of the time waited so far (the first output can take long: a
+/// pipeline fills, a `qsort` of 262,144 ints takes 20 ms).
+fn pause(
+    start: Instant,
+    first: Option<(Instant, usize)>,
+    have: usize,
+    n: usize,
+    now: Instant,
+) -> Duration {
+    let quarter = match first {
+        Some((t, g)) if have > g && now > t => {
+            let per_item = (now - t).as_secs_f64() / (have - g) as f64;
+            Duration::from_secs_f64(per_item * n.saturating_sub(have) as f64 / 4.0)
+        }
+        Some(_) => MIN_POLL,
+        None => now.saturating_duration_since(start) / 4,
     };
-    if got <= g || now <= t {
-        return POLL;
+    quarter.clamp(MIN_POLL, MAX_POLL)
+}
+
+/// While it lives, the calling thread's sleeps end within a microsecond of their time
+/// instead of Linux's default 50 µs of timer slack (`prctl(PR_SET_TIMERSLACK)`), so that
+/// [`await_outputs`] can check often near the end of a stream and still stop the clock
+/// on time. Elsewhere than on Linux, nothing.
+pub(crate) struct TimerSlack {
+    #[cfg(target_os = "linux")]
+    previous: Option<libc::c_ulong>,
+}
+
+impl TimerSlack {
+    pub(crate) fn fine() -> TimerSlack {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: PR_GET/SET_TIMERSLACK take plain integers and only touch the
+            // calling thread's timer slack.
+            let previous = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
+            let set =
+                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong, 0, 0, 0) };
+            TimerSlack {
+                previous: (previous > 0 && set == 0).then_some(previous as libc::c_ulong),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        TimerSlack {}
     }
-    let per_item = (now - t).as_secs_f64() / (got - g) as f64;
-    let left = until.saturating_sub(got) as f64;
-    Duration::from_secs_f64(per_item * left / 4.0).clamp(POLL, MAX_POLL)
+}
+
+impl Drop for TimerSlack {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(p) = self.previous {
+            // SAFETY: as in `fine`.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, p, 0, 0, 0) };
+        }
+    }
 }
 
 #[cfg(test)]
@@ -283,24 +324,64 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_collector_pauses_a_quarter_of_the_time_the_outstanding_items_need() {
+    fn the_collector_pauses_a_quarter_of_the_time_the_outstanding_outputs_need() {
         let t = Instant::now();
-        // Nothing seen yet, or nothing since the first arrival: the shortest pause.
-        assert_eq!(pause(None, 0, 1000, t), POLL);
-        assert_eq!(pause(Some((t, 10)), 10, 1000, t + MAX_POLL), POLL);
-        // 100 items in 1 ms, 400 to go before the tail: 4 ms at that rate, pause 1 ms.
-        let p = pause(Some((t, 100)), 200, 600, t + Duration::from_millis(1));
+        let ms = Duration::from_millis;
+        // Nothing seen yet: a quarter of the time waited, at least the shortest pause.
+        assert_eq!(pause(t, None, 0, 1000, t), MIN_POLL);
+        assert_eq!(pause(t, None, 0, 1000, t + ms(4)), ms(1));
+        assert_eq!(pause(t, None, 0, 1000, t + ms(100)), MAX_POLL);
+        // Nothing more since the first arrival: the shortest pause.
+        assert_eq!(pause(t, Some((t, 10)), 10, 1000, t + MAX_POLL), MIN_POLL);
+        // 100 outputs in 1 ms, 400 to go: 4 ms at that rate, pause 1 ms.
+        let p = pause(t, Some((t, 100)), 200, 600, t + ms(1));
         assert!((p.as_secs_f64() - 1e-3).abs() < 1e-9, "{p:?}");
-        // Long streams are capped, the last items before the tail get the shortest pause.
-        assert_eq!(
-            pause(Some((t, 1)), 2, 1_000_000, t + Duration::from_millis(1)),
-            MAX_POLL
-        );
-        assert_eq!(
-            pause(Some((t, 1)), 999, 1000, t + Duration::from_millis(1)),
-            POLL
-        );
-        assert_eq!(pause(Some((t, 1)), 1200, 1000, t + MAX_POLL), POLL);
+        // Long streams are capped, the last outputs get the shortest pause.
+        assert_eq!(pause(t, Some((t, 1)), 2, 1_000_000, t + ms(1)), MAX_POLL);
+        assert_eq!(pause(t, Some((t, 1)), 999, 1000, t + ms(1)), MIN_POLL);
+        assert_eq!(pause(t, Some((t, 1)), 1200, 1000, t + MAX_POLL), MIN_POLL);
+    }
+
+    #[test]
+    fn the_collector_waits_for_every_output_or_a_failure() {
+        use std::sync::atomic::AtomicUsize;
+        // Outputs arrive on another thread; the wait ends once all are in.
+        let have = AtomicUsize::new(0);
+        let done = std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    std::thread::sleep(Duration::from_micros(50));
+                    have.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+            await_outputs(|| have.load(Ordering::SeqCst), 50, &|| false)
+        });
+        assert!(done);
+        assert_eq!(have.load(Ordering::SeqCst), 50);
+        // A failed run never delivers everything: the wait ends on `stop`.
+        assert!(!await_outputs(|| 3, 50, &|| true));
+    }
+
+    #[test]
+    fn a_gated_run_delivers_streams_of_any_length() {
+        use std::sync::atomic::AtomicUsize;
+        use std::sync::Arc;
+        // Empty streams, and fewer elements than workers, pass the gate too.
+        let seen = Arc::new(AtomicUsize::new(0));
+        let s2 = Arc::clone(&seen);
+        let p = Program::new(crate::tpool(
+            2,
+            crate::block("id", move |v: u64| {
+                s2.fetch_add(1, Ordering::SeqCst);
+                v
+            }),
+        ))
+        .unwrap();
+        for n in [0u64, 1, 7, 500] {
+            let m = p.run_stream((0..n).collect()).unwrap();
+            assert_eq!(m.outputs, (0..n).collect::<Vec<_>>());
+        }
+        assert_eq!(seen.load(Ordering::SeqCst), 508);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::Receiver;
 use perfcompose_core::measure::{Experiment, SeriesKey};
 use serde::Serialize;
 
@@ -260,12 +261,16 @@ impl InputState {
 /// `siblings` > 0 is the block as a worker of a task pool (or a MapReduce) runs it: the
 /// other workers run the same block at the same time, and share the caches, the memory
 /// bus and, on a virtual machine, whatever the host puts behind the cores. Cold, one
-/// stream is made for all and dealt out in turn (element i to thread i mod N), as a pool's
+/// stream is made for all and put in one queue that every thread takes from, as a pool's
 /// workers take the elements of one stream; a sibling that runs out, and every sibling of
 /// a warm or handed-over test, goes on with fresh copies of its own until the timed calls
-/// end. Only the timed thread's calls are counted. With streams of their own the siblings
-/// did not slow `inc` down, while each worker of `tpool(2, inc)` ran 2.5× slower than
-/// `inc` alone at x = 1,024; dealt out in turn, the test saw most of it
+/// end. Only the timed thread's calls are counted, each timed on its own (the queue
+/// operations are the pattern's overhead, calibrated on their own). With streams of
+/// their own the siblings did not slow `inc` down, while each worker of `tpool(2, inc)`
+/// ran 2.5× slower than `inc` alone at x = 1,024; dealt out in turn (element i to thread
+/// i mod N) the test saw most of it, but the threads drift apart, and neighbouring
+/// elements are then seldom worked on at the same time as in the pool: at x = 1,024 the
+/// pool's calls took 10–15% longer than dealt ones, as long as queued ones
 /// (docs/runtime.md, "Loaded unit tests").
 ///
 /// `stage` is the block as one stage of a pipeline runs it ([`Stage`]): the other stages
@@ -597,18 +602,18 @@ impl Repeated for KernelSampler<'_> {
         let stop = AtomicBool::new(false);
         let started = Barrier::new(self.siblings + 1);
         let len = self.batch as usize;
-        // Cold: one stream made for all, dealt out in turn (element i to thread i mod n), as
-        // the workers of a task pool take the elements of one stream.
-        let mut shares: Vec<Vec<Data>> = Vec::new();
+        // Cold: one stream made for all, in one queue that every thread takes from, as the
+        // workers of a task pool take the elements of one stream.
+        let mut queue: Option<Receiver<Data>> = None;
         if self.state == InputState::Cold {
-            let n = self.siblings + 1;
-            shares = (0..n).map(|_| Vec::with_capacity(len)).collect();
-            for (i, d) in self.fresh_stream(len * n)?.into_iter().enumerate() {
-                shares[i % n].push(d);
+            let stream = self.fresh_stream(len * (self.siblings + 1))?;
+            let (tx, rx) = crossbeam_channel::bounded::<Data>(stream.len().max(1));
+            for d in stream {
+                // Cannot fail: the queue holds the whole stream and `rx` lives.
+                let _ = tx.send(d);
             }
+            queue = Some(rx);
         }
-        let mut shares = shares.into_iter();
-        let mine = shares.next();
         let name = self.kernel.name().to_string();
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.siblings)
@@ -619,17 +624,18 @@ impl Repeated for KernelSampler<'_> {
                         &stop,
                         &started,
                     );
-                    let first = shares.next();
+                    let first = queue.clone();
                     on_core(scope, LOAD_THREAD_NAME, i + 1, move || {
                         sibling(&templates, &op, len, i, first, stop, started)
                     })
                 })
                 .collect();
             let (stop, started) = (&stop, &started);
+            let mine = queue.take();
             let timed = on_core(scope, TIMED_THREAD_NAME, 0, move || {
                 started.wait();
                 let timed = match mine {
-                    Some(stream) => self.time_calls(stream),
+                    Some(queue) => self.time_queued(&queue),
                     None => self.one_alone(),
                 };
                 stop.store(true, Ordering::Release);
@@ -694,24 +700,36 @@ fn on_core<'scope, T: Send + 'scope>(
         .expect("the OS refused to start a unit test's thread")
 }
 
-/// A sibling of a loaded unit test ([`Conditions::siblings`]): run the block on `first`
-/// (its share of a cold stream), then on fresh copies of the inputs (streams of `len`,
-/// starting at another input than the timed thread) until `stop`; it signals `started`
-/// once its first stream is ready. A panicking block ends the sibling (the caller
-/// reports it).
+/// A sibling of a loaded unit test ([`Conditions::siblings`]): run the block on what it
+/// takes from `first` (the queue of a cold stream that the timed thread takes from too),
+/// then on fresh copies of the inputs (streams of `len`, starting at another input than
+/// the timed thread) until `stop`; it signals `started` once it is ready. A panicking
+/// block ends the sibling (the caller reports it).
 fn sibling(
     templates: &[Data],
     op: &crate::kernel::Op,
     len: usize,
     index: usize,
-    first: Option<Vec<Data>>,
+    first: Option<Receiver<Data>>,
     stop: &AtomicBool,
     started: &Barrier,
 ) {
     let make = |offset: usize| copies(templates, offset, len.max(1)).unwrap_or_default();
     let mut offset = 7 * (index + 1);
-    let mut stream = first.unwrap_or_else(|| make(offset));
+    let mut stream = if first.is_some() {
+        Vec::new()
+    } else {
+        make(offset)
+    };
     started.wait();
+    if let Some(queue) = first {
+        while let Ok(input) = queue.try_recv() {
+            if stop.load(Ordering::Acquire) {
+                return;
+            }
+            drop(std::hint::black_box(unit_call(op, input)));
+        }
+    }
     while !stop.load(Ordering::Acquire) {
         for input in std::mem::take(&mut stream) {
             if stop.load(Ordering::Acquire) {
@@ -747,6 +765,30 @@ impl KernelSampler<'_> {
                 .collect::<Result<Vec<_>, _>>()?,
         };
         self.time_calls(prepared)
+    }
+
+    /// Take elements from `queue` until it is empty (sibling threads take from it too)
+    /// and time each call on its own: ns per call, less what reading the clock costs
+    /// ([`clock_read_ns`]). Falls back to [`KernelSampler::one_alone`] if the siblings
+    /// took everything.
+    fn time_queued(&mut self, queue: &Receiver<Data>) -> Result<f64, Error> {
+        let clock = clock_read_ns();
+        let mut outputs = std::mem::take(&mut self.outputs);
+        outputs.clear();
+        let (mut total, mut calls) = (0u128, 0u64);
+        while let Ok(input) = queue.try_recv() {
+            let t = Instant::now();
+            let out = self.call(input);
+            total += t.elapsed().as_nanos();
+            outputs.push(out?);
+            calls += 1;
+        }
+        outputs.clear();
+        self.outputs = outputs;
+        if calls == 0 {
+            return self.one_alone();
+        }
+        Ok((total as f64 / calls as f64 - clock).max(0.0))
     }
 
     /// Time the calls on `prepared`, in order: ns per call.
@@ -837,6 +879,24 @@ fn evict_unless_cold(stream: &[Data]) {
     if total < 2 * last_level_cache_bytes() as u128 {
         evict_caches();
     }
+}
+
+/// What one reading of the clock adds to a call timed on its own (two `Instant::now()`
+/// around it): the median of 10,001 back-to-back readings, measured once (23 ns on the
+/// Intel guest, 1.5–2% of an `inc` of 1,024 ints).
+pub fn clock_read_ns() -> f64 {
+    static CLOCK: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *CLOCK.get_or_init(|| {
+        let mut d: Vec<f64> = (0..10_001)
+            .map(|_| {
+                let a = Instant::now();
+                let b = Instant::now();
+                (b - a).as_nanos() as f64
+            })
+            .collect();
+        d.sort_by(f64::total_cmp);
+        d[d.len() / 2]
+    })
 }
 
 /// Write (and read back) a buffer twice the size of the last-level cache, so that data
@@ -1037,15 +1097,29 @@ impl<'a> ProgramSampler<'a> {
             count: MIN_ELEMENTS.max(4 * threads),
             memory_limit,
         };
-        // Probe with a short stream to size the stream of a repetition.
-        let per_element = s.one()?;
-        let wanted = (MIN_RUN.as_nanos() as f64 / per_element.max(1.0)).ceil() as usize;
+        // Probe with a short stream to size the stream of a repetition, then again with a
+        // quarter of that: the first probe's few elements carry the whole run's fixed
+        // costs (waking the workers, the end of the stream), which made the streams of
+        // fast designs a quarter to half as long as meant (1,000–3,000 `tpool(2, inc)`
+        // elements at x = 1,024 instead of 4,096), and those costs then weighed more
+        // on every element of the repetitions.
         let per_input = registry
             .get(&built.source_kernel)?
             .input_bytes(x, inputs)
             .max(1);
         let by_memory = (memory_limit / per_input).max(1) as usize;
-        s.count = wanted.clamp(s.count, MAX_ELEMENTS).min(by_memory);
+        let shortest = s.count;
+        let wanted =
+            |per_element: f64| (MIN_RUN.as_nanos() as f64 / per_element.max(1.0)).ceil() as usize;
+        let first = wanted(s.one()?);
+        // (`min` then `max`, not `clamp`: a design of more than 1,024 threads has a
+        // shortest stream above the cap.)
+        s.count = (first / 4)
+            .min(MAX_ELEMENTS / 4)
+            .max(shortest)
+            .min(by_memory);
+        let second = wanted(s.one()?);
+        s.count = second.min(MAX_ELEMENTS).max(shortest).min(by_memory);
         Ok(s)
     }
 }
@@ -1545,7 +1619,14 @@ mod tests {
                 .map(|c| c.0)
                 .collect()
         };
-        assert_eq!(log.iter().filter(|c| c.1).count() as u64, s.batch());
+        // The three threads take from one stream of 3 batches: the timed one took some
+        // of it (all of it if it outran both siblings).
+        let timed_calls = log.iter().filter(|c| c.1).count() as u64;
+        assert!(
+            (1..=3 * s.batch()).contains(&timed_calls),
+            "{timed_calls} of {}",
+            3 * s.batch()
+        );
         assert_eq!(on(true).len(), 1);
         assert_eq!(on(false).len(), 2);
         assert!(!on(true).contains(&here) && !on(false).contains(&here));
