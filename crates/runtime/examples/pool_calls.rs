@@ -11,7 +11,7 @@
 //!
 //!     cargo run --release -p perfcompose-runtime --example pool_calls [-- X [THREADS [REPS]]]
 //!
-//! `PIN=1` pins the pool's workers (`Config { pin: true }`, as `validate` runs designs
+//! `KERNEL=inc` (any registered kernel) instead of `qsort`. `PIN=1` pins the pool's workers (`Config { pin: true }`, as `validate` runs designs
 //! that fit the cores).
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

@@ -1,7 +1,11 @@
 //! Diagnostic: where a worker of `tpool(2, KERNEL)` spends its time. Each call is timed on
 //! its worker (thread-local sums, no shared state): the time inside calls, and the gap
 //! from the end of one call to the start of the next on the same worker (taking the next
-//! element and handing the result on). The same stream runs through `KERNEL` alone.
+//! element and handing the result on). The same stream runs through `KERNEL` alone, and
+//! through two pinned threads without the runtime: each on its dealt share (element i to
+//! thread i mod 2) and both taking from one queue filled beforehand. The "collector" figure
+//! is the calling thread's CPU time over `run_stream` per element (queues, threads,
+//! feeding and collecting, inside the clock or not).
 //!
 //! `cargo run --release -p perfcompose-runtime --example pool_gaps -- [KERNEL [X [COUNT [REPS]]]]`
 use std::cell::Cell;
@@ -12,12 +16,35 @@ use perfcompose_runtime::kernel::{unit_call, Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{block, tpool, Config, Data, Program};
 
-thread_local! {
-    static LAST_END: Cell<Option<Instant>> = const { Cell::new(None) };
-    static SUMS: Cell<(f64, f64, u64, u64)> = const { Cell::new((0.0, 0.0, 0, 0)) };
+/// One worker's sums: time inside calls, gaps between calls, calls, gaps.
+#[derive(Clone, Copy, Default)]
+struct Sums {
+    inside: f64,
+    gap: f64,
+    calls: u64,
+    gaps: u64,
+    last_end: Option<Instant>,
 }
 
-static TOTALS: Mutex<Vec<(f64, f64, u64, u64)>> = Mutex::new(Vec::new());
+/// A worker's sums, handed to [`TOTALS`] when its thread ends (the runtime's workers end
+/// with the run, before `run_stream` returns).
+#[derive(Default)]
+struct Reporter(Cell<Sums>);
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        let s = self.0.get();
+        if s.calls > 0 {
+            TOTALS.lock().unwrap().push(s);
+        }
+    }
+}
+
+thread_local! {
+    static SUMS: Reporter = Reporter::default();
+}
+
+static TOTALS: Mutex<Vec<Sums>> = Mutex::new(Vec::new());
 
 /// Time this thread has run on a CPU (`/proc/thread-self/schedstat`, first field), ns.
 fn thread_cpu_ns() -> u64 {
@@ -39,33 +66,19 @@ fn main() {
         let t = Instant::now();
         let out = unit_call(&op, d);
         let e = Instant::now();
-        SUMS.with(|s| {
-            let (mut inside, mut gap, mut n, mut ng) = s.get();
-            inside += (e - t).as_secs_f64() * 1e9;
-            n += 1;
-            if let Some(prev) = LAST_END.with(|l| l.get()) {
-                gap += (t - prev).as_secs_f64() * 1e9;
-                ng += 1;
+        SUMS.with(|r| {
+            let mut s = r.0.get();
+            s.inside += (e - t).as_secs_f64() * 1e9;
+            s.calls += 1;
+            if let Some(prev) = s.last_end {
+                s.gap += (t - prev).as_secs_f64() * 1e9;
+                s.gaps += 1;
             }
-            s.set((inside, gap, n, ng));
+            s.last_end = Some(e);
+            r.0.set(s);
         });
-        LAST_END.with(|l| l.set(Some(e)));
-        // The last element of a worker: report (the worker does not know; report every
-        // 256 calls and at the end via the totals of the last report).
-        if n_of() % 256 == 0 {
-            report();
-        }
         out
     };
-    fn n_of() -> u64 {
-        SUMS.with(|s| s.get().2)
-    }
-    fn report() {
-        let s = SUMS.with(|s| s.get());
-        let id = format!("{:?}", std::thread::current().id());
-        let _ = id;
-        TOTALS.lock().unwrap().push(s);
-    }
     let config = Config {
         pin: true,
         ..Config::default()
@@ -74,7 +87,7 @@ fn main() {
         Program::with_config(tpool(2, block(&kernel, timed.clone())), config.clone()).unwrap();
     let alone = Program::with_config(block(&kernel, timed), config).unwrap();
     let inputs = Inputs::default();
-    println!("{kernel} x={x}, {count} elements: ns per element; per worker call: inside / gap before the next call (means over the calls reported)");
+    println!("{kernel} x={x}, {count} elements: ns per element; per worker call: inside / gap before the next call (means over the calls)");
     let op_dealt = registry.get(&kernel).unwrap().op();
     for _ in 0..reps {
         {
@@ -185,23 +198,15 @@ fn main() {
             let m = p.run_stream(s).unwrap();
             let collector = (thread_cpu_ns() - cpu0) as f64 / count as f64;
             let per = m.elapsed.as_nanos() as f64 / count as f64;
-            // Each worker's last report holds its running sums; workers are new threads
-            // per run, so the sums restart at zero: take the largest n per distinct run.
-            let tot = TOTALS.lock().unwrap().clone();
-            // Reports are cumulative per thread; sum the final report of each thread: a
-            // thread's reports have increasing n, a new thread restarts. Split on drops of n.
-            let mut finals = Vec::new();
-            let mut by_thread: Vec<(f64, f64, u64, u64)> = Vec::new();
-            for r in tot {
-                if let Some(i) = by_thread.iter().position(|b| b.2 < r.2 && r.0 >= b.0) {
-                    by_thread[i] = r;
-                } else {
-                    by_thread.push(r);
-                }
+            // A worker's sums arrive from its thread-local destructor, which may run just
+            // after the run has joined the thread: wait (1 s at most) for every worker's.
+            let t = Instant::now();
+            while TOTALS.lock().unwrap().len() < w as usize && t.elapsed().as_secs() < 1 {
+                std::thread::yield_now();
             }
-            finals.extend(by_thread);
-            let (inside, gap, n, ng) = finals.iter().fold((0.0, 0.0, 0, 0), |a, b| {
-                (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
+            let tot = TOTALS.lock().unwrap().clone();
+            let (inside, gap, n, ng) = tot.iter().fold((0.0, 0.0, 0, 0), |a, b| {
+                (a.0 + b.inside, a.1 + b.gap, a.2 + b.calls, a.3 + b.gaps)
             });
             println!(
                 "{name:>9}: {per:6.0} ns/elem (x{w} = {:6.0}) | inside {:6.0} gap {:5.0} over {n} calls | collector {collector:4.0} ns/elem on the CPU",
