@@ -86,10 +86,14 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     ///   over a stream of 4,096 `inc`s of 1,024 ints, 4%);
     /// - while the stream flows, the calling thread only checks now and then how many
     ///   outputs the last queue holds ([`await_outputs`]), and takes them out after the
-    ///   clock stops. Taking them as they came cost it 250–300 ns of CPU per element,
-    ///   which on a machine with as many cores as the design has threads is taken from
-    ///   the design: `tpool(2, inc)` at x = 1,024 lost 10–25% that way
-    ///   (`examples/pool_gaps.rs`, docs/runtime.md, "The stream driver").
+    ///   clock stops. Feeding and taking the outputs as they came ran inside the clock,
+    ///   and on a machine with as many cores as the design has threads that CPU time is
+    ///   taken from the design (`examples/pool_gaps.rs`; docs/runtime.md, "The stream
+    ///   driver's own costs, and the pool's calls").
+    ///
+    /// A failed element stops nothing here: the whole stream is in the first queue
+    /// already, so the workers go on with the rest, and every element is either delivered
+    /// or reported as failed ([`RunError`]).
     ///
     /// [`Program::run_measured`] instead feeds from a thread through a bounded queue and
     /// drains with a blocking receive, as a producer/consumer program would.
