@@ -46,6 +46,29 @@ thread_local! {
 
 static TOTALS: Mutex<Vec<Sums>> = Mutex::new(Vec::new());
 
+/// Call `op` on every input in turn, keeping the outputs: mean ns inside a call, mean
+/// gap between calls, and how many calls.
+fn time_each(
+    op: &perfcompose_runtime::kernel::Op,
+    inputs: impl IntoIterator<Item = Data>,
+) -> (f64, f64, usize) {
+    let mut outs = Vec::new();
+    let (mut inside, mut gap) = (0.0, 0.0);
+    let mut last: Option<Instant> = None;
+    for d in inputs {
+        let t = Instant::now();
+        if let Some(l) = last {
+            gap += (t - l).as_secs_f64() * 1e9;
+        }
+        outs.push(unit_call(op, d));
+        let e = Instant::now();
+        inside += (e - t).as_secs_f64() * 1e9;
+        last = Some(e);
+    }
+    let n = outs.len().max(1) as f64;
+    (inside / n, gap / n, outs.len())
+}
+
 /// Time this thread has run on a CPU (`/proc/thread-self/schedstat`, first field), ns.
 fn thread_cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -111,21 +134,8 @@ fn main() {
                         sc.spawn(move || {
                             core_affinity::set_for_current(id);
                             barrier.wait();
-                            let n = share.len();
-                            let mut outs = Vec::with_capacity(n);
-                            let (mut inside, mut gap) = (0.0, 0.0);
-                            let mut last: Option<Instant> = None;
-                            for d in share {
-                                let t = Instant::now();
-                                if let Some(l) = last {
-                                    gap += (t - l).as_secs_f64() * 1e9;
-                                }
-                                outs.push(unit_call(&op, d));
-                                let e = Instant::now();
-                                inside += (e - t).as_secs_f64() * 1e9;
-                                last = Some(e);
-                            }
-                            (inside / n as f64, gap / n as f64)
+                            let (inside, gap, _) = time_each(&op, share);
+                            (inside, gap)
                         })
                     })
                     .collect();
@@ -160,21 +170,7 @@ fn main() {
                         sc.spawn(move || {
                             core_affinity::set_for_current(id);
                             barrier.wait();
-                            let mut outs = Vec::with_capacity(count);
-                            let (mut inside, mut gap) = (0.0, 0.0);
-                            let mut last: Option<Instant> = None;
-                            for d in rx.iter() {
-                                let t = Instant::now();
-                                if let Some(l) = last {
-                                    gap += (t - l).as_secs_f64() * 1e9;
-                                }
-                                outs.push(unit_call(&op, d));
-                                let e = Instant::now();
-                                inside += (e - t).as_secs_f64() * 1e9;
-                                last = Some(e);
-                            }
-                            let n = outs.len().max(1);
-                            (inside / n as f64, gap / n as f64, outs.len())
+                            time_each(&op, rx.iter())
                         })
                     })
                     .collect();
