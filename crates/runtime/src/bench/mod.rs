@@ -270,7 +270,7 @@ impl InputState {
 /// ran 2.5× slower than `inc` alone at x = 1,024; dealt out in turn (element i to thread
 /// i mod N) the test saw most of it, but the threads drift apart, and neighbouring
 /// elements are then seldom worked on at the same time as in the pool: at x = 1,024 the
-/// pool's calls took 10–15% longer than dealt ones, as long as queued ones
+/// pool's calls took 3–15% longer than dealt ones, as long as queued ones
 /// (docs/runtime.md, "Loaded unit tests").
 ///
 /// `stage` is the block as one stage of a pipeline runs it ([`Stage`]): the other stages
