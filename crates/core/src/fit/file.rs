@@ -113,8 +113,15 @@ mod tests {
     use super::*;
     use crate::fit::modeler;
 
+    /// Writes `text` to `name` in a folder of its own: tests run in parallel, and two of
+    /// them writing the same path let one read the file while the other truncates it.
     fn write(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("perfcompose-fit-file-{}", std::process::id()));
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "perfcompose-fit-file-{}-{call}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
