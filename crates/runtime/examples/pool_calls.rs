@@ -11,7 +11,8 @@
 //!
 //!     cargo run --release -p perfcompose-runtime --example pool_calls [-- X [THREADS [REPS]]]
 //!
-//! `KERNEL=inc` (any registered kernel) instead of `qsort`. `PIN=1` pins the pool's workers (`Config { pin: true }`, as `validate` runs designs
+//! `KERNEL=inc` (any registered kernel) instead of `qsort`; `COUNT=64` elements per stream
+//! instead of about 20 ms of calls per worker (at least 16). `PIN=1` pins the pool's workers (`Config { pin: true }`, as `validate` runs designs
 //! that fit the cores).
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -67,7 +68,10 @@ fn main() {
         drop(unit_call(&op, d.into_iter().next().unwrap()));
         t.elapsed().as_secs_f64()
     };
-    let count = ((threads as f64 * 0.02 / probe).ceil() as usize).max(16);
+    let count = std::env::var("COUNT")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| ((threads as f64 * 0.02 / probe).ceil() as usize).max(16));
     println!("{kernel} x={x}: {count} elements per stream, tpool({threads}, {kernel}) against {kernel} alone, {reps} rounds");
     println!("round | pool ns/elem | alone ns/elem | ratio pool*threads/alone | median call pool / alone [us] | pool idle share");
     for round in 0..reps {

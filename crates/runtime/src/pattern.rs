@@ -56,6 +56,16 @@ pub(crate) trait Node<I, O>: Send + Sync {
     fn call(&self, input: I, ctx: &Ctx) -> Result<O, StageFailure>;
     /// Threads busy at the same time when the node runs (for the cores cap).
     fn threads(&self) -> usize;
+    /// Elements of a stream the node works on at the same time: one for a callable node
+    /// (a block, `seq`, a MapReduce job, however many threads it uses inside), the sum of
+    /// its stages for a pipeline, `n` times its replica for a task pool.
+    fn in_flight(&self) -> usize {
+        if self.callable() {
+            1
+        } else {
+            self.threads()
+        }
+    }
     /// Reject what cannot run (zero threads, `pipe` inside `seq`), recursively.
     fn check(&self) -> Result<(), BuildError>;
     /// Start the threads of a non-callable node (a stream network). The threads end when
@@ -98,6 +108,13 @@ impl<I: Send + 'static, O: Send + 'static> Pattern<I, O> {
     /// Threads busy at the same time while it runs.
     pub fn threads(&self) -> usize {
         self.node.threads()
+    }
+
+    /// Elements of a stream it works on at the same time: 1 for `seq(qsort, inc)` or a
+    /// MapReduce job, 2 for `pipe(qsort, inc)` and `tpool(2, qsort)`, 4 for
+    /// `tpool(2, pipe(qsort, inc))`.
+    pub fn in_flight(&self) -> usize {
+        self.node.in_flight()
     }
 
     /// Check that the pattern can run (no zero thread counts, no `pipe`/`tpool` inside
@@ -323,6 +340,9 @@ impl<I: Send + 'static, M: Send + 'static, O: Send + 'static> Node<I, O> for Pip
     fn threads(&self) -> usize {
         self.a.node.threads() + self.b.node.threads()
     }
+    fn in_flight(&self) -> usize {
+        self.a.node.in_flight() + self.b.node.in_flight()
+    }
     fn check(&self) -> Result<(), BuildError> {
         self.a.node.check()?;
         self.b.node.check()
@@ -373,6 +393,9 @@ impl<I: Send + 'static, O: Send + 'static> Node<I, O> for TPool<I, O> {
     }
     fn threads(&self) -> usize {
         self.n * self.inner.node.threads()
+    }
+    fn in_flight(&self) -> usize {
+        self.n * self.inner.node.in_flight()
     }
     fn check(&self) -> Result<(), BuildError> {
         if self.n == 0 {

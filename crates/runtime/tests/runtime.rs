@@ -340,6 +340,28 @@ fn backpressure_bounds_the_elements_in_flight() {
 }
 
 #[test]
+fn elements_in_flight_count_stream_parallelism_not_threads() {
+    let b = || block("b", |v: u8| v);
+    assert_eq!(b().in_flight(), 1);
+    assert_eq!(seq(b(), b()).in_flight(), 1);
+    assert_eq!(pipe(b(), b()).in_flight(), 2);
+    assert_eq!(tpool(2, b()).in_flight(), 2);
+    assert_eq!(tpool(2, pipe(b(), b())).in_flight(), 4);
+    assert_eq!(pipe(tpool(3, b()), b()).in_flight(), 4);
+    // A MapReduce job works on one element with all its threads.
+    let mr = || {
+        mapreduce(
+            3,
+            "m",
+            |v: &u8| vec![*v as u64],
+            Reduce::per_key("r", |_, v: &[u64]| v.iter().sum()),
+        )
+    };
+    assert_eq!((mr().threads(), mr().in_flight()), (3, 1));
+    assert_eq!(tpool(2, mr()).in_flight(), 2);
+}
+
+#[test]
 fn zero_threads_and_seq_of_pipes_are_rejected() {
     let b = || block("b", |v: u8| v);
     assert!(matches!(
