@@ -173,6 +173,7 @@ fn main() {
                     .ok()
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(64),
+                ..Config::default()
             };
             let built = plan.build(&reg, cfg).unwrap();
             let probe = stream_inputs(&reg, &kernel, x, 16, &inputs, u128::MAX).unwrap();

@@ -31,7 +31,7 @@ pub mod plan;
 pub mod program;
 pub mod validate;
 
-pub use ctx::Config;
+pub use ctx::{Config, DEFAULT_SPIN};
 pub use data::{Data, DataKind};
 pub use error::{BuildError, Error, Fault, KernelError, RunError};
 pub use kernel::{Kernel, Op, Registry};

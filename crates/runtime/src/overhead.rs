@@ -109,6 +109,14 @@ pub struct Calibration {
     /// [`Config::pin`]: crate::Config::pin
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<bool>,
+    /// How long the pinned workers spun before sleeping on a queue, µs
+    /// ([`Config::spin`]; 0 unpinned; absent in calibrations stored before workers
+    /// spun, whose pipelines paid a wake-up wherever a stage waited). See
+    /// [`Calibration::spin_of`].
+    ///
+    /// [`Config::spin`]: crate::Config::spin
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_us: Option<u64>,
     /// Compose with the patterns' fastest repetitions instead of their medians (not
     /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
     #[serde(skip)]
@@ -1000,6 +1008,7 @@ pub fn calibrate(
         mapreduce_busy,
         pool_busy,
         pinned: Some(config.pin),
+        spin_us: Some(Calibration::spin_of(config).as_micros() as u64),
         minimum: false,
     })
 }
@@ -1021,6 +1030,23 @@ pub fn hostname() -> String {
 }
 
 impl Calibration {
+    /// How long the workers of a run configured as `config` spin before sleeping on a
+    /// queue, as a calibration records it: the configured spin when the run pins its
+    /// workers (designs that fit the cores), zero otherwise.
+    pub fn spin_of(config: &crate::Config) -> std::time::Duration {
+        if config.pin {
+            config.spin
+        } else {
+            std::time::Duration::ZERO
+        }
+    }
+
+    /// Whether the calibration was measured with workers spinning as a run configured as
+    /// `config` spins (a calibration from before workers spun did not).
+    pub fn spins_as(&self, config: &crate::Config) -> bool {
+        self.spin_us.unwrap_or(0) == Self::spin_of(config).as_micros() as u64
+    }
+
     /// `$XDG_CONFIG_HOME/perfcompose/overhead-HOST.json`, else
     /// `~/.config/perfcompose/overhead-HOST.json`.
     pub fn default_path() -> Option<PathBuf> {
@@ -1411,6 +1437,7 @@ mod tests {
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
             pinned: None,
+            spin_us: None,
             minimum: false,
             patterns: vec![
                 p("nop", 100.0),
@@ -2008,9 +2035,25 @@ mod tests {
             Calibration::load(&path).unwrap().unwrap().pinned,
             Some(true)
         );
+        // So is how long the workers spun; a file without it was measured without spinning.
+        let pin = crate::Config {
+            pin: true,
+            ..crate::Config::default()
+        };
+        let spun = Calibration {
+            spin_us: Some(crate::DEFAULT_SPIN.as_micros() as u64),
+            ..cal()
+        };
+        spun.save(&path).unwrap();
+        let back = Calibration::load(&path).unwrap().unwrap();
+        assert!(back.spins_as(&pin) && !back.spins_as(&crate::Config::default()));
+        assert!(!cal().spins_as(&pin) && cal().spins_as(&crate::Config::default()));
         cal().save(&path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(!text.contains("pinned"), "{text}");
+        assert!(
+            !text.contains("pinned") && !text.contains("spin_us"),
+            "{text}"
+        );
         assert_eq!(Calibration::load(&path).unwrap().unwrap().pinned, None);
         std::fs::write(&path, "{ not json").unwrap();
         let err = Calibration::load(&path).unwrap_err().to_string();

@@ -29,7 +29,7 @@ use std::thread::Scope;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use crate::ctx::Ctx;
+use crate::ctx::{put, take, Ctx};
 use crate::error::{BuildError, Fault};
 use crate::unwind::{catch, WORKER_THREAD_NAME};
 
@@ -154,12 +154,12 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
         .name(WORKER_THREAD_NAME.into())
         .spawn_scoped(scope, move || {
             ctx.start_thread();
-            for env in input.iter() {
+            while let Some(env) = take(&input, ctx.spin) {
                 match node.call(env.item, ctx) {
                     Ok(item) => {
                         // The receiving side only disappears if the run is being torn
                         // down; nothing is left to deliver to.
-                        if output.send(Envelope { seq: env.seq, item }).is_err() {
+                        if put(&output, Envelope { seq: env.seq, item }, ctx.spin).is_err() {
                             break;
                         }
                     }

@@ -175,7 +175,7 @@ proptest! {
     #[test]
     fn random_nestings_process_each_element_once(shape in shape_strategy(), n in 0u64..120, cap in 1usize..4) {
         let calls = Arc::new(AtomicUsize::new(0));
-        let cfg = Config { capacity: cap, pin: false };
+        let cfg = Config { capacity: cap, pin: false, ..Config::default() };
         match Program::with_config(shape.build(&calls), cfg) {
             Ok(program) => {
                 prop_assert!(all_seqs_callable(&shape));

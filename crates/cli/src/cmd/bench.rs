@@ -86,6 +86,11 @@ pub struct Args {
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
     pub capacity: Option<usize>,
+    /// How long a pinned worker checks an empty (or full) queue before it sleeps on it,
+    /// µs (default 1,000; 0 sleeps at once, so every element handed to a waiting stage
+    /// costs a futex wake). Unpinned workers never spin.
+    #[arg(long, value_name = "US")]
+    pub spin_us: Option<u64>,
     /// Memory the inputs may take, in MiB (default: half of the available memory).
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
@@ -150,7 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let inputs = inputs_of(&args.image)?;
     let spec = sampling(&args)?;
-    let config = config_of(!args.no_pin, args.capacity)?;
+    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let limit = memory_limit(args.memory_limit);
     if let Some(sizes) = &args.sizes {
         check_sizes(sizes)?;
@@ -268,11 +273,21 @@ pub(crate) fn inputs_of(image: &str) -> anyhow::Result<Inputs> {
     Ok(Inputs::with_image(image))
 }
 
-pub(crate) fn config_of(pin: bool, capacity: Option<usize>) -> anyhow::Result<Config> {
+pub(crate) fn config_of(
+    pin: bool,
+    capacity: Option<usize>,
+    spin_us: Option<u64>,
+) -> anyhow::Result<Config> {
     let mut c = Config {
         pin,
         ..Config::default()
     };
+    if let Some(us) = spin_us {
+        if us > 1_000_000 {
+            bail!("--spin-us must be at most 1,000,000 (one second)");
+        }
+        c.spin = std::time::Duration::from_micros(us);
+    }
     if let Some(cap) = capacity {
         if cap == 0 {
             bail!("--capacity must be at least 1");
@@ -451,7 +466,7 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
 }
 
 fn calibrate(args: &Args) -> anyhow::Result<()> {
-    let config = config_of(!args.no_pin, args.capacity)?;
+    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let elements = args.elements.unwrap_or(overhead::DEFAULT_ELEMENTS);
     if elements == 0 {
         bail!("--elements must be at least 1");

@@ -61,7 +61,7 @@ pub struct Args {
     /// wrote (DIR/blocks*.txt, DIR/programs*.txt), fitted with --modeler, with DIR's
     /// overhead-calibration.json unless --calibration or --no-overhead says otherwise.
     /// Compares modelers or calibrations on identical data.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["pin", "no_pin", "capacity", "memory_limit"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["pin", "no_pin", "capacity", "spin_us", "memory_limit"])]
     pub from: Option<PathBuf>,
     /// Modeler used for both the blocks and the whole programs.
     #[arg(long, default_value = perfcompose_core::fit::DEFAULT_MODELER)]
@@ -89,6 +89,11 @@ pub struct Args {
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
     pub capacity: Option<usize>,
+    /// How long a pinned worker checks an empty (or full) queue before it sleeps on it,
+    /// µs (default 1,000; 0 sleeps at once, so every element handed to a waiting stage
+    /// costs a futex wake). Unpinned workers never spin.
+    #[arg(long, value_name = "US")]
+    pub spin_us: Option<u64>,
     /// Memory the inputs may take, in MiB (default: half of the available memory).
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
@@ -305,7 +310,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         super::input::calibration(args.calibration.as_deref().or(saved_calibration.as_deref()))?
             .map(|(c, _)| c)
     };
-    let config = config_of(!args.no_pin, args.capacity)?;
+    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let caches = if args.caches.len() == 1 && args.caches[0] == "none" {
         Vec::new()
     } else if !args.caches.is_empty() {
@@ -344,6 +349,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                  recalibrate with `perfcompose bench --overhead{}`",
                 how(calibrated),
                 how(config.pin),
+                if config.pin { "" } else { " --no-pin" }
+            );
+        } else if !c.spins_as(&config) && args.from.is_none() {
+            eprintln!(
+                "warning: the overhead calibration was measured with workers that {} before sleeping on a queue, \
+                 this run's {}: recalibrate with `perfcompose bench --overhead{}`",
+                match c.spin_us.unwrap_or(0) {
+                    0 => "did not spin".to_string(),
+                    us => format!("spun {us} µs"),
+                },
+                match overhead::Calibration::spin_of(&config).as_micros() {
+                    0 => "do not spin".to_string(),
+                    us => format!("spin {us} µs"),
+                },
                 if config.pin { "" } else { " --no-pin" }
             );
         }
