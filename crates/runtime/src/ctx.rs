@@ -22,8 +22,10 @@ pub struct Config {
     /// to the OS.
     pub pin: bool,
     /// How long a pinned worker keeps checking its queues before it sleeps on them
-    /// ([`DEFAULT_SPIN`]; only when the run pins its workers, so only a core of the
-    /// worker's own spins). Zero: sleep at once.
+    /// ([`DEFAULT_SPIN`]; only when every thread of the run has a core of its own — the
+    /// workers of a pinned run, and the feeder and collector of the producer/consumer
+    /// driver, [`crate::Program::run`] — so that a spin takes a core from no one).
+    /// Zero: sleep at once.
     pub spin: Duration,
 }
 
@@ -34,8 +36,9 @@ pub struct Config {
 /// took 1.0–1.4, and with a spin of 100 µs 1.0–1.3 (docs/runtime.md, "Spinning before
 /// sleeping"). A millisecond covers every wait of the paper suite's pipelines of `inc`
 /// (up to 0.3 ms at x = 262,144); a wake after a longer wait costs under 1% of it. An
-/// idle program still sleeps after it, and a design with more threads than cores, or
-/// unpinned, never spins.
+/// idle program still sleeps after it; a design with more threads than cores, an
+/// unpinned one, and the producer/consumer driver on a machine without two cores to
+/// spare for its feeder and collector never spin.
 pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
 
 impl Default for Config {
@@ -72,19 +75,30 @@ impl Ctx {
     /// round-robin pinning put two `qsort` stages of `tpool(2, pipe(qsort, inc))` on one
     /// core in some runs (1.45× slower than unpinned in one round of two, 2026-11-24),
     /// where the OS balances them.
+    ///
+    /// This is the run of the producer/consumer driver ([`crate::Program::run`]), whose
+    /// feeder thread and collecting caller need cores too: its workers spin
+    /// ([`Config::spin`]) only if they and those two all have a core of their own.
+    /// Spinning pinned workers on both cores of two starved the feeder and the
+    /// collector: `pipe(nop, nop)` took 16 µs per element instead of 0.4 (run AF's
+    /// calibration, 2026-11-26).
     pub(crate) fn new(config: &Config, threads: usize) -> Ctx {
+        Ctx::with_driver(config, threads, PRODUCER_CONSUMER_THREADS)
+    }
+
+    fn with_driver(config: &Config, threads: usize, driver_threads: usize) -> Ctx {
         let cores = if config.pin {
             core_affinity::get_core_ids().filter(|c| !c.is_empty() && threads <= c.len())
         } else {
             None
         };
+        let spin = match &cores {
+            Some(c) if threads + driver_threads <= c.len() => config.spin,
+            _ => Duration::ZERO,
+        };
         Ctx {
             capacity: config.capacity.max(1),
-            spin: if cores.is_some() {
-                config.spin
-            } else {
-                Duration::ZERO
-            },
+            spin,
             faults: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             cores,
@@ -97,11 +111,13 @@ impl Ctx {
     /// pinned) until the driver opens it ([`Ctx::open_gate`]): the driver of
     /// [`crate::Program::run_stream`] starts its clock only then, so that starting threads
     /// (about 200 µs for one worker on the Intel guest, against the 1.2 µs an `inc` of
-    /// 1,024 ints takes) is not spread over the elements of a stream.
+    /// 1,024 ints takes) is not spread over the elements of a stream. The stream is fed
+    /// before the clock starts and the caller sleeps while it flows, so pinned workers
+    /// spin whenever the design fits the cores.
     pub(crate) fn gated(config: &Config, threads: usize) -> Ctx {
         Ctx {
             gate: Some(Gate::default()),
-            ..Ctx::new(config, threads)
+            ..Ctx::with_driver(config, threads, 0)
         }
     }
 
@@ -234,12 +250,23 @@ struct GateState {
     open: bool,
 }
 
+/// Threads of the producer/consumer driver besides the design's: the feeder and the
+/// caller collecting the outputs.
+const PRODUCER_CONSUMER_THREADS: usize = 2;
+
 /// Clock readings a spinning wait skips between two (each costs about 25 ns).
 const SPIN_CHECKS: u32 = 32;
 
 /// Take the next element from `rx`: check it for up to `spin`, then sleep until an
-/// element comes. `None` once `rx` is disconnected and empty.
+/// element comes. `None` once `rx` is disconnected and empty. The clock is read only
+/// once the queue was found empty: reading it on every call cost `nop` 50 ns per element
+/// of the 130 it took (with `put`; run AF's calibration against run AE's 78).
 pub(crate) fn take<T>(rx: &Receiver<T>, spin: Duration) -> Option<T> {
+    match rx.try_recv() {
+        Ok(v) => return Some(v),
+        Err(TryRecvError::Disconnected) => return None,
+        Err(TryRecvError::Empty) => {}
+    }
     if !spin.is_zero() {
         let start = Instant::now();
         let mut checks = 0u32;
@@ -262,7 +289,11 @@ pub(crate) fn take<T>(rx: &Receiver<T>, spin: Duration) -> Option<T> {
 /// Put `v` into `tx`: while it is full, try again for up to `spin`, then sleep until
 /// there is room. The element comes back if `tx` is disconnected.
 pub(crate) fn put<T>(tx: &Sender<T>, v: T, spin: Duration) -> Result<(), SendError<T>> {
-    let mut v = v;
+    let mut v = match tx.try_send(v) {
+        Ok(()) => return Ok(()),
+        Err(TrySendError::Disconnected(back)) => return Err(SendError(back)),
+        Err(TrySendError::Full(back)) => back,
+    };
     if !spin.is_zero() {
         let start = Instant::now();
         let mut checks = 0u32;
@@ -301,17 +332,23 @@ mod tests {
     }
 
     #[test]
-    fn only_pinned_runs_spin() {
+    fn only_workers_with_cores_of_their_own_spin() {
         let pin = Config {
             pin: true,
             ..Config::default()
         };
         let cores = core_affinity::get_core_ids().map_or(0, |c| c.len());
         if cores > 0 {
-            assert_eq!(Ctx::new(&pin, cores).spin, DEFAULT_SPIN);
+            // The stream driver's caller sleeps: a design that fits the cores spins.
+            assert_eq!(Ctx::gated(&pin, cores).spin, DEFAULT_SPIN);
+            // The producer/consumer driver's feeder and collector need two more cores.
+            assert_eq!(Ctx::new(&pin, cores).spin, Duration::ZERO);
         }
-        assert_eq!(Ctx::new(&pin, cores + 1).spin, Duration::ZERO);
-        assert_eq!(Ctx::new(&Config::default(), 1).spin, Duration::ZERO);
+        if cores > 2 {
+            assert_eq!(Ctx::new(&pin, cores - 2).spin, DEFAULT_SPIN);
+        }
+        assert_eq!(Ctx::gated(&pin, cores + 1).spin, Duration::ZERO);
+        assert_eq!(Ctx::gated(&Config::default(), 1).spin, Duration::ZERO);
     }
 
     #[test]
