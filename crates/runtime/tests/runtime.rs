@@ -92,12 +92,25 @@ fn pinned_workers_compute_the_same() {
     let cfg = Config {
         capacity: 2,
         pin: true,
+        ..Config::default()
     };
-    let p = Program::with_config(tpool(3, block("sq", |v: u64| v * v)), cfg).unwrap();
+    let p = Program::with_config(tpool(3, block("sq", |v: u64| v * v)), cfg.clone()).unwrap();
     assert_eq!(
         p.run(0..100u64).unwrap(),
         (0..100u64).map(|v| v * v).collect::<Vec<_>>()
     );
+    // A design that fits two cores: under the stream driver its pinned workers spin on
+    // their queues before sleeping, and a stage that waits long (the sleep) still gets
+    // every element once, delivered in input order.
+    let slow = block("slow", |v: u64| {
+        if v % 10 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+        }
+        v + 1
+    });
+    let p = Program::with_config(pipe(block("sq", |v: u64| v * v), slow), cfg).unwrap();
+    let out = p.run_stream((0..50u64).collect()).unwrap().outputs;
+    assert_eq!(out, (0..50u64).map(|v| v * v + 1).collect::<Vec<_>>());
 }
 
 /// A random nesting of the stream patterns around a few blocks.
@@ -322,6 +335,7 @@ fn backpressure_bounds_the_elements_in_flight() {
         Config {
             capacity,
             pin: false,
+            ..Config::default()
         },
     )
     .unwrap();
