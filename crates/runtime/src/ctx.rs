@@ -318,7 +318,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn workers_are_pinned_only_when_each_can_have_a_core() {
+    fn workers_are_pinned_and_spin_only_when_each_can_have_a_core() {
         let pin = Config {
             pin: true,
             ..Config::default()
@@ -329,15 +329,6 @@ mod tests {
         }
         assert!(Ctx::new(&pin, cores + 1).pinning().is_none());
         assert!(Ctx::new(&Config::default(), 1).pinning().is_none());
-    }
-
-    #[test]
-    fn only_workers_with_cores_of_their_own_spin() {
-        let pin = Config {
-            pin: true,
-            ..Config::default()
-        };
-        let cores = core_affinity::get_core_ids().map_or(0, |c| c.len());
         if cores > 0 {
             // The stream driver's caller sleeps: a design that fits the cores spins.
             assert_eq!(Ctx::gated(&pin, cores).spin, DEFAULT_SPIN);
