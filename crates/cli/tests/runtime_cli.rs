@@ -561,8 +561,12 @@ fn validate_saves_measurements() {
             .collect::<Vec<_>>()
     };
     assert_eq!(rows(&again), rows(&report));
-    // Another modeler on the same data.
-    tiny_again(&dir, &["--modeler", "segmented", "--json"]);
+    // The default modeler of `validate` is the segmented one; the single-model one is
+    // there by name.
+    let segmented = tiny_again(&dir, &["--modeler", "segmented", "--json"]);
+    let segmented: serde_json::Value = serde_json::from_slice(&segmented.stdout).unwrap();
+    assert_eq!(rows(&segmented), rows(&again));
+    tiny_again(&dir, &["--modeler", "perfcompose", "--json"]);
 
     // Separate: every block once, under its own name.
     let dir = scratch("save-separate");
@@ -573,6 +577,47 @@ fn validate_saves_measurements() {
         "{text}"
     );
     tiny_again(&dir, &["--protocol", "separate"]);
+}
+
+#[test]
+fn validate_breaks_a_block_model_at_the_cache_where_its_measurements_step_by_default() {
+    // Run AG's `seq(inc, nop)` (Intel guest, 48 KiB L1d): `inc` steps up where its
+    // arrays outgrow the level-1 cache. The default modeler of `validate` breaks the
+    // block's model there; one model per block misses the program by more.
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/validate/intel-seq-inc-nop"
+    );
+    let run = |extra: &[&str]| -> (f64, String) {
+        let mut args = vec![
+            "validate",
+            "--suite",
+            "paper",
+            "--only",
+            "seq(inc, nop)",
+            "--from",
+            dir,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = perfcompose(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let row = &v["rows"][0];
+        (
+            row["time_error"].as_f64().unwrap(),
+            row["modular"].as_str().unwrap().to_string(),
+        )
+    };
+    let default = run(&[]);
+    assert_eq!(default, run(&["--modeler", "segmented"]));
+    assert!(default.1.contains("piecewise(x"), "{}", default.1);
+    let single = run(&["--modeler", "perfcompose"]);
+    assert!(!single.1.contains("piecewise"), "{}", single.1);
+    assert!(
+        default.0 < 0.10 && single.0 > default.0,
+        "{default:?} {single:?}"
+    );
 }
 
 #[test]

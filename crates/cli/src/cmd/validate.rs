@@ -21,7 +21,7 @@ use super::bench::{bar, check_sizes, config_of, inputs_of, memory_limit, progres
   perfcompose validate --suite paper --save results/
   perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
   perfcompose validate --json
-  perfcompose validate --suite paper --from results/ --modeler segmented
+  perfcompose validate --suite paper --from results/ --modeler perfcompose
   perfcompose validate --suite paper --only 'pipe(inc, inc)' --protocol sandwich
   perfcompose validate --suite paper --only 'tpool(2, qsort)' --protocol rounds")]
 pub struct Args {
@@ -63,8 +63,10 @@ pub struct Args {
     /// Compares modelers or calibrations on identical data.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["pin", "no_pin", "capacity", "spin_us", "memory_limit"])]
     pub from: Option<PathBuf>,
-    /// Modeler used for both the blocks and the whole programs.
-    #[arg(long, default_value = perfcompose_core::fit::DEFAULT_MODELER)]
+    /// Modeler used for both the blocks and the whole programs: `segmented` (the default
+    /// here) breaks a block's model where its input outgrows a cache and the
+    /// measurements step up there; `perfcompose` is one model per block.
+    #[arg(long, default_value = perfcompose_runtime::validate::VALIDATE_MODELER)]
     pub modeler: String,
     /// Statistic of the repetitions that blocks and programs are fitted and compared on:
     /// minimum (the default: other work on the machine only slows repetitions down),
@@ -116,7 +118,7 @@ pub struct Args {
     #[arg(long)]
     pub no_revisit: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
-    /// (K, M, G: binary multiples). `--modeler segmented` breaks a block's model only
+    /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
     /// (docs/fitting.md). Default: this machine's (Linux sysfs); with --from, the saved
     /// run's DIR/machine.json where it has one.

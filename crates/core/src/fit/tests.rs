@@ -783,6 +783,33 @@ fn segmented_modeler_given_cache_sizes_splits_only_there_with_four_sizes_a_side(
 }
 
 #[test]
+fn segmented_modeler_does_not_split_a_cache_step_that_goes_down() {
+    // Data outgrowing a cache only gets slower. Points slow just under the level-1
+    // size and fast after it (disturbed ones, as run U's `inc_warm`) are no cache step:
+    // given the hint, no break there. The same step upwards is split (test above).
+    let l1 = 12_288.0;
+    let hinted = FitOptions {
+        breaks: vec![l1],
+        ..FitOptions::default()
+    };
+    let segmented = modeler("segmented").unwrap();
+    let down = repeated(&PAPER_GRID, |x| {
+        200.0 + if x < l1 { 1.19 } else { 0.94 } * x
+    });
+    let fit = segmented.fit(&names(&["x"]), &down, &hinted).unwrap();
+    assert!(
+        !matches!(fit.model, Expr::Piecewise { .. }),
+        "{}",
+        fit.model
+    );
+    let up = repeated(&PAPER_GRID, |x| {
+        200.0 + if x < l1 { 0.94 } else { 1.19 } * x
+    });
+    let fit = segmented.fit(&names(&["x"]), &up, &hinted).unwrap();
+    assert!(matches!(fit.model, Expr::Piecewise { .. }), "{}", fit.model);
+}
+
+#[test]
 fn segmented_modeler_keeps_one_model_where_one_fits() {
     let segmented = modeler("segmented").unwrap();
     let default = modeler("perfcompose").unwrap();
