@@ -21,6 +21,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+#[path = "common/args.rs"]
+mod args;
+use args::{arg, kernel_op};
+
 use perfcompose_runtime::kernel::{unit_call, Inputs, Op, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{block, seq, tpool, Config, Data, Pattern, Program};
@@ -31,31 +35,16 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let arg = |i: usize, d: usize| -> usize {
-        std::env::args()
-            .nth(i)
-            .and_then(|a| a.parse().ok())
-            .unwrap_or(d)
-    };
     let (x, threads, reps) = (arg(1, 65_536), arg(2, 2), arg(3, 9));
     let registry = Registry::builtin();
     let inputs = Inputs::default();
-    let kernel = std::env::var("KERNEL").unwrap_or_else(|_| "qsort".into());
-    let op = match registry.get(&kernel) {
-        Ok(k) => k.op(),
-        Err(e) => {
-            eprintln!("KERNEL={kernel}: {e}");
-            std::process::exit(2);
+    let (kernel, op) = kernel_op(&registry, "KERNEL", "qsort");
+    let (second, op2) = match std::env::var("KERNEL2") {
+        Ok(k) if !k.is_empty() => {
+            let (k, op) = kernel_op(&registry, "KERNEL2", &k);
+            (Some(k), Some(op))
         }
-    };
-    let second = std::env::var("KERNEL2").ok().filter(|k| !k.is_empty());
-    let op2 = match second.as_deref().map(|k| registry.get(k)) {
-        None => None,
-        Some(Ok(k)) => Some(k.op()),
-        Some(Err(e)) => {
-            eprintln!("KERNEL2: {e}");
-            std::process::exit(2);
-        }
+        _ => (None, None),
     };
     // The calls of the first block and, with KERNEL2, of the second, in µs.
     let calls: [Arc<Mutex<Vec<f64>>>; 2] = Default::default();

@@ -21,6 +21,10 @@
 use std::sync::Barrier;
 use std::time::Instant;
 
+#[path = "common/args.rs"]
+mod args;
+use args::{arg, kernel_op};
+
 use crossbeam_channel::Receiver;
 use perfcompose_runtime::kernel::{unit_call, Inputs, Op, Registry};
 use perfcompose_runtime::plan::stream_inputs;
@@ -54,27 +58,11 @@ fn worker(queue: &Receiver<Data>, first: &Op, second: Option<&Op>) -> (u128, u12
 }
 
 fn main() {
-    let arg = |i: usize, d: usize| -> usize {
-        std::env::args()
-            .nth(i)
-            .and_then(|a| a.parse().ok())
-            .unwrap_or(d)
-    };
     let (x, rounds) = (arg(1, 2048), arg(2, 7));
     let registry = Registry::builtin();
     let inputs = Inputs::default();
-    let name = |var: &str| std::env::var(var).unwrap_or_else(|_| "inc".into());
-    let (k1, k2) = (name("KERNEL"), name("KERNEL2"));
-    let op = |k: &str| -> Op {
-        match registry.get(k) {
-            Ok(k) => k.op(),
-            Err(e) => {
-                eprintln!("{k}: {e}");
-                std::process::exit(2);
-            }
-        }
-    };
-    let (op1, op2) = (op(&k1), op(&k2));
+    let (k1, op1) = kernel_op(&registry, "KERNEL", "inc");
+    let (k2, op2) = kernel_op(&registry, "KERNEL2", "inc");
     // About 20 ms of cold calls per thread, as a repetition of `validate`.
     let probe = {
         let d = stream_inputs(&registry, &k1, x, 1, &inputs, u128::MAX).unwrap();

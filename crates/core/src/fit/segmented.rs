@@ -219,12 +219,7 @@ impl Modeler for Segmented {
         if score >= chi_whole + penalty * k_whole {
             return Ok(whole);
         }
-        let (a, b) = (sizes[split - 1].x, sizes[split].x);
-        let at = if a > 0.0 {
-            (a * b).sqrt()
-        } else {
-            0.5 * (a + b)
-        };
+        let at = break_at(&sizes, split);
         let model = Expr::piecewise(
             Expr::param(&parameters[0]),
             vec![at],
@@ -238,6 +233,17 @@ impl Modeler for Segmented {
     }
 }
 
+/// Where a split before `sizes[split]` breaks: the geometric mean of the sizes on either
+/// side (the arithmetic mean when the first is 0).
+fn break_at(sizes: &[Size<'_>], split: usize) -> f64 {
+    let (a, b) = (sizes[split - 1].x, sizes[split].x);
+    if a > 0.0 {
+        (a * b).sqrt()
+    } else {
+        0.5 * (a + b)
+    }
+}
+
 /// Whether the right piece of a split at `split` starts lower than the left one ends, at
 /// the break, by more than the noise of the two sizes around it. Data that outgrows a
 /// cache can only get slower, so a split near a cache size whose pieces step down is
@@ -246,12 +252,7 @@ impl Modeler for Segmented {
 /// that bent up to those two points and a right one below them, and moved two task
 /// pools of `inc` out of target (9.6 → 15.8%, 8.3 → 12.3%).
 fn steps_down(left: &Fit, right: &Fit, sizes: &[Size<'_>], split: usize, name: &str) -> bool {
-    let (a, b) = (sizes[split - 1].x, sizes[split].x);
-    let at = if a > 0.0 {
-        (a * b).sqrt()
-    } else {
-        0.5 * (a + b)
-    };
+    let at = break_at(sizes, split);
     let (Ok(l), Ok(r)) = (
         left.model.eval_at(&[(name, at)]),
         right.model.eval_at(&[(name, at)]),
