@@ -958,9 +958,67 @@ pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
     };
     let placed = go(plan, 0, None, 1, &mut w).0;
     if cores >= 2 {
-        staged(&placed, registry)
+        replicated(&staged(&placed, registry), registry)
     } else {
         placed
+    }
+}
+
+/// `plan` with the blocks of every task pool whose workers run a `seq` of single blocks
+/// on stream elements renamed after their place in that `seq` (see [`input_plan`]).
+fn replicated(plan: &Plan, registry: &Registry) -> Plan {
+    /// Collect the blocks of a seq of single blocks into `out`, nested seqs flattened;
+    /// false if a part is anything else.
+    fn parts<'p>(p: &'p Plan, out: &mut Vec<&'p str>) -> bool {
+        match p {
+            Plan::Seq(ps) => ps.iter().all(|q| parts(q, out)),
+            Plan::Kernel(k) => {
+                out.push(k);
+                true
+            }
+            _ => false,
+        }
+    }
+    fn rename(p: &Plan, next: &mut usize, kernels: &[String]) -> Plan {
+        match p {
+            Plan::Seq(ps) => Plan::Seq(ps.iter().map(|q| rename(q, next, kernels)).collect()),
+            Plan::Kernel(k) => {
+                let (base, mut how) = bench::Conditions::parse(k);
+                how.replica = Some(bench::Replica {
+                    index: *next,
+                    kernels: kernels.to_vec(),
+                });
+                *next += 1;
+                Plan::Kernel(format!("{base}{}", how.suffix()))
+            }
+            other => other.clone(),
+        }
+    }
+    match plan {
+        Plan::TPool(n, inner) => {
+            let mut names = Vec::new();
+            let whole = matches!(**inner, Plan::Seq(_)) && parts(inner, &mut names);
+            let parsed: Vec<(&str, bench::Conditions)> =
+                names.iter().map(|k| bench::Conditions::parse(k)).collect();
+            let replica = whole
+                && parsed.len() >= 2
+                && parsed[0].1.input == bench::InputState::Cold
+                && parsed.iter().all(|(base, how)| {
+                    how.siblings > 0
+                        && registry
+                            .get(base)
+                            .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::Block { .. }))
+                });
+            if replica {
+                let bases: Vec<String> = parsed.iter().map(|(b, _)| b.to_string()).collect();
+                Plan::TPool(*n, Box::new(rename(inner, &mut 0, &bases)))
+            } else {
+                Plan::TPool(*n, Box::new(replicated(inner, registry)))
+            }
+        }
+        Plan::Seq(ps) => Plan::Seq(ps.iter().map(|q| replicated(q, registry)).collect()),
+        Plan::Pipe(ps) => Plan::Pipe(ps.iter().map(|q| replicated(q, registry)).collect()),
+        other => other.clone(),
     }
 }
 
@@ -1983,20 +2041,30 @@ pub fn reanalyze(
         let mut block_models = BTreeMap::new();
         let mut misses = BTreeMap::new();
         let mut alone = Vec::new();
+        let mut beside_itself = Vec::new();
         for (key, kernel, image, _) in case_needs(c, &plan, registry, opts.load_cores())? {
             let name = format!("{id}->{key}");
             // The interleaved protocol saves `ID->KEY`, the separate one `KEY`.
-            // Measurements saved before blocks were timed loaded (`_parN`) have the
-            // block timed alone: use it, and say so.
-            let unloaded = unloaded_key(&key);
+            // Measurements saved before the blocks of a pool's seq were timed in that seq
+            // (`_seqI_of_…`) have the block timed next to siblings running it alone, and
+            // those saved before blocks were timed loaded (`_parN`) the block timed
+            // alone: use them, and say so.
+            let (unreplicated, unloaded) = (unreplicated_key(&key), unloaded_key(&key));
+            let saved_as = |k: &str| {
+                by_name
+                    .get(format!("{id}->{k}").as_str())
+                    .or_else(|| by_name.get(k))
+            };
             let block = by_name
                 .get(name.as_str())
                 .or_else(|| by_name.get(key.as_str()))
                 .or_else(|| {
-                    let u = unloaded.as_deref()?;
-                    let b = by_name
-                        .get(format!("{id}->{u}").as_str())
-                        .or_else(|| by_name.get(u))?;
+                    let b = saved_as(unreplicated.as_deref()?)?;
+                    beside_itself.push(key.clone());
+                    Some(b)
+                })
+                .or_else(|| {
+                    let b = saved_as(unloaded.as_deref()?)?;
                     alone.push(key.clone());
                     Some(b)
                 })
@@ -2052,6 +2120,12 @@ pub fn reanalyze(
                 alone.join(", ")
             ));
         }
+        if !beside_itself.is_empty() {
+            row.notes.push(format!(
+                "re-analysed from measurements without blocks timed in the pool's seq: {} composed from the block timed next to siblings running it alone",
+                beside_itself.join(", ")
+            ));
+        }
         ids.push(id);
         rows.push(row);
         used.push((*measured).clone());
@@ -2101,7 +2175,17 @@ pub fn reanalyze(
 /// `qsort_warm_par2` → `qsort_warm`, `inc_remote_stage2_of_qsort_then_inc` → `inc_remote`.
 fn unloaded_key(key: &str) -> Option<String> {
     let (base, c) = bench::Conditions::parse(key);
-    (c.siblings > 0 || c.stage.is_some()).then(|| format!("{base}{}", c.alone().suffix()))
+    (c.siblings > 0 || c.stage.is_some() || c.replica.is_some())
+        .then(|| format!("{base}{}", c.alone().suffix()))
+}
+
+/// `KEY` without its `_seqI_of_…` suffix (a block of a pool's `seq` timed in that seq),
+/// if it has one: the block timed next to siblings running it alone
+/// (`inc_warm_par2_seq2_of_inc_then_inc` → `inc_warm_par2`).
+fn unreplicated_key(key: &str) -> Option<String> {
+    let (base, mut c) = bench::Conditions::parse(key);
+    c.replica.take()?;
+    Some(format!("{base}{}", c.suffix()))
 }
 
 /// Saved measurements as series: callpaths with `->` are blocks, the others programs
@@ -2758,10 +2842,22 @@ mod tests {
             "pipe(tpool(1, qsort), tpool(1, inc_remote))"
         );
         // Task pool workers take stream elements: cold, and run side by side (as many as
-        // there are cores).
+        // there are cores); the blocks of a pool's seq are timed in that seq, next to
+        // siblings running all of it.
         assert_eq!(
             states("tpool(2, seq(inc, qsort))"),
-            "tpool(2, seq(inc_par2, qsort_warm_par2))"
+            "tpool(2, seq(inc_par2_seq1_of_inc_then_qsort, qsort_warm_par2_seq2_of_inc_then_qsort))"
+        );
+        assert_eq!(
+            states("tpool(2, seq(seq(nop, inc), inc))"),
+            "tpool(2, seq(seq(nop_par2_seq1_of_nop_then_inc_then_inc, \
+             inc_par2_seq2_of_nop_then_inc_then_inc), \
+             inc_warm_par2_seq3_of_nop_then_inc_then_inc))"
+        );
+        // Not a seq with a pattern in it.
+        assert_eq!(
+            states("tpool(2, seq(inc, pipe(inc, nop)))"),
+            "tpool(2, seq(inc_par2, pipe(inc_remote_par2, nop_remote_par2)))"
         );
         assert_eq!(states("tpool(8, qsort)"), "tpool(8, qsort_par2)");
         assert_eq!(states("tpool(1, qsort)"), "tpool(1, qsort)");
@@ -2770,12 +2866,22 @@ mod tests {
             "tpool(2, seq(inc, qsort_warm))"
         );
         assert_eq!(
+            states("tpool(1, seq(inc, qsort))"),
+            "tpool(1, seq(inc, qsort_warm))"
+        );
+        assert_eq!(
             input_plan(&plan("tpool(2, tpool(2, inc))"), &reg, 8).to_string(),
             "tpool(2, tpool(2, inc_par4))"
         );
+        // A pool that takes handed-over elements: its seq's first block does not start on
+        // a stream element, and its blocks keep the names of blocks timed side by side.
         assert_eq!(
             states("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
             "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote_par2, inc_remote_par2)))"
+        );
+        assert_eq!(
+            states("seq(qsort, tpool(2, seq(inc, nop)))"),
+            "seq(qsort, tpool(2, seq(inc_remote_par2, nop_warm_par2)))"
         );
         // The reduction of a MapReduce is measured warm, and both blocks side by side
         // on the job's threads (capped at the cores).
@@ -2783,7 +2889,7 @@ mod tests {
         let how = |input, siblings| bench::Conditions {
             input,
             siblings,
-            stage: None,
+            ..Default::default()
         };
         for (threads, cores, suffix, siblings) in [
             (2, 2, "_par2", 1),
@@ -3274,7 +3380,12 @@ mod tests {
 
         // A pool's block saved before blocks were timed loaded: the block timed alone,
         // and the row says so.
-        let suite = term_suite("tpool(2, inc)", sizes, ImageSize::Small, Sampling::quick());
+        let suite = term_suite(
+            "tpool(2, inc)",
+            sizes.clone(),
+            ImageSize::Small,
+            Sampling::quick(),
+        );
         let again = reanalyze(
             &suite,
             &[
@@ -3289,6 +3400,54 @@ mod tests {
         assert!(
             notes.contains("inc_par2 composed from the block timed alone"),
             "{notes}"
+        );
+
+        // The blocks of a pool's seq saved before they were timed in that seq: the
+        // blocks timed next to siblings running them alone, and the row says so.
+        let t = "tpool(2, seq(inc, inc))";
+        let suite = term_suite(t, sizes, ImageSize::Small, Sampling::quick());
+        let program = saved(t, &xs, |x| 0.5 * x);
+        let first = saved(&format!("{t}->inc_par2"), &xs, |x| 0.6 * x);
+        let second = saved(&format!("{t}->inc_warm_par2"), &xs, |x| 0.4 * x);
+        let again = reanalyze(
+            &suite,
+            &[program.clone(), first.clone(), second.clone()],
+            &reg,
+            &opts,
+        )
+        .unwrap();
+        let row = &again.report.rows[0];
+        assert!(row.time_error < 1e-9, "{}", row.time_error);
+        let notes = row.notes.join("; ");
+        assert!(
+            notes.contains(
+                "inc_par2_seq1_of_inc_then_inc, inc_warm_par2_seq2_of_inc_then_inc composed \
+                 from the block timed next to siblings running it alone"
+            ),
+            "{notes}"
+        );
+        // Saved as timed in the seq: used as they are, without a note.
+        let named = |s: &Series, key: &str| Series {
+            name: format!("{t}->{key}"),
+            ..s.clone()
+        };
+        let again = reanalyze(
+            &suite,
+            &[
+                program,
+                named(&first, "inc_par2_seq1_of_inc_then_inc"),
+                named(&second, "inc_warm_par2_seq2_of_inc_then_inc"),
+            ],
+            &reg,
+            &opts,
+        )
+        .unwrap();
+        let row = &again.report.rows[0];
+        assert!(row.time_error < 1e-9, "{}", row.time_error);
+        assert!(
+            !row.notes.join("; ").contains("re-analysed"),
+            "{:?}",
+            row.notes
         );
     }
 
@@ -3371,8 +3530,18 @@ mod tests {
             unloaded_key("inc_remote_stage2_of_qsort_then_inc").as_deref(),
             Some("inc_remote")
         );
+        assert_eq!(
+            unloaded_key("inc_warm_par2_seq2_of_inc_then_inc").as_deref(),
+            Some("inc_warm")
+        );
         assert_eq!(unloaded_key("inc_remote"), None);
         assert_eq!(unloaded_key("my_par1"), None);
+        // A block of a pool's seq leads back to the block timed next to itself first.
+        assert_eq!(
+            unreplicated_key("inc_warm_par2_seq2_of_inc_then_inc").as_deref(),
+            Some("inc_warm_par2")
+        );
+        assert_eq!(unreplicated_key("inc_par2"), None);
     }
 
     #[test]

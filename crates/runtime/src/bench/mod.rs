@@ -21,6 +21,7 @@
 //! thread ([`InputState::Remote`]). A whole program is timed on a stream of elements and
 //! reports total time / elements, the seed's metric.
 
+mod replica;
 mod stage;
 pub mod stats;
 
@@ -282,6 +283,9 @@ pub struct Conditions {
     pub siblings: usize,
     /// The pipeline the block is a stage of, if it is timed as one.
     pub stage: Option<Stage>,
+    /// The `seq` a task pool's workers run that the block is part of, if it is timed as
+    /// one of its blocks (with `siblings` > 0).
+    pub replica: Option<Replica>,
 }
 
 /// A block timed as a stage of a pipeline whose stages are single blocks (`pipe(qsort,
@@ -315,33 +319,64 @@ impl Stage {
     /// Split `NAME_stageI_of_A_then_B…` into `NAME` and the stage, if `name` ends that way
     /// (I from 1, no leading zero, at most the number of stages; at least two stages).
     fn parse(name: &str) -> Option<(&str, Stage)> {
-        for (at, _) in name.match_indices("_stage") {
-            let rest = &name[at + "_stage".len()..];
-            let Some((digits, list)) = rest.split_once("_of_") else {
-                continue;
-            };
-            let Ok(i) = digits.parse::<usize>() else {
-                continue;
-            };
-            let kernels: Vec<String> = list.split("_then_").map(str::to_string).collect();
-            if i == 0
-                || i.to_string() != digits
-                || i > kernels.len()
-                || kernels.len() < 2
-                || kernels.iter().any(String::is_empty)
-            {
-                continue;
-            }
-            return Some((
-                &name[..at],
-                Stage {
-                    index: i - 1,
-                    kernels,
-                },
-            ));
-        }
-        None
+        let (base, index, kernels) = split_group(name, "_stage")?;
+        Some((base, Stage { index, kernels }))
     }
+}
+
+/// A block of the `seq` a task pool's workers run (`tpool(2, seq(inc, inc))`), timed as
+/// the pool runs it: every thread, the timed one and its siblings, takes elements of one
+/// cold stream and runs the whole `seq` on each, block after block on the same thread;
+/// only the calls of the timed block are counted, on the timed thread. Timed next to
+/// siblings running the block alone (`_parN`), the first `inc` of `tpool(2, seq(inc,
+/// inc))` ran 9–18% faster at x = 2,048 than next to siblings running the replica, and
+/// the second one (warm) 10–13% faster (`examples/pool_replica`,
+/// docs/results/pool-seq-calls/).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replica {
+    /// Position of the timed block in the `seq`, from 0.
+    pub index: usize,
+    /// Registry names of the blocks of the `seq`, in order, the timed one included.
+    pub kernels: Vec<String>,
+}
+
+impl Replica {
+    /// `_seqI_of_A_then_B…` (I from 1).
+    fn suffix(&self) -> String {
+        format!("_seq{}_of_{}", self.index + 1, self.kernels.join("_then_"))
+    }
+
+    /// Split `NAME_seqI_of_A_then_B…` into `NAME` and the replica, as [`Stage::parse`].
+    fn parse(name: &str) -> Option<(&str, Replica)> {
+        let (base, index, kernels) = split_group(name, "_seq")?;
+        Some((base, Replica { index, kernels }))
+    }
+}
+
+/// Split `NAME{marker}I_of_A_then_B…` into `NAME`, I − 1 and the names `A`, `B`, …, if
+/// `name` ends that way: I from 1 without a leading zero, at most the number of names,
+/// at least two names, none empty.
+fn split_group<'n>(name: &'n str, marker: &str) -> Option<(&'n str, usize, Vec<String>)> {
+    for (at, _) in name.match_indices(marker) {
+        let rest = &name[at + marker.len()..];
+        let Some((digits, list)) = rest.split_once("_of_") else {
+            continue;
+        };
+        let Ok(i) = digits.parse::<usize>() else {
+            continue;
+        };
+        let kernels: Vec<String> = list.split("_then_").map(str::to_string).collect();
+        if i == 0
+            || i.to_string() != digits
+            || i > kernels.len()
+            || kernels.len() < 2
+            || kernels.iter().any(String::is_empty)
+        {
+            continue;
+        }
+        return Some((&name[..at], i - 1, kernels));
+    }
+    None
 }
 
 impl Conditions {
@@ -357,6 +392,9 @@ impl Conditions {
         if let Some(stage) = &self.stage {
             s += &stage.suffix();
         }
+        if let Some(replica) = &self.replica {
+            s += &replica.suffix();
+        }
         s
     }
 
@@ -368,6 +406,9 @@ impl Conditions {
         let mut base = name;
         if let Some((b, stage)) = Stage::parse(base) {
             c.stage = Some(stage);
+            base = b;
+        } else if let Some((b, replica)) = Replica::parse(base) {
+            c.replica = Some(replica);
             base = b;
         }
         if let Some((b, digits)) = base.rsplit_once("_par") {
@@ -390,8 +431,8 @@ impl Conditions {
         (base, c)
     }
 
-    /// The same conditions without the load: no siblings, no neighbouring stages (the
-    /// block timed alone, with its input where it was).
+    /// The same conditions without the load: no siblings, no neighbouring stages, no
+    /// replica (the block timed alone, with its input where it was).
     pub fn alone(&self) -> Conditions {
         Conditions::from(self.input)
     }
@@ -458,6 +499,8 @@ pub struct KernelSampler<'a> {
     outputs: Vec<Data>,
     /// The pipeline around a stage's unit test ([`Stage`]).
     rig: Option<stage::Rig>,
+    /// The `seq` a pool's workers run around the timed block ([`Replica`]).
+    replica: Option<replica::Chain>,
 }
 
 impl<'a> KernelSampler<'a> {
@@ -475,12 +518,16 @@ impl<'a> KernelSampler<'a> {
         if how.stage.is_some() {
             return KernelSampler::staged(registry, x, inputs, spec, memory_limit, how);
         }
+        if how.replica.is_some() {
+            return KernelSampler::replicated(registry, x, inputs, spec, memory_limit, how);
+        }
         let kernel = registry.get(name)?.as_ref();
         KernelSampler::new(kernel, x, inputs, spec, memory_limit, how)
     }
 
     /// A unit test of `kernel` under `how`. A pipeline stage's test (`how.stage`) needs its
-    /// neighbours' blocks: [`KernelSampler::staged`].
+    /// neighbours' blocks: [`KernelSampler::staged`]; a block of a pool's `seq`
+    /// (`how.replica`) the other blocks of the `seq`: [`KernelSampler::replicated`].
     pub fn new(
         kernel: &'a dyn Kernel,
         x: usize,
@@ -493,6 +540,7 @@ impl<'a> KernelSampler<'a> {
             input: state,
             siblings,
             stage,
+            replica,
         } = how.into();
         if let Some(stage) = stage {
             return Err(Error::Run(format!(
@@ -500,6 +548,14 @@ impl<'a> KernelSampler<'a> {
                 kernel.name(),
                 stage.index + 1,
                 stage.kernels.join(", ")
+            )));
+        }
+        if let Some(replica) = replica {
+            return Err(Error::Run(format!(
+                "`{}` as block {} of seq({}) is timed in that seq: build its test with KernelSampler::replicated",
+                kernel.name(),
+                replica.index + 1,
+                replica.kernels.join(", ")
             )));
         }
         let bytes = kernel.input_bytes(x, inputs);
@@ -524,6 +580,7 @@ impl<'a> KernelSampler<'a> {
             batch: 1,
             outputs: Vec::new(),
             rig: None,
+            replica: None,
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -596,37 +653,38 @@ impl Repeated for KernelSampler<'_> {
         if self.rig.is_some() {
             return self.one_in_pipeline();
         }
-        if self.siblings == 0 {
+        if self.siblings == 0 && self.replica.is_none() {
             return self.one_alone();
         }
         let stop = AtomicBool::new(false);
         let started = Barrier::new(self.siblings + 1);
         let len = self.batch as usize;
-        // Cold: one stream made for all, in one queue that every thread takes from, as the
-        // workers of a task pool take the elements of one stream.
+        // What every thread runs on an element, and the inputs its streams are made of:
+        // the block, or a pool's whole `seq` and the inputs of its first block.
+        let (chain, templates) = match &self.replica {
+            Some(r) => (r.ops(), r.first()),
+            None => (vec![self.op.clone()], Arc::clone(&self.templates)),
+        };
+        // Cold (and a pool's `seq`, which starts on a stream element): one stream made for
+        // all, in one queue that every thread takes from, as the workers of a task pool
+        // take the elements of one stream.
         let mut queue: Option<Receiver<Data>> = None;
-        if self.state == InputState::Cold {
-            let stream = self.fresh_stream(len * (self.siblings + 1))?;
-            let (tx, rx) = crossbeam_channel::bounded::<Data>(stream.len().max(1));
-            for d in stream {
-                // Cannot fail: the queue holds the whole stream and `rx` lives.
-                let _ = tx.send(d);
-            }
-            queue = Some(rx);
+        if self.state == InputState::Cold || self.replica.is_some() {
+            queue = Some(self.queued_stream(&templates, len * (self.siblings + 1))?);
         }
         let name = self.kernel.name().to_string();
+        let ran = match &self.replica {
+            Some(chain) => format!("a block of seq({})", chain.names().join(", ")),
+            None => format!("kernel `{name}`"),
+        };
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.siblings)
                 .map(|i| {
-                    let (templates, op, stop, started) = (
-                        Arc::clone(&self.templates),
-                        self.op.clone(),
-                        &stop,
-                        &started,
-                    );
+                    let (templates, chain, stop, started) =
+                        (Arc::clone(&templates), &chain, &stop, &started);
                     let first = queue.clone();
                     on_core(scope, LOAD_THREAD_NAME, i + 1, move || {
-                        sibling(&templates, &op, len, i, first, stop, started)
+                        sibling(&templates, chain, len, i, first, stop, started)
                     })
                 })
                 .collect();
@@ -646,9 +704,7 @@ impl Repeated for KernelSampler<'_> {
             stop.store(true, Ordering::Release);
             for w in workers {
                 if w.join().is_err() {
-                    return Err(Error::Run(format!(
-                        "kernel `{name}` panicked on a sibling thread"
-                    )));
+                    return Err(Error::Run(format!("{ran} panicked on a sibling thread")));
                 }
             }
             timed.map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))?
@@ -700,14 +756,15 @@ fn on_core<'scope, T: Send + 'scope>(
         .expect("the OS refused to start a unit test's thread")
 }
 
-/// A sibling of a loaded unit test ([`Conditions::siblings`]): run the block on what it
-/// takes from `first` (the queue of a cold stream that the timed thread takes from too),
-/// then on fresh copies of the inputs (streams of `len`, starting at another input than
-/// the timed thread) until `stop`; it signals `started` once it is ready. A panicking
-/// block ends the sibling (the caller reports it).
+/// A sibling of a loaded unit test ([`Conditions::siblings`]): run `chain` (the block, or
+/// the blocks of a pool's `seq` one after the other) on what it takes from `first` (the
+/// queue of a cold stream that the timed thread takes from too), then on fresh copies of
+/// the inputs (streams of `len`, starting at another input than the timed thread) until
+/// `stop`; it signals `started` once it is ready. A panicking block ends the sibling (the
+/// caller reports it).
 fn sibling(
     templates: &[Data],
-    op: &crate::kernel::Op,
+    chain: &[crate::kernel::Op],
     len: usize,
     index: usize,
     first: Option<Receiver<Data>>,
@@ -722,12 +779,13 @@ fn sibling(
         make(offset)
     };
     started.wait();
+    let run = |input: Data| chain.iter().fold(input, |d, op| unit_call(op, d));
     if let Some(queue) = first {
         while let Ok(input) = queue.try_recv() {
             if stop.load(Ordering::Acquire) {
                 return;
             }
-            drop(std::hint::black_box(unit_call(op, input)));
+            drop(std::hint::black_box(run(input)));
         }
     }
     while !stop.load(Ordering::Acquire) {
@@ -735,7 +793,7 @@ fn sibling(
             if stop.load(Ordering::Acquire) {
                 return;
             }
-            drop(std::hint::black_box(unit_call(op, input)));
+            drop(std::hint::black_box(run(input)));
         }
         offset += len;
         stream = make(offset);
@@ -769,24 +827,37 @@ impl KernelSampler<'_> {
 
     /// Take elements from `queue` until it is empty (sibling threads take from it too)
     /// and time each call on its own: ns per call, less what reading the clock costs
-    /// ([`clock_read_ns`]). Falls back to [`KernelSampler::one_alone`] if the siblings
-    /// took everything.
+    /// ([`clock_read_ns`]). A block of a pool's `seq` gets each element from the blocks
+    /// before it and hands what it returns to the blocks after it, on this thread,
+    /// untimed. Falls back to timing a stream of its own if the siblings took everything.
     fn time_queued(&mut self, queue: &Receiver<Data>) -> Result<f64, Error> {
         let clock = clock_read_ns();
         let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
         let (mut total, mut calls) = (0u128, 0u64);
         while let Ok(input) = queue.try_recv() {
-            let t = Instant::now();
-            let out = self.call(input);
-            total += t.elapsed().as_nanos();
+            let out = match &self.replica {
+                Some(chain) => chain.run_timed(self, input, &mut total),
+                None => {
+                    let t = Instant::now();
+                    let out = self.call(input);
+                    total += t.elapsed().as_nanos();
+                    out
+                }
+            };
             outputs.push(out?);
             calls += 1;
         }
         outputs.clear();
         self.outputs = outputs;
         if calls == 0 {
-            return self.one_alone();
+            return match &self.replica {
+                Some(chain) => {
+                    let own = self.queued_stream(&chain.first(), self.batch.max(1) as usize)?;
+                    self.time_queued(&own)
+                }
+                None => self.one_alone(),
+            };
         }
         Ok((total as f64 / calls as f64 - clock).max(0.0))
     }
@@ -812,9 +883,26 @@ impl KernelSampler<'_> {
     /// inputs cycled, each a fresh copy), and out of the caches as a program's stream is
     /// when its run starts (see `ProgramSampler::one`).
     fn fresh_stream(&self, len: usize) -> Result<Vec<Data>, Error> {
-        let stream = copies(&self.templates, 0, len).ok_or_else(|| self.not_copyable())?;
+        self.cold_copies(&self.templates, len)
+    }
+
+    /// `len` fresh copies of `templates`, cycled, out of the caches.
+    fn cold_copies(&self, templates: &[Data], len: usize) -> Result<Vec<Data>, Error> {
+        let stream = copies(templates, 0, len).ok_or_else(|| self.not_copyable())?;
         evict_unless_cold(&stream);
         Ok(stream)
+    }
+
+    /// A cold stream of `len` copies of `templates`, made as [`KernelSampler::fresh_stream`]
+    /// makes one, in a queue that holds all of it.
+    fn queued_stream(&self, templates: &[Data], len: usize) -> Result<Receiver<Data>, Error> {
+        let stream = self.cold_copies(templates, len)?;
+        let (tx, rx) = crossbeam_channel::bounded::<Data>(stream.len().max(1));
+        for d in stream {
+            // Cannot fail: the queue holds the whole stream and `rx` lives.
+            let _ = tx.send(d);
+        }
+        Ok(rx)
     }
 
     /// One repetition of a [`InputState::Remote`] test: a helper thread writes each

@@ -247,7 +247,7 @@ fn run_stage(
     Ok(())
 }
 
-fn call(op: &Op, name: &str, input: Data) -> Result<Data, Error> {
+pub(super) fn call(op: &Op, name: &str, input: Data) -> Result<Data, Error> {
     crate::unwind::catch(|| unit_call(op, input))
         .map_err(|m| Error::Run(format!("kernel `{name}` panicked: {m}")))
 }
