@@ -5,9 +5,9 @@
 //!
 //! Every block occurrence of `TERM` (`inc`, `nop`, `qsort`, user blocks) is renamed
 //! `NAME_1`, `NAME_2`, ... and replaced by a wrapper that adds the time of each call to a
-//! counter. Per size the design runs as `validate` measures it (`ProgramSampler`, quick
+//! counter. Per size the design runs as `validate` measures it (`ProgramSampler`, workers pinned, quick
 //! sampling), then each occurrence is unit-tested as `validate` would compose it (cold,
-//! `_warm`, `_remote`, `_parN`, `_stageI_of_…`: `validate::input_plan`). Printed per occurrence: ns per
+//! `_warm`, `_remote`, `_parN`, `_stageI_of_…`, `_seqI_of_…`: `validate::input_plan`). Printed per occurrence: ns per
 //! call inside the program, ns per call in its unit test, and their ratio; and the
 //! program's ns per element. Where a design misses its prediction while the blocks'
 //! measured medians also miss (docs/validation.md, run L), this says whether a block
@@ -78,6 +78,22 @@ impl Kernel for Timed {
     fn writes(&self) -> bool {
         self.inner.writes()
     }
+}
+
+/// Workers pinned, as `validate` runs designs; `SPIN_US=N` sets how long a worker checks
+/// its queues before it sleeps (the default: [`Config::default`]'s).
+fn config() -> Config {
+    let mut c = Config {
+        pin: true,
+        ..Config::default()
+    };
+    if let Ok(v) = std::env::var("SPIN_US") {
+        let us: u64 = v
+            .parse()
+            .unwrap_or_else(|_| fail(&format!("SPIN_US={v:?}: microseconds, an integer")));
+        c.spin = std::time::Duration::from_micros(us);
+    }
+    c
 }
 
 fn fail(msg: &str) -> ! {
@@ -163,7 +179,7 @@ fn main() {
     let as_composed = perfcompose_runtime::validate::input_plan(&plan, &reg, cores);
     let composed: Vec<String> = as_composed.kernels();
     let built = plan
-        .build(&reg, Config::default())
+        .build(&reg, config())
         .unwrap_or_else(|e| fail(&e.to_string()));
     let sampling = Sampling::quick();
     let inputs = Inputs::default();
@@ -196,11 +212,15 @@ fn main() {
                     .map_or(occurrence, |(_, k)| k.as_str())
                     .to_string()
             };
-            // A stage's neighbours run as the built-in blocks, uncounted.
-            if let Some(stage) = &mut how.stage {
-                for k in &mut stage.kernels {
-                    *k = original(k);
-                }
+            // A stage's neighbours, and the other blocks of a pool's seq, run as the
+            // built-in blocks, uncounted.
+            let group = how
+                .stage
+                .as_mut()
+                .map(|s| &mut s.kernels)
+                .or(how.replica.as_mut().map(|r| &mut r.kernels));
+            for k in group.into_iter().flatten() {
+                *k = original(k);
             }
             let mut unit = KernelSampler::for_block(
                 &builtin,

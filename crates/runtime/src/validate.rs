@@ -877,7 +877,10 @@ fn component_key(kernel: &str, image: ImageSize, registry: &Registry) -> Result<
 /// any task pool and on more than one core, gets `_stageI_of_A_then_B…`
 /// (`inc_remote_stage2_of_qsort_then_inc`): it is timed while the other stages run next to
 /// it on the same stream ([`bench::Stage`]). A pipeline with a pattern as a stage keeps
-/// its blocks' names. (The blocks of a MapReduce keep their names; [`block_of`] says how
+/// its blocks' names. A block of the `seq` of single blocks that a task pool's workers run
+/// side by side on stream elements (nested seqs count as the blocks they flatten to) gets
+/// `_seqI_of_A_then_B…` as well (`inc_warm_par2_seq2_of_inc_then_inc`): it is timed on one
+/// thread of N that all run the whole `seq` ([`bench::Replica`]). (The blocks of a MapReduce keep their names; [`block_of`] says how
 /// they are measured.)
 ///
 /// [`Kernel::writes`]: crate::kernel::Kernel::writes
@@ -2354,7 +2357,9 @@ fn analyze_case(
              with its input just written by another thread (as it runs after another \
              stage), a `_parN` one while N - 1 other threads ran it too (as the workers \
              of a task pool or a MapReduce do), a `_stageI_of_A_then_B…` one as the I-th \
-             stage of a pipeline of those blocks, the others running next to it"
+             stage of a pipeline of those blocks, the others running next to it, a \
+             `_seqI_of_A_then_B…` one as the I-th block of a pool's seq of those blocks, \
+             every thread running the whole seq"
         ));
     }
     for r in reduces_of_mapreduce(plan) {

@@ -276,6 +276,9 @@ impl InputState {
 ///
 /// `stage` is the block as one stage of a pipeline runs it ([`Stage`]): the other stages
 /// run on threads of their own, on the same stream, at the pace the pipeline sets.
+///
+/// `replica` is the block as one of a pool's `seq` runs it ([`Replica`]): the timed thread
+/// and its siblings all run the whole `seq` on the elements of one cold stream.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conditions {
     pub input: InputState,
@@ -383,7 +386,8 @@ impl Conditions {
     /// Suffix of the component key of a kernel measured this way: the input state's,
     /// then `_parN` when N threads (the timed one and its siblings) run it (`inc_warm_par2`),
     /// then `_stageI_of_A_then_B…` when it is the I-th stage of `pipe(A, B, …)`
-    /// (`inc_remote_stage2_of_qsort_then_inc`).
+    /// (`inc_remote_stage2_of_qsort_then_inc`) or `_seqI_of_A_then_B…` when it is the I-th
+    /// block of the `seq(A, B, …)` a pool's workers run (`inc_warm_par2_seq2_of_inc_then_inc`).
     pub fn suffix(&self) -> String {
         let mut s = self.input.suffix().to_string();
         if self.siblings > 0 {
