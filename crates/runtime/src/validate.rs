@@ -967,54 +967,67 @@ pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
     }
 }
 
+/// A `seq` (`pipe` false) or a `pipe` (`pipe` true) of single blocks, nested ones of the same
+/// kind flattened: collect its kernels into `out`; false if a part is anything else.
+fn flat_blocks<'p>(p: &'p Plan, pipe: bool, out: &mut Vec<&'p str>) -> bool {
+    match p {
+        Plan::Seq(ps) if !pipe => ps.iter().all(|q| flat_blocks(q, pipe, out)),
+        Plan::Pipe(ps) if pipe => ps.iter().all(|q| flat_blocks(q, pipe, out)),
+        Plan::Kernel(k) => {
+            out.push(k);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// [`flat_blocks`]'s `p` with each kernel renamed after its position among them:
+/// `mark(conditions, position)` adds the group to its conditions.
+fn rename_blocks(p: &Plan, next: &mut usize, mark: &dyn Fn(&mut bench::Conditions, usize)) -> Plan {
+    match p {
+        Plan::Seq(ps) => Plan::Seq(ps.iter().map(|q| rename_blocks(q, next, mark)).collect()),
+        Plan::Pipe(ps) => Plan::Pipe(ps.iter().map(|q| rename_blocks(q, next, mark)).collect()),
+        Plan::Kernel(k) => {
+            let (base, mut how) = bench::Conditions::parse(k);
+            mark(&mut how, *next);
+            *next += 1;
+            Plan::Kernel(format!("{base}{}", how.suffix()))
+        }
+        other => other.clone(),
+    }
+}
+
+/// Whether `name` is a sequential block of `registry`.
+fn is_block(registry: &Registry, name: &str) -> bool {
+    registry
+        .get(name)
+        .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::Block { .. }))
+}
+
 /// `plan` with the blocks of every task pool whose workers run a `seq` of single blocks
 /// on stream elements renamed after their place in that `seq` (see [`input_plan`]).
 fn replicated(plan: &Plan, registry: &Registry) -> Plan {
-    /// Collect the blocks of a seq of single blocks into `out`, nested seqs flattened;
-    /// false if a part is anything else.
-    fn parts<'p>(p: &'p Plan, out: &mut Vec<&'p str>) -> bool {
-        match p {
-            Plan::Seq(ps) => ps.iter().all(|q| parts(q, out)),
-            Plan::Kernel(k) => {
-                out.push(k);
-                true
-            }
-            _ => false,
-        }
-    }
-    fn rename(p: &Plan, next: &mut usize, kernels: &[String]) -> Plan {
-        match p {
-            Plan::Seq(ps) => Plan::Seq(ps.iter().map(|q| rename(q, next, kernels)).collect()),
-            Plan::Kernel(k) => {
-                let (base, mut how) = bench::Conditions::parse(k);
-                how.replica = Some(bench::Replica {
-                    index: *next,
-                    kernels: kernels.to_vec(),
-                });
-                *next += 1;
-                Plan::Kernel(format!("{base}{}", how.suffix()))
-            }
-            other => other.clone(),
-        }
-    }
     match plan {
         Plan::TPool(n, inner) => {
             let mut names = Vec::new();
-            let whole = matches!(**inner, Plan::Seq(_)) && parts(inner, &mut names);
+            let whole = matches!(**inner, Plan::Seq(_)) && flat_blocks(inner, false, &mut names);
             let parsed: Vec<(&str, bench::Conditions)> =
                 names.iter().map(|k| bench::Conditions::parse(k)).collect();
             let replica = whole
                 && parsed.len() >= 2
                 && parsed[0].1.input == bench::InputState::Cold
-                && parsed.iter().all(|(base, how)| {
-                    how.siblings > 0
-                        && registry
-                            .get(base)
-                            .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::Block { .. }))
-                });
+                && parsed
+                    .iter()
+                    .all(|(base, how)| how.siblings > 0 && is_block(registry, base));
             if replica {
-                let bases: Vec<String> = parsed.iter().map(|(b, _)| b.to_string()).collect();
-                Plan::TPool(*n, Box::new(rename(inner, &mut 0, &bases)))
+                let kernels: Vec<String> = parsed.iter().map(|(b, _)| b.to_string()).collect();
+                let mark = |how: &mut bench::Conditions, index: usize| {
+                    how.replica = Some(bench::Replica {
+                        index,
+                        kernels: kernels.clone(),
+                    });
+                };
+                Plan::TPool(*n, Box::new(rename_blocks(inner, &mut 0, &mark)))
             } else {
                 Plan::TPool(*n, Box::new(replicated(inner, registry)))
             }
@@ -1028,53 +1041,25 @@ fn replicated(plan: &Plan, registry: &Registry) -> Plan {
 /// `plan` with the blocks of every pipeline of single blocks (outside task pools) renamed
 /// after their stage (see [`input_plan`]).
 fn staged(plan: &Plan, registry: &Registry) -> Plan {
-    /// Collect the blocks of a pipe of single blocks into `out`, nested pipes flattened;
-    /// false if a stage is anything else.
-    fn stages<'p>(p: &'p Plan, out: &mut Vec<&'p str>) -> bool {
-        match p {
-            Plan::Pipe(parts) => parts.iter().all(|q| stages(q, out)),
-            Plan::Kernel(k) => {
-                out.push(k);
-                true
-            }
-            _ => false,
-        }
-    }
-    fn rename(p: &Plan, next: &mut usize, kernels: &[String]) -> Plan {
-        match p {
-            Plan::Pipe(parts) => {
-                Plan::Pipe(parts.iter().map(|q| rename(q, next, kernels)).collect())
-            }
-            Plan::Kernel(k) => {
-                let stage = bench::Stage {
-                    index: *next,
-                    kernels: kernels.to_vec(),
-                };
-                *next += 1;
-                let (base, mut how) = bench::Conditions::parse(k);
-                how.stage = Some(stage);
-                Plan::Kernel(format!("{base}{}", how.suffix()))
-            }
-            other => other.clone(),
-        }
-    }
     match plan {
         Plan::Pipe(_) => {
             let mut names = Vec::new();
-            if !stages(plan, &mut names) || names.len() < 2 {
+            if !flat_blocks(plan, true, &mut names) || names.len() < 2 {
                 return plan.clone();
             }
-            let bases: Vec<String> = names
+            let kernels: Vec<String> = names
                 .iter()
                 .map(|k| bench::Conditions::parse(k).0.to_string())
                 .collect();
-            let blocks = bases.iter().all(|b| {
-                registry
-                    .get(b)
-                    .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::Block { .. }))
-            });
+            let blocks = kernels.iter().all(|b| is_block(registry, b));
+            let mark = |how: &mut bench::Conditions, index: usize| {
+                how.stage = Some(bench::Stage {
+                    index,
+                    kernels: kernels.clone(),
+                });
+            };
             if blocks {
-                rename(plan, &mut 0, &bases)
+                rename_blocks(plan, &mut 0, &mark)
             } else {
                 plan.clone()
             }

@@ -625,11 +625,7 @@ impl<'a> KernelSampler<'a> {
     }
 
     fn not_copyable(&self) -> Error {
-        KernelError::BadInput {
-            kernel: self.kernel.name().to_string(),
-            message: "its input cannot be copied for repetitions".into(),
-        }
-        .into()
+        not_copyable(self.kernel.name())
     }
 
     fn call(&self, input: Data) -> Result<Data, Error> {
@@ -714,6 +710,15 @@ impl Repeated for KernelSampler<'_> {
             timed.map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))?
         })
     }
+}
+
+/// The error of a unit test whose block `kernel`'s input cannot be copied.
+fn not_copyable(kernel: &str) -> Error {
+    KernelError::BadInput {
+        kernel: kernel.to_string(),
+        message: "its input cannot be copied for repetitions".into(),
+    }
+    .into()
 }
 
 /// The distinct inputs of `kernel` at size `x` that the repetitions of its unit test copy

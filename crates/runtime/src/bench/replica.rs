@@ -5,9 +5,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{stage, stream_len, templates, Conditions, KernelSampler, Replica, Sampling};
+use super::{
+    not_copyable, stage, stream_len, templates, Conditions, KernelSampler, Replica, Sampling,
+};
 use crate::data::Data;
-use crate::error::{Error, KernelError};
+use crate::error::Error;
 use crate::kernel::{Inputs, Op, Registry};
 
 /// The `seq` around a replica block's unit test: every block, and the inputs of the first
@@ -76,28 +78,7 @@ impl<'a> KernelSampler<'a> {
                 "a replica block's unit test needs the seq it is a block of".into(),
             ));
         };
-        if index >= kernels.len() {
-            return Err(Error::Run(format!(
-                "block {} of a seq of {} blocks",
-                index + 1,
-                kernels.len()
-            )));
-        }
-        let blocks = kernels
-            .iter()
-            .map(|k| registry.get(k).map(|k| k.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let ops: Vec<Op> = blocks.iter().map(|k| k.op()).collect();
-        if let Some(k) = blocks
-            .iter()
-            .zip(&ops)
-            .find_map(|(k, op)| (!matches!(op, Op::Block { .. })).then_some(k))
-        {
-            return Err(Error::Run(format!(
-                "`{}` is not a sequential block and cannot be timed as part of a seq replica",
-                k.name()
-            )));
-        }
+        let (blocks, ops) = stage::sequential_blocks(registry, index, &kernels, ("block", "seq"))?;
         let alone = Conditions {
             replica: None,
             ..how.clone()
@@ -112,12 +93,9 @@ impl<'a> KernelSampler<'a> {
         // kept): the stream is sized by its time per element.
         let mut probe = f64::INFINITY;
         for _ in 0..2 {
-            let mut d = first[0].try_clone().ok_or_else(|| {
-                Error::from(KernelError::BadInput {
-                    kernel: blocks[0].name().to_string(),
-                    message: "its input cannot be copied for repetitions".into(),
-                })
-            })?;
+            let mut d = first[0]
+                .try_clone()
+                .ok_or_else(|| not_copyable(blocks[0].name()))?;
             let t0 = Instant::now();
             for (op, name) in ops.iter().zip(&kernels) {
                 d = stage::call(op, name, d)?;

@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{
-    cache_bytes, copies, evict_unless_cold, on_core, stream_len, templates, Conditions,
-    KernelSampler, Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
+    cache_bytes, copies, evict_unless_cold, not_copyable, on_core, stream_len, templates,
+    Conditions, KernelSampler, Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
 };
 use crate::data::Data;
-use crate::error::{Error, KernelError};
-use crate::kernel::{unit_call, Inputs, Op, Registry};
+use crate::error::Error;
+use crate::kernel::{unit_call, Inputs, Kernel, Op, Registry};
 
 /// The pipeline around a stage's unit test: every stage's block, and the inputs of the
 /// first stage, which the stream is made of.
@@ -72,28 +72,7 @@ impl<'a> KernelSampler<'a> {
                 "a stage's unit test needs the pipeline it is a stage of".into(),
             ));
         };
-        if index >= kernels.len() {
-            return Err(Error::Run(format!(
-                "stage {} of a pipeline of {} stages",
-                index + 1,
-                kernels.len()
-            )));
-        }
-        let blocks = kernels
-            .iter()
-            .map(|k| registry.get(k).map(|k| k.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let ops: Vec<Op> = blocks.iter().map(|k| k.op()).collect();
-        if let Some(k) = blocks
-            .iter()
-            .zip(&ops)
-            .find_map(|(k, op)| (!matches!(op, Op::Block { .. })).then_some(k))
-        {
-            return Err(Error::Run(format!(
-                "`{}` is not a sequential block and cannot be a stage of a pipeline",
-                k.name()
-            )));
-        }
+        let (blocks, ops) = sequential_blocks(registry, index, &kernels, ("stage", "pipeline"))?;
         let mut s = KernelSampler::new(blocks[index], x, inputs, spec, memory_limit, how.alone())?;
         let first = if index == 0 {
             std::sync::Arc::clone(&s.templates)
@@ -103,12 +82,9 @@ impl<'a> KernelSampler<'a> {
         // Probe every stage on what the stages before it return (twice: the first call
         // pays for cold caches, the second is kept): the stream is sized by the slowest.
         let copy = || {
-            first[0].try_clone().ok_or_else(|| {
-                Error::from(KernelError::BadInput {
-                    kernel: blocks[0].name().to_string(),
-                    message: "its input cannot be copied for repetitions".into(),
-                })
-            })
+            first[0]
+                .try_clone()
+                .ok_or_else(|| not_copyable(blocks[0].name()))
         };
         let mut slowest = 1e-9_f64;
         let mut element = copy()?;
@@ -245,6 +221,40 @@ fn run_stage(
         }
     }
     Ok(())
+}
+
+/// The blocks named `kernels` in `registry` and their operations, for the unit test of the
+/// `index`-th of them as one `part` of a `whole` (`("stage", "pipeline")`): every one a
+/// sequential block, `index` one of them.
+pub(super) fn sequential_blocks<'r>(
+    registry: &'r Registry,
+    index: usize,
+    kernels: &[String],
+    (part, whole): (&str, &str),
+) -> Result<(Vec<&'r dyn Kernel>, Vec<Op>), Error> {
+    if index >= kernels.len() {
+        return Err(Error::Run(format!(
+            "{part} {} of a {whole} of {} {part}s",
+            index + 1,
+            kernels.len()
+        )));
+    }
+    let blocks = kernels
+        .iter()
+        .map(|k| registry.get(k).map(|k| k.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ops: Vec<Op> = blocks.iter().map(|k| k.op()).collect();
+    if let Some(k) = blocks
+        .iter()
+        .zip(&ops)
+        .find_map(|(k, op)| (!matches!(op, Op::Block { .. })).then_some(k))
+    {
+        return Err(Error::Run(format!(
+            "`{}` is not a sequential block and cannot be a {part} of a {whole}",
+            k.name()
+        )));
+    }
+    Ok((blocks, ops))
 }
 
 pub(super) fn call(op: &Op, name: &str, input: Data) -> Result<Data, Error> {
