@@ -5,21 +5,15 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{
-    not_copyable, stage, stream_len, templates, Conditions, KernelSampler, Replica, Sampling,
-};
+use super::stage::Rig;
+use super::{not_copyable, stage, stream_len, Conditions, KernelSampler, Replica, Sampling};
 use crate::data::Data;
 use crate::error::Error;
 use crate::kernel::{Inputs, Op, Registry};
 
 /// The `seq` around a replica block's unit test: every block, and the inputs of the first
-/// one, which the stream is made of.
-pub(super) struct Chain {
-    index: usize,
-    names: Vec<String>,
-    ops: Vec<Op>,
-    first: Arc<Vec<Data>>,
-}
+/// one, which the stream is made of (the same parts as a pipeline stage's rig).
+pub(super) type Chain = Rig;
 
 impl Chain {
     /// The blocks of the `seq`, in order.
@@ -84,11 +78,13 @@ impl<'a> KernelSampler<'a> {
             ..how.clone()
         };
         let mut s = KernelSampler::new(blocks[index], x, inputs, spec, memory_limit, alone)?;
-        let first = if index == 0 {
-            Arc::clone(&s.templates)
-        } else {
-            templates(blocks[0], x, inputs, memory_limit)?
-        };
+        let chain = Rig::new(
+            &s,
+            &blocks,
+            (index, kernels, ops),
+            (x, inputs, memory_limit),
+        )?;
+        let (first, ops, kernels) = (&chain.first, &chain.ops, &chain.names);
         // Probe the whole seq (twice: the first run pays for cold caches, the second is
         // kept): the stream is sized by its time per element.
         let mut probe = f64::INFINITY;
@@ -97,7 +93,7 @@ impl<'a> KernelSampler<'a> {
                 .try_clone()
                 .ok_or_else(|| not_copyable(blocks[0].name()))?;
             let t0 = Instant::now();
-            for (op, name) in ops.iter().zip(&kernels) {
+            for (op, name) in ops.iter().zip(kernels) {
                 d = stage::call(op, name, d)?;
             }
             probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
@@ -106,12 +102,7 @@ impl<'a> KernelSampler<'a> {
         let share = memory_limit / (1 + how.siblings as u128);
         s.batch = stream_len(probe, bytes, share) as u64;
         s.outputs = Vec::with_capacity(s.batch as usize);
-        s.replica = Some(Chain {
-            index,
-            names: kernels,
-            ops,
-            first,
-        });
+        s.replica = Some(chain);
         Ok(s)
     }
 }
@@ -189,6 +180,16 @@ mod tests {
                     .lock()
                     .unwrap()
                     .push((name, std::thread::current().id(), timed, v[0]));
+                // The timed thread's calls wait (10 s at most) until an untimed call of
+                // `third` is logged — a sibling's, once the log is cleared after the
+                // sampler's probe — so that the siblings are not stopped before they ran.
+                let t = std::time::Instant::now();
+                while timed
+                    && t.elapsed() < std::time::Duration::from_secs(10)
+                    && !calls.lock().unwrap().iter().any(|c| c.0 == "third" && !c.2)
+                {
+                    std::thread::yield_now();
+                }
                 match name {
                     "first" => v[0] = 7,
                     "second" => v[0] = v[0].wrapping_mul(3),
@@ -253,17 +254,34 @@ mod tests {
 
     #[test]
     fn a_sibling_that_panics_in_the_replica_is_an_error_too() {
-        let armed = Arc::new(AtomicBool::new(false));
+        let (armed, fired) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
         let mut reg = Registry::empty();
-        let a = Arc::clone(&armed);
+        let (a, f) = (Arc::clone(&armed), Arc::clone(&fired));
         reg.register_block("boom", "panics on a sibling once armed", move |d| {
             if a.load(Ordering::Acquire) && std::thread::current().name() == Some(LOAD_THREAD_NAME)
             {
+                f.store(true, Ordering::Release);
                 panic!("sibling boom");
             }
             d
         });
-        reg.register_block("calm", "passes its element on", |d| d);
+        // Once armed, the timed calls wait (10 s at most) for the sibling to have panicked,
+        // so that it is not stopped before its first call.
+        let (a, f) = (Arc::clone(&armed), Arc::clone(&fired));
+        reg.register_block("calm", "passes its element on", move |d| {
+            let t = std::time::Instant::now();
+            while std::thread::current().name() == Some(TIMED_THREAD_NAME)
+                && a.load(Ordering::Acquire)
+                && !f.load(Ordering::Acquire)
+                && t.elapsed() < std::time::Duration::from_secs(10)
+            {
+                std::thread::yield_now();
+            }
+            d
+        });
         let spec = Sampling::quick();
         let how = block_of(1, &["boom", "calm"], 1);
         let mut s =

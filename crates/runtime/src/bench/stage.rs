@@ -13,13 +13,38 @@ use crate::data::Data;
 use crate::error::Error;
 use crate::kernel::{unit_call, Inputs, Kernel, Op, Registry};
 
-/// The pipeline around a stage's unit test: every stage's block, and the inputs of the
-/// first stage, which the stream is made of.
+/// The blocks around a unit test timed among others (a pipeline's stages, a pool's `seq`):
+/// every block, which one is timed, and the inputs of the first block, which the stream is
+/// made of.
 pub(super) struct Rig {
-    index: usize,
-    names: Vec<String>,
-    ops: Vec<Op>,
-    first: std::sync::Arc<Vec<Data>>,
+    pub(super) index: usize,
+    pub(super) names: Vec<String>,
+    pub(super) ops: Vec<Op>,
+    pub(super) first: std::sync::Arc<Vec<Data>>,
+}
+
+impl Rig {
+    /// The rig of `sampler`, the unit test of block `index` of `blocks` (named `names`,
+    /// their operations `ops`): the first block's inputs are the sampler's own when it is
+    /// the first block.
+    pub(super) fn new(
+        sampler: &KernelSampler<'_>,
+        blocks: &[&dyn Kernel],
+        (index, names, ops): (usize, Vec<String>, Vec<Op>),
+        (x, inputs, memory_limit): (usize, &Inputs, u128),
+    ) -> Result<Rig, Error> {
+        let first = if index == 0 {
+            std::sync::Arc::clone(&sampler.templates)
+        } else {
+            templates(blocks[0], x, inputs, memory_limit)?
+        };
+        Ok(Rig {
+            index,
+            names,
+            ops,
+            first,
+        })
+    }
 }
 
 /// Where a stage takes its elements from: the stream (the first stage) or the queue from
@@ -74,11 +99,13 @@ impl<'a> KernelSampler<'a> {
         };
         let (blocks, ops) = sequential_blocks(registry, index, &kernels, ("stage", "pipeline"))?;
         let mut s = KernelSampler::new(blocks[index], x, inputs, spec, memory_limit, how.alone())?;
-        let first = if index == 0 {
-            std::sync::Arc::clone(&s.templates)
-        } else {
-            templates(blocks[0], x, inputs, memory_limit)?
-        };
+        let rig = Rig::new(
+            &s,
+            &blocks,
+            (index, kernels, ops),
+            (x, inputs, memory_limit),
+        )?;
+        let (first, ops, kernels) = (&rig.first, &rig.ops, &rig.names);
         // Probe every stage on what the stages before it return (twice: the first call
         // pays for cold caches, the second is kept): the stream is sized by the slowest.
         let copy = || {
@@ -88,7 +115,7 @@ impl<'a> KernelSampler<'a> {
         };
         let mut slowest = 1e-9_f64;
         let mut element = copy()?;
-        for (op, name) in ops.iter().zip(&kernels) {
+        for (op, name) in ops.iter().zip(kernels) {
             let spare = element.try_clone();
             let t0 = Instant::now();
             let mut out = call(op, name, element)?;
@@ -103,12 +130,7 @@ impl<'a> KernelSampler<'a> {
         }
         let bytes = blocks[0].input_bytes(x, inputs);
         s.batch = stream_len(slowest, bytes, memory_limit / 2) as u64;
-        s.rig = Some(Rig {
-            index,
-            names: kernels,
-            ops,
-            first,
-        });
+        s.rig = Some(rig);
         Ok(s)
     }
 
