@@ -67,6 +67,14 @@ pub(crate) struct Ctx {
     /// Where the run's worker threads wait before their first element, if the run
     /// starts its clock only once they all have started ([`Ctx::gated`]).
     gate: Option<Gate>,
+    /// The end of a stream held in memory ([`Ctx::ending`]): the workers that put into
+    /// the run's last queue count what they put, and the last of them to end wakes the
+    /// caller.
+    end: Option<StreamEnd>,
+    /// The run's last queue (a `Sender`, type-erased) while the run starts its workers,
+    /// so that each can tell whether it puts into it ([`Ctx::end_of`]); dropped once they
+    /// have started ([`Ctx::started`]), so that the queue ends with its last worker.
+    last_queue: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 impl Ctx {
@@ -104,7 +112,54 @@ impl Ctx {
             cores,
             next_core: AtomicUsize::new(0),
             gate: None,
+            end: None,
+            last_queue: Mutex::new(None),
         }
+    }
+
+    /// This run's stream is `n` elements long, and its outputs stay in `last_queue`
+    /// until the caller takes them after the clock stops: the workers that put there
+    /// wake the caller once all `n` are in ([`Ctx::await_end`]).
+    pub(crate) fn ending<T: Send + 'static>(mut self, n: usize, last_queue: Sender<T>) -> Ctx {
+        self.end = Some(StreamEnd::new(n));
+        self.last_queue = Mutex::new(Some(Box::new(last_queue)));
+        self
+    }
+
+    /// What a worker that puts into `output` counts its outputs on: the stream's end if
+    /// `output` is the run's last queue ([`Ctx::ending`]). Asked before the worker
+    /// starts.
+    pub(crate) fn end_of<T: Send + 'static>(&self, output: &Sender<T>) -> Option<&StreamEnd> {
+        let end = self.end.as_ref()?;
+        let last = self.last_queue.lock().unwrap_or_else(|e| e.into_inner());
+        let last = last.as_ref()?.downcast_ref::<Sender<T>>()?;
+        last.same_channel(output).then_some(end)
+    }
+
+    /// Every worker has started: let go of the last queue, so that it ends with them.
+    pub(crate) fn started(&self) {
+        self.last_queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+    }
+
+    /// Sleep until every output of the stream is in the last queue (`true`), or an
+    /// element failed (`false`: some outputs will never come). `have` says how many the
+    /// last queue holds (a safety net: [`StreamEnd::wait`]). At once for a run without an
+    /// end ([`Ctx::ending`]).
+    pub(crate) fn await_end(&self, have: &dyn Fn() -> usize) -> bool {
+        match &self.end {
+            Some(end) => end.wait(have, &|| self.stopped()),
+            None => true,
+        }
+    }
+
+    /// How many outputs the workers counted into the stream's end.
+    pub(crate) fn end_counted(&self) -> usize {
+        self.end
+            .as_ref()
+            .map_or(0, |e| e.put.load(Ordering::Acquire))
     }
 
     /// Like [`Ctx::new`], for a run whose worker threads wait at a gate once started (and
@@ -153,6 +208,9 @@ impl Ctx {
             .unwrap_or_else(|e| e.into_inner())
             .push(fault);
         self.stop.store(true, Ordering::Release);
+        if let Some(end) = &self.end {
+            end.wake();
+        }
     }
 
     pub(crate) fn stopped(&self) -> bool {
@@ -240,6 +298,83 @@ impl Gate {
         let t0 = Instant::now();
         self.cv.notify_all();
         t0
+    }
+}
+
+/// The end of a stream that is held in memory and whose outputs stay in the last queue
+/// until the clock stops ([`crate::Program::run_stream`], and the hand-written baseline
+/// of the overhead calibration): each worker that puts into the last queue counts what
+/// it put on its own and adds that to the end when it ends ([`StreamEnd::add`]; a worker
+/// ends as soon as its input is empty and closed, which at the end of a stream is right
+/// after its last output), and the addition that completes the stream wakes the caller
+/// sleeping in [`StreamEnd::wait`] — one wake-up per stream, and no shared write per
+/// element.
+///
+/// The caller used to check the queue now and then instead, a few dozen times per
+/// stream. On a machine with as many cores as the design has threads every check took
+/// a core from a stage: in `pipe(inc, inc)` at x = 16,384 on the 2-core Intel guest, the
+/// call of the first stage that a check interrupted took about 54 µs instead of 19, and
+/// the checks, which come closer together towards the end of a stream, made the stage's
+/// mean call 1.04–1.14× its unit test's (`examples/in_situ`, 2026-11-26;
+/// docs/runtime.md, "How the stream driver learns that a stream has ended").
+pub(crate) struct StreamEnd {
+    expected: usize,
+    put: AtomicUsize,
+    lock: Mutex<()>,
+    cv: Condvar,
+}
+
+/// How long [`StreamEnd::wait`] sleeps at most before it looks again on its own: a safety
+/// net only, since the last output and every fault wake it (a rare look costs the
+/// design nothing measurable: one per 100 ms).
+const END_CHECK: Duration = Duration::from_millis(100);
+
+impl StreamEnd {
+    /// The end of a stream of `expected` outputs.
+    pub(crate) fn new(expected: usize) -> StreamEnd {
+        StreamEnd {
+            expected,
+            put: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// `n` more outputs are in the last queue (a worker that put them has ended); the
+    /// addition that completes the stream wakes the caller.
+    pub(crate) fn add(&self, n: usize) {
+        let before = self.put.fetch_add(n, Ordering::AcqRel);
+        if before < self.expected && before + n >= self.expected {
+            self.wake();
+        }
+    }
+
+    /// Wake the caller to look again (the last output is in, or an element failed).
+    pub(crate) fn wake(&self) {
+        // Taken so that the wake cannot fall between the caller's look and its sleep.
+        let _seen = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.cv.notify_all();
+    }
+
+    /// Sleep until every expected output is in (`true`), or `stop()` (`false`). Besides
+    /// the count, `have()` (what the last queue holds) is looked at on every wake: should
+    /// something put outputs into the last queue without counting them, the wait still
+    /// ends, [`END_CHECK`] late at most.
+    pub(crate) fn wait(&self, have: &dyn Fn() -> usize, stop: &dyn Fn() -> bool) -> bool {
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.put.load(Ordering::Acquire) >= self.expected || have() >= self.expected {
+                return true;
+            }
+            if stop() {
+                return false;
+            }
+            guard = self
+                .cv
+                .wait_timeout(guard, END_CHECK)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
     }
 }
 
@@ -389,6 +524,72 @@ mod tests {
             });
             assert_eq!(take(&rx, Duration::from_micros(100)), Some(3));
         });
+    }
+
+    #[test]
+    fn the_stream_end_wakes_its_waiter_once_the_last_output_is_counted() {
+        let end = StreamEnd::new(50);
+        let never = || 0;
+        let done = std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..10 {
+                    std::thread::sleep(Duration::from_micros(50));
+                    end.add(5);
+                }
+            });
+            end.wait(&never, &|| false)
+        });
+        assert!(done);
+        assert_eq!(end.put.load(Ordering::SeqCst), 50);
+        // An empty stream has ended before it starts.
+        assert!(StreamEnd::new(0).wait(&never, &|| false));
+    }
+
+    #[test]
+    fn a_failure_wakes_the_stream_end_and_the_wait_says_so() {
+        let ctx =
+            Ctx::gated(&Config::default(), 1).ending(10, crossbeam_channel::bounded::<u8>(1).0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(5));
+                ctx.fault(Fault {
+                    seq: 3,
+                    stage: "f".into(),
+                    message: "boom".into(),
+                });
+            });
+            assert!(!ctx.await_end(&|| 0));
+        });
+    }
+
+    #[test]
+    fn outputs_put_without_being_counted_still_end_the_wait() {
+        // The safety net: what the last queue holds ends the wait, at the next look.
+        let end = StreamEnd::new(3);
+        assert!(end.wait(&|| 3, &|| false));
+    }
+
+    #[test]
+    fn only_the_workers_of_the_last_queue_count_and_the_queue_ends_with_them() {
+        let (last_tx, last_rx) = crossbeam_channel::bounded::<u32>(4);
+        let (other_tx, _other_rx) = crossbeam_channel::bounded::<u32>(4);
+        let ctx = Ctx::gated(&Config::default(), 2).ending(2, last_tx.clone());
+        assert!(ctx.end_of(&last_tx).is_some());
+        assert!(ctx.end_of(&last_tx.clone()).is_some());
+        assert!(ctx.end_of(&other_tx).is_none());
+        // A queue of another type is not the last one either.
+        assert!(ctx
+            .end_of(&crossbeam_channel::bounded::<u64>(1).0)
+            .is_none());
+        // Once the workers have started, the run lets go of the queue: it ends with
+        // the last of its own senders.
+        ctx.started();
+        assert!(ctx.end_of(&last_tx).is_none());
+        last_tx.send(1).unwrap();
+        drop(last_tx);
+        assert_eq!(last_rx.iter().collect::<Vec<_>>(), vec![1]);
+        // A run without an end has nothing to wait for.
+        assert!(Ctx::new(&Config::default(), 1).await_end(&|| 0));
     }
 
     #[test]

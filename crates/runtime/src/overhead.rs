@@ -801,7 +801,8 @@ pub enum Driver {
     /// A producer thread feeds a bounded queue; the calling thread blocks on the last
     /// queue ([`crate::Program::run_measured`]): a whole producer/consumer program.
     ProducerConsumer,
-    /// Stream-sized outer queues filled by the calling thread, drained by polling
+    /// Stream-sized outer queues filled by the calling thread before the clock starts,
+    /// drained after it stops; the last output wakes the caller
     /// ([`crate::Program::run_stream`]): the driver of `bench --term` and `validate`.
     Stream,
 }
@@ -837,6 +838,15 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
             gate.arrive();
         }
     };
+    // Stream: the workers of the last queue add what they put there when they end, and
+    // the last of them wakes the caller, as in `run_stream`.
+    let end = crate::ctx::StreamEnd::new(n_el);
+    let end = &end;
+    let counted = move |n: usize| {
+        if stream {
+            end.add(n);
+        }
+    };
     std::thread::scope(|s| {
         match plan {
             Plan::Pipe(_) => {
@@ -849,9 +859,12 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
                 });
                 s.spawn(move || {
                     wait();
+                    let mut put = 0;
                     for e in mid_rx.iter() {
                         let _ = out_tx.send(std::hint::black_box(e));
+                        put += 1;
                     }
+                    counted(put);
                 });
             }
             Plan::TPool(n, _) => {
@@ -859,9 +872,12 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
                     let (rx, tx) = (src_rx.clone(), out_tx.clone());
                     s.spawn(move || {
                         wait();
+                        let mut put = 0;
                         for e in rx.iter() {
                             let _ = tx.send(std::hint::black_box(e));
+                            put += 1;
                         }
+                        counted(put);
                     });
                 }
                 drop(out_tx);
@@ -869,18 +885,24 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
             Plan::Seq(_) => {
                 s.spawn(move || {
                     wait();
+                    let mut put = 0;
                     for e in src_rx.iter() {
                         let e = std::hint::black_box(std::hint::black_box(e));
                         let _ = out_tx.send(e);
+                        put += 1;
                     }
+                    counted(put);
                 });
             }
             _ => {
                 s.spawn(move || {
                     wait();
+                    let mut put = 0;
                     for e in src_rx.iter() {
                         let _ = out_tx.send(std::hint::black_box(e));
+                        put += 1;
                     }
+                    counted(put);
                 });
             }
         }
@@ -904,9 +926,8 @@ fn baseline(plan: &Plan, elements: Vec<Data>, capacity: usize, driver: Driver) -
                     let _ = src_tx.send(e);
                 }
                 drop(src_tx);
-                let _slack = crate::program::TimerSlack::fine();
                 let t0 = gate.open();
-                crate::program::await_outputs(|| out_rx.len(), n_el, &|| false);
+                end.wait(&|| out_rx.len(), &|| false);
                 let elapsed = t0.elapsed();
                 for e in out_rx.iter() {
                     drop(e);

@@ -150,10 +150,15 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
     ctx: &'scope Ctx,
 ) {
     ctx.expect_thread();
+    // Whether this worker puts into the run's last queue: it then counts what it put
+    // there, and adds the count to the stream's end when it ends (one shared write per
+    // worker and stream, not one per element).
+    let end = ctx.end_of(&output);
     std::thread::Builder::new()
         .name(WORKER_THREAD_NAME.into())
         .spawn_scoped(scope, move || {
             ctx.start_thread();
+            let mut delivered = 0usize;
             while let Some(env) = take(&input, ctx.spin) {
                 match node.call(env.item, ctx) {
                     Ok(item) => {
@@ -162,6 +167,7 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
                         if put(&output, Envelope { seq: env.seq, item }, ctx.spin).is_err() {
                             break;
                         }
+                        delivered += 1;
                     }
                     Err(f) => ctx.fault(Fault {
                         seq: env.seq,
@@ -169,6 +175,9 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
                         message: f.message,
                     }),
                 }
+            }
+            if let Some(end) = end {
+                end.add(delivered);
             }
         })
         .expect("the OS refused to start a worker thread");

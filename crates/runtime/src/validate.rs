@@ -2349,9 +2349,18 @@ fn analyze_case(
     }
     for r in reduces_of_mapreduce(plan) {
         let (key, ..) = block_of(r, plan, c.image, registry, opts.load_cores())?;
+        let per_key = registry
+            .get(r)
+            .is_ok_and(|k| matches!(k.op(), crate::kernel::Op::ReducePerKey(_)));
         notes.push(format!(
-            "the reduction `{r}` was timed warm (`{key}`): in a job it runs on what its \
-             thread just gathered or produced{}",
+            "the reduction `{r}` was timed warm (`{key}`): {}{}",
+            if per_key {
+                "gathering each key's values from x map outputs into one reused vector and \
+                 reducing them, key after key, as a job's thread does (runs saved before \
+                 run AI, 2026-11-26, timed one call per key on a vector of its own)"
+            } else {
+                "in a job it runs on what its thread just produced"
+            },
             if key.contains("_par") {
                 "; `_parN`: with N - 1 other threads running it, as the job's threads do"
             } else {

@@ -787,9 +787,10 @@ fn task_pool_workers_and_pipeline_stages_really_run_at_once() {
 
 #[test]
 fn the_stream_driver_delivers_every_element_once_in_order_in_every_shape() {
-    // `run_stream` (the measurement driver: stream-sized outer queues, polling collector)
-    // must give exactly what `run` gives, for long and for tiny streams (shorter than
-    // the blocking tail of its collector).
+    // `run_stream` (the measurement driver: stream-sized outer queues, a caller woken by
+    // the workers of the last queue once they have put every output there) must give
+    // exactly what `run` gives, for long and for tiny streams. In debug builds it asserts
+    // that those workers counted every output, so this checks that every shape counts.
     for n in [0u64, 1, 3, 700] {
         for (name, shape) in shapes() {
             let seen: Vec<_> = (0..3).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();

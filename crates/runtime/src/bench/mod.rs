@@ -21,6 +21,7 @@
 //! thread ([`InputState::Remote`]). A whole program is timed on a stream of elements and
 //! reports total time / elements, the seed's metric.
 
+mod gather;
 mod replica;
 mod stage;
 pub mod stats;
@@ -235,7 +236,9 @@ pub enum InputState {
     Cold,
     /// In this core's cache: the input was just written by the block before it on the same
     /// thread (the second block of a `seq`). Timed on copies made right before the calls,
-    /// with the batch bounded to half the level-2 cache.
+    /// with the batch bounded to half the level-2 cache. A per-key reduction is timed as a
+    /// MapReduce job runs it, on the values its thread gathers, key after key, from `x` map
+    /// outputs into one reused vector (`gather.rs`).
     Warm,
     /// Just written by another thread: the stage before it in a `pipe` wrote it on another
     /// core and handed it over through a queue. Timed over a stream made like a cold
@@ -505,6 +508,8 @@ pub struct KernelSampler<'a> {
     rig: Option<stage::Rig>,
     /// The `seq` a pool's workers run around the timed block ([`Replica`]).
     replica: Option<replica::Chain>,
+    /// A warm per-key reduction: the map outputs it gathers each key's values from.
+    gather: Option<gather::Gather>,
 }
 
 impl<'a> KernelSampler<'a> {
@@ -585,6 +590,7 @@ impl<'a> KernelSampler<'a> {
             outputs: Vec::new(),
             rig: None,
             replica: None,
+            gather: None,
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -595,6 +601,15 @@ impl<'a> KernelSampler<'a> {
             let out = s.call(input)?;
             probe = probe.min(t0.elapsed().as_secs_f64().max(1e-9));
             drop(out);
+        }
+        // A warm per-key reduction runs on what its thread just gathered from the job's
+        // map outputs: timed that way (`gather`), probed over one pass of the keys.
+        if let (InputState::Warm, crate::kernel::Op::ReducePerKey(f)) = (state, &s.op) {
+            let mut g = gather::Gather::new(kernel, f.clone(), x, inputs, memory_limit / 2)?;
+            let keys = gather::GATHER_KEYS;
+            g.time(keys, kernel.name())?;
+            probe = g.time(keys, kernel.name())? * 1e-9;
+            s.gather = Some(g);
         }
         let by_memory = (memory_limit / (1 + siblings as u128) / bytes.max(1)).max(1) as u64;
         let batch = match state {
@@ -821,6 +836,9 @@ impl KernelSampler<'_> {
     /// One repetition on this thread alone (see [`Repeated::one`]).
     fn one_alone(&mut self) -> Result<f64, Error> {
         let batch = self.batch as usize;
+        if let Some(g) = &mut self.gather {
+            return g.time(batch, self.kernel.name());
+        }
         let prepared: Vec<Data> = match self.state {
             InputState::Cold => self.fresh_stream(batch)?,
             InputState::Remote => {
@@ -1833,5 +1851,75 @@ mod tests {
         armed.store(true, Ordering::Release);
         let err = s.one().unwrap_err().to_string();
         assert!(err.contains("sibling"), "{err}");
+    }
+    #[test]
+    fn a_warm_per_key_reduction_is_timed_on_each_key_gathered_from_x_map_outputs() {
+        use std::sync::{Arc, Mutex};
+        // A per-key reduction that logs the key and how many values it got.
+        struct Logged(Arc<Mutex<Vec<(usize, usize)>>>);
+        impl Kernel for Logged {
+            fn name(&self) -> &str {
+                "logged_per_key"
+            }
+            fn summary(&self) -> &str {
+                "sums one key's values, logging each call"
+            }
+            fn op(&self) -> crate::kernel::Op {
+                let log = Arc::clone(&self.0);
+                crate::kernel::Op::ReducePerKey(Arc::new(move |key, values| {
+                    log.lock().unwrap().push((key, values.len()));
+                    values.iter().sum()
+                }))
+            }
+            fn size_meaning(&self) -> &str {
+                "values of the key"
+            }
+            fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
+                crate::kernel::ReducePerKey.input(x, inputs)
+            }
+            fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {
+                8 * x as u128
+            }
+        }
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let kernel = Logged(Arc::clone(&log));
+        let spec = Sampling::quick();
+        let x = 6;
+        let mut warm = KernelSampler::new(
+            &kernel,
+            x,
+            &Inputs::default(),
+            &spec,
+            1 << 30,
+            InputState::Warm,
+        )
+        .unwrap();
+        log.lock().unwrap().clear();
+        let ns = warm.one().unwrap();
+        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        let calls = std::mem::take(&mut *log.lock().unwrap());
+        // One call per key, keys in turn (cycling over the map outputs' keys), each on the
+        // x values gathered from the x map outputs.
+        assert_eq!(calls.len() as u64, warm.batch());
+        assert!(calls.len() > 1, "a batch of calls");
+        for w in calls.windows(2) {
+            assert_eq!(w[1].0, (w[0].0 + 1) % gather::GATHER_KEYS, "{w:?}");
+        }
+        assert!(calls.iter().all(|&(_, n)| n == x), "{calls:?}");
+        // Cold, the test calls it on a stream of vectors of x values of its own, as key 0.
+        let mut cold = KernelSampler::new(
+            &kernel,
+            x,
+            &Inputs::default(),
+            &spec,
+            1 << 30,
+            InputState::Cold,
+        )
+        .unwrap();
+        log.lock().unwrap().clear();
+        cold.one().unwrap();
+        let calls = std::mem::take(&mut *log.lock().unwrap());
+        assert_eq!(calls.len() as u64, cold.batch());
+        assert!(calls.iter().all(|&c| c == (0, x)), "{:?}", &calls[..3]);
     }
 }

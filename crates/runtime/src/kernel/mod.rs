@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::data::{Data, DataKind, ImageSize};
 use crate::error::{BuildError, KernelError};
 
-pub use builtin::{histogram, Inc, Map, Nop, QSort, ReducePairwise, ReducePerKey};
+pub use builtin::{histogram, Inc, Map, Nop, QSort, ReducePairwise, ReducePerKey, HISTOGRAM_KEYS};
 
 /// A block: one element in, one element out.
 pub type BlockFn = Arc<dyn Fn(Data) -> Data + Send + Sync>;
@@ -239,7 +239,14 @@ pub fn unit_call(op: &Op, input: Data) -> Data {
             ),
         },
         Op::ReducePerKey(f) => match input {
-            Data::Counts(values) => Data::Counts(vec![f(0, &values)]),
+            // The result goes into the input's vector: nothing is allocated or freed
+            // inside the timed call.
+            Data::Counts(mut values) => {
+                let v = f(0, &values);
+                values.clear();
+                values.push(v);
+                Data::Counts(values)
+            }
             other => panic!(
                 "a per-key reduce test needs one key's values, got {}",
                 other.kind()
