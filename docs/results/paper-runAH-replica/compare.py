@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
 """Time error (%) of every judged row in the last full runs, from each run's
-`segmented.json` (validate's default modeler), and run AH's `one-model.json`.
-Run from the repository root: python3 docs/results/paper-runAH-replica/compare.py"""
+`segmented.json` (validate's default modeler), and the last run's `one-model.json`.
+Run from the repository root: python3 docs/results/paper-runAH-replica/compare.py [RUN...]
+(folders under docs/results, oldest first; by default runs AE-AH)"""
 import json
+import sys
 
-RUNS = ["paper-runAE-judged", "paper-runAF-judged", "paper-runAG-judged", "paper-runAH-replica"]
+RUNS = sys.argv[1:] or [
+    "paper-runAE-judged",
+    "paper-runAF-judged",
+    "paper-runAG-judged",
+    "paper-runAH-replica",
+]
 
 
 def rows(run, name="segmented.json"):
@@ -26,7 +33,7 @@ def rows(run, name="segmented.json"):
 
 data = {run: rows(run) for run in RUNS}
 one = rows(RUNS[-1], "one-model.json")
-print("| row | " + " | ".join(RUNS) + " | AH, one model |")
+print("| row | " + " | ".join(RUNS) + " | last, one model |")
 print("|---|" + "---|" * (len(RUNS) + 1))
 for k in data[RUNS[-1]]:
     name = k[0] if k[1] == 0 else f"{k[0]} #{k[1] + 1}"
