@@ -802,7 +802,8 @@ pub enum Driver {
     /// queue ([`crate::Program::run_measured`]): a whole producer/consumer program.
     ProducerConsumer,
     /// Stream-sized outer queues filled by the calling thread before the clock starts,
-    /// drained after it stops; the last output wakes the caller
+    /// drained after it stops; the workers of the last queue wake the caller once they
+    /// have counted every output
     /// ([`crate::Program::run_stream`]): the driver of `bench --term` and `validate`.
     Stream,
 }

@@ -79,9 +79,9 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     ///   element in the first queue, and the clock starts when the gate opens (starting
     ///   and pinning a thread took about 200 µs on the Intel guest: 50 ns per element
     ///   over a stream of 4,096 `inc`s of 1,024 ints, 4%);
-    /// - while the stream flows, the calling thread sleeps until the worker that puts the
-    ///   last output into the last queue wakes it ([`crate::ctx::StreamEnd`]), and takes
-    ///   the outputs out after the clock stops. Feeding and taking the outputs as they
+    /// - while the stream flows, the calling thread sleeps until the workers of the last
+    ///   queue, each adding what it put there as it ends, have counted every output
+    ///   ([`crate::ctx::StreamEnd`]), and takes the outputs out after the clock stops. Feeding and taking the outputs as they
     ///   came ran inside the clock, and on a machine with as many cores as the design has
     ///   threads that CPU time is taken from the design (`examples/pool_gaps.rs`;
     ///   docs/runtime.md, "The stream driver's own costs, and the pool's calls"); so did
