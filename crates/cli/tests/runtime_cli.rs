@@ -279,6 +279,27 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         "{cal}"
     );
     assert_eq!(cal["pipe_wake"]["points"].as_array().unwrap().len(), 9);
+    // The busy hand-off: the calibrated slacks and the `nop` neighbour, each with the
+    // median and the fastest repetition of the pipeline and of its slower stage alone.
+    let handoff = cal["pipe_handoff"]["points"].as_array().unwrap();
+    let slacks: Vec<f64> = handoff
+        .iter()
+        .map(|p| p["slack_ns"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        slacks,
+        [0.0, 0.0, 0.0, 250.0, 500.0, 1000.0, 2000.0],
+        "{cal}"
+    );
+    for p in handoff {
+        for (median, min) in [("stage_ns", "stage_min_ns"), ("pipe_ns", "pipe_min_ns")] {
+            let (median, min) = (p[median].as_f64().unwrap(), p[min].as_f64().unwrap());
+            assert!(min > 0.0 && min <= median, "{p}");
+        }
+        // A stage busy for T (±15% per call) takes at least 0.85 T per element.
+        let t = p["spin_ns"].as_f64().unwrap();
+        assert!(p["stage_min_ns"].as_f64().unwrap() >= 0.85 * t, "{p}");
+    }
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     let blocks = dir.join("blocks.toml");
     std::fs::write(

@@ -90,6 +90,11 @@ pub struct Calibration {
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipe_wake: Option<WakeCalibration>,
+    /// The hand-off of a pipeline of busy stages by the slack between its two slowest
+    /// stages (absent in calibrations stored before 2026-11-26, whose pipelines add
+    /// `pipe(nop, nop)`'s hand-off at every slack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe_handoff: Option<HandoffCalibration>,
     /// What one MapReduce job costs beyond its map and reduce calls (absent in
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -158,6 +163,17 @@ fn side_by_side_on<E: Send + std::fmt::Debug + 'static>(
     stream: impl Fn() -> Vec<E>,
     repetitions: usize,
 ) -> Result<(f64, f64), Error> {
+    let (ta, tb) = side_by_side_samples(a, b, stream, repetitions)?;
+    Ok((stats::median(&ta), stats::median(&tb)))
+}
+
+/// The ns per element of every timed repetition of [`side_by_side_on`], `(a, b)`.
+fn side_by_side_samples<E: Send + std::fmt::Debug + 'static>(
+    a: &crate::Program<E, E>,
+    b: &crate::Program<E, E>,
+    stream: impl Fn() -> Vec<E>,
+    repetitions: usize,
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let time = |p: &crate::Program<E, E>| -> Result<f64, Error> {
         let elements = stream();
         let count = elements.len().max(1);
@@ -173,7 +189,7 @@ fn side_by_side_on<E: Send + std::fmt::Debug + 'static>(
         ta.push(time(a)?);
         tb.push(time(b)?);
     }
-    Ok((stats::median(&ta), stats::median(&tb)))
+    Ok((ta, tb))
 }
 
 /// Busy times of the task-pool calibration, ns.
@@ -581,12 +597,168 @@ pub fn calibrate_wake(
     })
 }
 
+/// What one `pipe` hand-off costs a pipeline of busy stages, by the slack between its two
+/// slowest stages (the slower one's time less the other's).
+///
+/// Two busy stages of equal time rarely wait for each other: the queue between them
+/// absorbs the calls' variation, and a hand-off costs little more than one stage's queue
+/// operations. Once one stage is faster by a few hundred ns, it waits at its queue for
+/// every element, checking it while the slower stage puts the next element in, and each
+/// hand-off costs more. The first calibration (`bench --overhead`, 2026-11-26 22:34 UTC,
+/// pinned, fastest of 11 streams each): two stages of T = 2 µs with calls varying ±15%
+/// paid 59 ns over one stage with no slack, 229, 260 and 213 ns at slacks of 250, 500
+/// and 1,000 ns, and 220 before `nop`. Run AI's designs agree: `pipe(inc, inc)` at x = 1,024 ran 78 ns over its
+/// slower stage's unit test, `pipe(inc, nop)` 307 ns over its `inc`, where composition
+/// added `pipe(nop, nop)`'s 202 ns to both (`pipe(inc, inc)` 10.3% too slow, `pipe(inc,
+/// nop)` 7.3% too fast). Measured as `pipe(spin(T), spin(T − d))` (both spins varying from
+/// call to call as [`JOB_SPIN_SPREAD`], in different orders) and `pipe(spin(T), nop)`
+/// against `spin(T)`: no slack at each T of [`HANDOFF_EQUAL_SPINS_NS`] (the median of
+/// the three is the figure: one reads 20–90 ns from calibration to calibration), the
+/// slacks `d` of [`HANDOFF_SLACKS`] at T = [`HANDOFF_SPIN_NS`].
+/// Composition adds the extra at no slack for every hand-off instead of `pipe(nop, nop)`'s,
+/// and the rise beyond it as straight lines through the points at the pipeline's slack
+/// ([`HandoffCalibration::ramp_knots`]); the wake-up ([`WakeCalibration`]) adds what
+/// waits too long to spin through.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HandoffCalibration {
+    pub points: Vec<HandoffPoint>,
+}
+
+/// One measured slack of the hand-off calibration ([`HandoffCalibration`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HandoffPoint {
+    /// Mean busy time of the slower stage, ns.
+    pub spin_ns: f64,
+    /// The slower stage's mean busy time less the other's, ns (the whole busy time when
+    /// the other stage is `nop`).
+    pub slack_ns: f64,
+    /// ns per element of the slower stage alone: median and fastest repetition.
+    pub stage_ns: f64,
+    pub stage_min_ns: f64,
+    /// ns per element of the pipeline: median and fastest repetition.
+    pub pipe_ns: f64,
+    pub pipe_min_ns: f64,
+}
+
+impl HandoffPoint {
+    /// What the second stage added, with the statistic composition uses (fastest
+    /// repetitions with `minimum`, medians otherwise).
+    pub fn extra_ns(&self, minimum: bool) -> f64 {
+        if minimum {
+            self.pipe_min_ns - self.stage_min_ns
+        } else {
+            self.pipe_ns - self.stage_ns
+        }
+    }
+}
+
+impl HandoffCalibration {
+    /// The hand-off of stages with no slack: the median extra of the points at slack 0
+    /// (never negative); `None` without such points.
+    pub fn equal_ns(&self, minimum: bool) -> Option<f64> {
+        let at_zero: Vec<f64> = self
+            .points
+            .iter()
+            .filter(|p| p.slack_ns <= 0.0)
+            .map(|p| p.extra_ns(minimum))
+            .filter(|e| e.is_finite())
+            .collect();
+        (!at_zero.is_empty()).then(|| stats::median(&at_zero).max(0.0))
+    }
+
+    /// What a slack adds over [`HandoffCalibration::equal_ns`]: `(slack, extra − equal)`
+    /// knots through the points ([`knots`]: non-decreasing, rises under a twentieth of the
+    /// largest count as none), none before the first, the last one's beyond it. Empty
+    /// when no slack costs more.
+    pub fn ramp_knots(&self, minimum: bool) -> Vec<(f64, f64)> {
+        let Some(equal) = self.equal_ns(minimum) else {
+            return Vec::new();
+        };
+        let points: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .map(|p| (p.slack_ns.max(0.0), p.extra_ns(minimum) - equal))
+            .collect();
+        knots(&points)
+    }
+}
+
+/// Mean busy time of the slower stage in the hand-off calibration, ns: about the
+/// shortest stage times of the paper suite's pipelines (`inc` at x = 1,024 is 1.1 µs), and
+/// short enough that the waiting stage still spins on its queue ([`WAKE_BASELINE_NS`]).
+pub const HANDOFF_SPIN_NS: u64 = 2_000;
+
+/// Slacks of the hand-off calibration beyond none, ns: the second stage spins
+/// `HANDOFF_SPIN_NS − d` (and a last point passes to `nop`).
+pub const HANDOFF_SLACKS: [u64; 3] = [250, 500, 1_000];
+
+/// Busy times of the hand-off calibration's pipelines of two equal stages, ns.
+pub const HANDOFF_EQUAL_SPINS_NS: [u64; 3] = [1_000, 1_500, 2_000];
+
+/// A block busy for `ns` times its call's share of [`JOB_SPIN_SPREAD`] (calls counted
+/// from `first`) without touching memory, passing its element through.
+fn varying_spin_block<E: Send + 'static>(ns: u64, first: usize) -> crate::Pattern<E, E> {
+    let calls = std::sync::atomic::AtomicUsize::new(first);
+    crate::block(format!("spin{ns}"), move |v: E| {
+        let i = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        spin((ns as f64 * spin_share(i)) as u64);
+        v
+    })
+}
+
+/// Measure the hand-off of busy pipelines ([`HandoffCalibration`]): for each slack of
+/// [`HANDOFF_SLACKS`] and the `nop` neighbour, the pipeline side by side with its slower
+/// stage alone (stream driver, streams of about 20 ms of arrays like the wake-up
+/// calibration's, alternating after one untimed stream each).
+pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffCalibration, Error> {
+    type Arrays = crate::Pattern<Vec<u64>, Vec<u64>>;
+    // The second stage's calls start half a job later, so the two vary differently.
+    let second = JOB_INPUTS / 2;
+    let nop = || crate::block("nop", std::hint::black_box::<Vec<u64>>);
+    // (slower stage's busy time, slack, second stage)
+    let mut designs: Vec<(u64, u64, Arrays)> = HANDOFF_EQUAL_SPINS_NS
+        .iter()
+        .map(|&ns| (ns, 0, varying_spin_block(ns, second)))
+        .collect();
+    let ns = HANDOFF_SPIN_NS;
+    designs.extend(
+        HANDOFF_SLACKS
+            .iter()
+            .map(|&d| (ns, d, varying_spin_block(ns.saturating_sub(d), second))),
+    );
+    designs.push((ns, ns, nop()));
+    let mut points = Vec::new();
+    for (ns, slack, second) in designs {
+        let build = |p| {
+            crate::Program::<Vec<u64>, Vec<u64>>::with_config(p, config.clone())
+                .map_err(|e| Error::Run(e.to_string()))
+        };
+        let count = (20_000_000 / ns).max(64);
+        let len = (ns * WAKE_BYTES_PER_NS / 8).max(1) as usize;
+        let stream = || -> Vec<Vec<u64>> { (0..count).map(|i| vec![i; len]).collect() };
+        let single = build(varying_spin_block(ns, 0))?;
+        let piped = build(crate::pipe(varying_spin_block(ns, 0), second))?;
+        let (a, b) = side_by_side_samples(&single, &piped, stream, repetitions)?;
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        points.push(HandoffPoint {
+            spin_ns: ns as f64,
+            slack_ns: slack as f64,
+            stage_ns: stats::median(&a),
+            stage_min_ns: min(&a),
+            pipe_ns: stats::median(&b),
+            pipe_min_ns: min(&b),
+        });
+    }
+    Ok(HandoffCalibration { points })
+}
+
 /// The wake-up cost through the calibrated points: `(wait, extra)` knots with straight
 /// lines between them ([`wake_segments`]). The extra of a point is `pipe − stage` less
 /// that of the busy pipelines that wait too briefly to sleep — the median over the points
 /// of at most [`WAKE_BASELINE_NS`] (`pipe_nop_extra`, `pipe(nop, nop)`'s extra over
-/// `nop`, without such points): measured on the same streams, it is the hand-off a busy
-/// pipeline pays anyway (composition adds its constant separately), where `pipe(nop,
+/// `nop`, without such points), whose own extras count as none: measured on the same
+/// streams, it is the hand-off a busy pipeline pays anyway (composition adds it
+/// separately, [`HandoffCalibration`]), where `pipe(nop,
 /// nop)`'s own median moves with the host (601 ns in run Z's calibration, 258–274 in
 /// runs U–Y). The wait is `stage − nop_stage`. Extras under [`WAKE_FLOOR`] of the cap
 /// (the median of the two longest waits' extras, as [`fit_hinge`]'s) count as none —
@@ -609,12 +781,27 @@ pub fn fit_wake_knots(
         .filter(|p| p.spin_ns <= WAKE_BASELINE_NS)
         .map(|p| p.pipe_ns - p.stage_ns)
         .collect();
-    let baseline = if busy.is_empty() {
-        pipe_nop_extra_ns
-    } else {
-        stats::median(&busy)
-    };
-    knots(&wake_extras(points, baseline, nop_stage_ns))
+    if busy.is_empty() {
+        return knots(&wake_extras(points, pipe_nop_extra_ns, nop_stage_ns));
+    }
+    // The busy points are the baseline: what one of them has over their median is
+    // noise, not a wake-up (it had raised every longer wait's cost by half the busy
+    // points' spread, 18–45 ns, in the calibrations of 2026-11-26 evening).
+    let extras: Vec<(f64, f64)> = wake_extras(points, stats::median(&busy), nop_stage_ns)
+        .into_iter()
+        .zip(points)
+        .map(|((wait, extra), p)| {
+            (
+                wait,
+                if p.spin_ns <= WAKE_BASELINE_NS {
+                    0.0
+                } else {
+                    extra
+                },
+            )
+        })
+        .collect();
+    knots(&extras)
 }
 
 /// `(wait, extra)` of each wake-up point: the wait `stage − nop_stage` of its `nop`
@@ -1013,6 +1200,8 @@ pub fn calibrate(
         pipe_extra,
         nop,
     )?);
+    progress("pipe(spin(T), spin(T - d))", terms.len(), terms.len() + 1);
+    let pipe_handoff = Some(calibrate_handoff(repetitions.clamp(1, 11), config)?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
@@ -1026,6 +1215,7 @@ pub fn calibrate(
         repetitions,
         patterns,
         pipe_wake,
+        pipe_handoff,
         mapreduce,
         mapreduce_busy,
         pool_busy,
@@ -1215,8 +1405,9 @@ impl Calibration {
     }
 
     /// The whole overhead of a design, for composition: the constant
-    /// [`Calibration::overhead_ns`] plus, for every `pipe` hand-off, the saturating
-    /// wake-up cost ([`WakeCalibration`]), scaled by the task pools around the pipeline
+    /// [`Calibration::overhead_ns`] plus, for every pipeline, the rise of the busy
+    /// hand-off with the slack ([`HandoffCalibration`]) and the saturating wake-up cost
+    /// ([`WakeCalibration`]), scaled by the task pools around the pipeline
     /// (thread counts capped at the calibrated cores, as composition caps them).
     pub fn overhead(
         &self,
@@ -1224,9 +1415,7 @@ impl Calibration {
         source: &str,
     ) -> perfcompose_core::compose::predict::Overhead {
         let mut saturating = Vec::new();
-        if let Some(w) = &self.pipe_wake {
-            self.wakes(plan, 1.0, w, &mut 0, &mut saturating);
-        }
+        self.slack_terms(plan, &mut saturating);
         self.busy_pools(plan, 1.0, &mut saturating);
         self.busy_jobs(plan, 1.0, &mut saturating);
         perfcompose_core::compose::predict::Overhead {
@@ -1312,69 +1501,106 @@ impl Calibration {
         }
     }
 
-    /// The wake-up terms of `plan`'s pipelines. `pipeline` counts the pipelines met so
-    /// far in the order composition lists them (outermost first, directly nested pipes
-    /// one pipeline: [`perfcompose_core::compose::Composition::pipelines`]), so that each
-    /// term names the pipeline whose slack it depends on.
-    fn wakes(
+    /// Call `f(pipe, index, scale, stages)` for every pipeline of `plan`: nested pipes are
+    /// one chain of `stages` stages; `index` counts the pipelines met so far in the order
+    /// composition lists them (outermost first, directly nested pipes one pipeline:
+    /// [`perfcompose_core::compose::Composition::pipelines`]), so that a term can name the
+    /// pipeline whose slack it depends on; `scale` is the task pools' around it (thread
+    /// counts capped at the calibrated cores).
+    fn each_pipeline(
         &self,
         plan: &Plan,
         scale: f64,
-        w: &WakeCalibration,
         pipeline: &mut usize,
-        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+        f: &mut dyn FnMut(&Plan, usize, f64, usize),
     ) {
         match plan {
             Plan::Pipe(_) => {
-                // Nested pipes are one chain of stages. The slowest stage pays a wake-up
-                // per element to the neighbours that wait for it, once that wait (its
-                // time less theirs) outlasts their spinning; one per chain, on the wait
-                // of the next slowest stage (two when the slowest sits in the middle,
-                // which this leaves out).
                 let mut stages = Vec::new();
                 chain(plan, &mut stages);
                 let index = *pipeline;
                 *pipeline += 1;
-                if stages.len() > 1 && !w.knots.is_empty() {
-                    let segments = wake_segments(&w.knots);
-                    let k = segments.len();
-                    for (i, (from, slope, rise)) in segments.into_iter().enumerate() {
-                        out.push(perfcompose_core::compose::predict::Saturating {
-                            what: format!(
-                                "wake-up cost of the slowest stage's hand-off in {plan} \
-                                 (part {} of {k} of the calibrated curve)",
-                                i + 1
-                            ),
-                            scale,
-                            slope,
-                            cap_ns: rise,
-                            threshold_ns: from,
-                            pipeline_slack: Some(index),
-                        });
-                    }
-                } else if stages.len() > 1 && w.slope > 0.0 && w.cap_ns > 0.0 {
-                    out.push(perfcompose_core::compose::predict::Saturating {
-                        what: format!("wake-up cost of the slowest stage's hand-off in {plan}"),
-                        scale,
-                        slope: w.slope,
-                        cap_ns: w.cap_ns,
-                        threshold_ns: w.threshold_ns,
-                        pipeline_slack: Some(index),
-                    });
-                }
+                f(plan, index, scale, stages.len());
                 stages
                     .into_iter()
-                    .for_each(|p| self.wakes(p, scale, w, pipeline, out));
+                    .for_each(|p| self.each_pipeline(p, scale, pipeline, f));
             }
             Plan::Seq(parts) => parts
                 .iter()
-                .for_each(|p| self.wakes(p, scale, w, pipeline, out)),
+                .for_each(|p| self.each_pipeline(p, scale, pipeline, f)),
             Plan::TPool(n, inner) => {
                 let n = (*n).min(self.cores.max(1)) as f64;
-                self.wakes(inner, scale * n, w, pipeline, out)
+                self.each_pipeline(inner, scale * n, pipeline, f)
             }
             Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
         }
+    }
+
+    /// The slack-dependent terms of `plan`'s pipelines, each naming the pipeline whose
+    /// slack it depends on: the busy hand-off's rise over its no-slack figure
+    /// ([`HandoffCalibration::ramp_knots`]) and the wake-up ([`WakeCalibration`]). The
+    /// slowest stage pays them per element to the neighbours that wait for it; one of
+    /// each per chain, on the wait of the next slowest stage (two when the slowest sits
+    /// in the middle, which this leaves out).
+    fn slack_terms(
+        &self,
+        plan: &Plan,
+        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+    ) {
+        use perfcompose_core::compose::predict::Saturating;
+        let ramp = self
+            .pipe_handoff
+            .as_ref()
+            .map(|h| wake_segments(&h.ramp_knots(self.minimum)))
+            .unwrap_or_default();
+        let wake = self.pipe_wake.as_ref();
+        let parts = |what: String,
+                     segments: &[(f64, f64, f64)],
+                     index,
+                     scale,
+                     out: &mut Vec<Saturating>| {
+            let k = segments.len();
+            for (i, &(from, slope, rise)) in segments.iter().enumerate() {
+                out.push(Saturating {
+                    what: format!("{what} (part {} of {k} of the calibrated curve)", i + 1),
+                    scale,
+                    slope,
+                    cap_ns: rise,
+                    threshold_ns: from,
+                    pipeline_slack: Some(index),
+                });
+            }
+        };
+        self.each_pipeline(plan, 1.0, &mut 0, &mut |pipe, index, scale, stages| {
+            if stages < 2 {
+                return;
+            }
+            parts(
+                format!("busy stages' hand-off at the slack of {pipe}"),
+                &ramp,
+                index,
+                scale,
+                out,
+            );
+            match wake {
+                Some(w) if !w.knots.is_empty() => parts(
+                    format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
+                    &wake_segments(&w.knots),
+                    index,
+                    scale,
+                    out,
+                ),
+                Some(w) if w.slope > 0.0 && w.cap_ns > 0.0 => out.push(Saturating {
+                    what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
+                    scale,
+                    slope: w.slope,
+                    cap_ns: w.cap_ns,
+                    threshold_ns: w.threshold_ns,
+                    pipeline_slack: Some(index),
+                }),
+                _ => {}
+            }
+        });
     }
 
     /// The hook for composition: `model` plus [`Calibration::overhead`], for a parsed
@@ -1410,7 +1636,14 @@ impl Calibration {
                     + parts.iter().map(|p| self.extra(p)).sum::<f64>()
             }
             Plan::Pipe(parts) => {
-                let per = self.cost("pipe(nop, nop)").map_or(0.0, |c| c - stage);
+                let per = match self
+                    .pipe_handoff
+                    .as_ref()
+                    .and_then(|h| h.equal_ns(self.minimum))
+                {
+                    Some(equal) => equal,
+                    None => self.cost("pipe(nop, nop)").map_or(0.0, |c| c - stage),
+                };
                 per * parts.len().saturating_sub(1) as f64
                     + parts.iter().map(|p| self.extra(p)).fold(0.0, f64::max)
             }
@@ -1455,6 +1688,7 @@ mod tests {
             elements: 10,
             repetitions: 1,
             pipe_wake: None,
+            pipe_handoff: None,
             mapreduce: Vec::new(),
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
@@ -1581,6 +1815,30 @@ mod tests {
             .iter()
             .map(|&(from, slope, rise)| rise.min((slope * (w - from)).max(0.0)))
             .sum()
+    }
+
+    #[test]
+    fn the_busy_wake_points_are_the_baseline_and_cost_nothing_themselves() {
+        // Busy points 200 ns apart around their median (the baseline): the one above it
+        // is noise (over the floor, a twentieth of the 1,500 ns cap), so the cost rises
+        // from nothing, not from 100 ns at the shortest wait.
+        let pts = [
+            wake_point(1000.0, 100.0),
+            wake_point(2000.0, -100.0),
+            wake_point(6000.0, 1000.0),
+            wake_point(8000.0, 2000.0),
+        ];
+        // `wake_point` adds 100 ns, the busy median 100 ns too: extras 0, 0, 1000, 2000
+        // at waits of stage − 100.
+        let k = fit_wake_knots(&pts, 80.0, 100.0);
+        assert_eq!(k, [(1900.0, 0.0), (5900.0, 1000.0), (7900.0, 2000.0)]);
+        // Without busy points the baseline is `pipe(nop, nop)`'s extra, and a point's
+        // extra over it counts.
+        let k = fit_wake_knots(&pts[2..], 80.0, 100.0);
+        assert_eq!(k, [(0.0, 0.0), (5900.0, 1020.0), (7900.0, 2020.0)]);
+        // (Until 2026-11-26 the busy point above the median kept its 100 ns.)
+        let old = knots(&wake_extras(&pts, 100.0, 100.0));
+        assert_ne!(old[..2], [(1900.0, 0.0), (5900.0, 1000.0)], "{old:?}");
     }
 
     #[test]
@@ -1785,6 +2043,83 @@ mod tests {
         let v = total.eval_at(&[]).unwrap();
         let wakes = 0.5 * (6.0 + 10.0 + 5.0 + 20.0);
         assert!((v - (model + o.ns_per_element + wakes)).abs() < 1e-9, "{v}");
+    }
+
+    /// A hand-off calibration whose pipelines add, over one stage, 60 ns (fastest
+    /// repetitions 50) with no slack, 200 (190) at 250 ns, 210 (210) at 500 and 205
+    /// (200) with a `nop` neighbour.
+    fn handoff() -> HandoffCalibration {
+        let p = |slack_ns: f64, pipe_ns: f64, pipe_min_ns: f64| HandoffPoint {
+            spin_ns: 2000.0,
+            slack_ns,
+            stage_ns: 2000.0,
+            stage_min_ns: 1990.0,
+            pipe_ns,
+            pipe_min_ns,
+        };
+        HandoffCalibration {
+            points: vec![
+                p(0.0, 2060.0, 2040.0),
+                p(250.0, 2200.0, 2180.0),
+                p(500.0, 2210.0, 2200.0),
+                p(2000.0, 2205.0, 2190.0),
+            ],
+        }
+    }
+
+    #[test]
+    fn busy_pipelines_add_the_no_slack_hand_off_and_its_rise_at_the_pipeline_slack() {
+        use perfcompose_core::components::Components;
+        use perfcompose_core::compose::{compose, ComposeOptions};
+        let mut c = cal();
+        c.pipe_handoff = Some(handoff());
+        let k = |s: &str| Plan::Kernel(s.into());
+        let pipe = Plan::Pipe(vec![k("a"), k("b")]);
+        // The constant: one stage (`nop`, 100) and the hand-off at no slack (median 60),
+        // instead of `pipe(nop, nop)`'s 80; per hand-off.
+        assert!((c.overhead_ns(&pipe) - 160.0).abs() < TOL);
+        let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
+        assert!((c.overhead_ns(&pipe3) - 220.0).abs() < TOL);
+        // The fastest repetitions with the minimum.
+        let m = c.for_statistic(perfcompose_core::measure::Measure::Minimum);
+        assert!((m.overhead_ns(&pipe) - 150.0).abs() < TOL);
+        // The rise over it: 140 at 250, then the last two pooled (never falling): 147.5
+        // with the medians, 155 with the fastest repetitions; nothing at no slack.
+        let h = handoff();
+        assert_eq!(
+            h.ramp_knots(false),
+            [(0.0, 0.0), (250.0, 140.0), (500.0, 147.5), (2000.0, 147.5)]
+        );
+        assert_eq!(
+            h.ramp_knots(true),
+            [(0.0, 0.0), (250.0, 140.0), (500.0, 155.0), (2000.0, 155.0)]
+        );
+        // Composed on the slack of the pipeline: equal stages pay the constant only, a
+        // slack of 125 half the first rise, a slack beyond the last point all of it.
+        let o = c.overhead(&pipe, "test");
+        assert!(o
+            .saturating
+            .iter()
+            .all(|s| s.pipeline_slack == Some(0) && s.what.contains("busy stages' hand-off")));
+        let term = perfcompose_core::term::parse_term("t", "pipe(a, b)").unwrap();
+        let opts = ComposeOptions { cores: Some(2) };
+        for (b, rise) in [(1000.0, 0.0), (875.0, 70.0), (500.0, 147.5), (0.0, 147.5)] {
+            let comps =
+                Components::from_models("t", &[("a", "1000"), ("b", &b.to_string())]).unwrap();
+            let comp = compose(&term, &comps, opts).unwrap();
+            let v = o
+                .apply_composed(&comp, &term, &comps, opts)
+                .eval_at(&[])
+                .unwrap();
+            assert!((v - (1000.0 + 160.0 + rise)).abs() < 1e-9, "b = {b}: {v}");
+        }
+        // Without points at no slack, the pipeline keeps `pipe(nop, nop)`'s hand-off and
+        // gets no rise.
+        let mut none = handoff();
+        none.points.retain(|p| p.slack_ns > 0.0);
+        c.pipe_handoff = Some(none);
+        assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
+        assert!(c.overhead(&pipe, "test").saturating.is_empty());
     }
 
     #[test]
@@ -2046,6 +2381,21 @@ mod tests {
             .unwrap();
         assert_eq!(lw.knots, fit_wake_knots(points, 80.0, 100.0));
         assert!(!lw.knots.is_empty());
+        // The busy hand-off is kept; a file from before it was measured (this one's
+        // `cal()`, saved without it) has none.
+        let busy = Calibration {
+            pipe_handoff: Some(handoff()),
+            ..cal()
+        };
+        busy.save(&path).unwrap();
+        assert_eq!(Calibration::load(&path).unwrap(), Some(busy));
+        cal().save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("pipe_handoff"), "{text}");
+        assert_eq!(
+            Calibration::load(&path).unwrap().unwrap().pipe_handoff,
+            None
+        );
         // Whether the workers were pinned is kept; files from before it was recorded
         // read as unknown.
         let pinned = Calibration {

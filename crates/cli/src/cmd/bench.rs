@@ -577,6 +577,26 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             )?;
         }
     }
+    if let Some(h) = &cal.pipe_handoff {
+        let points: Vec<String> = h
+            .points
+            .iter()
+            .map(|p| {
+                format!(
+                    "T {:.1} us slack {:.2} us: {:.0} ns (median {:.0})",
+                    p.spin_ns / 1000.0,
+                    p.slack_ns / 1000.0,
+                    p.extra_ns(true),
+                    p.extra_ns(false)
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "busy pipeline hand-off (pipe(spin(T), spin(T - slack)) against spin(T); the last point's second stage nop), fastest repetitions: {}",
+            points.join(", ")
+        )?;
+    }
     for b in &cal.pool_busy {
         let points: Vec<String> = b
             .points
