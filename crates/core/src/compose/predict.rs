@@ -195,6 +195,11 @@ pub struct Saturating {
     /// waits for nothing and pays no wake-up. Needs the composition
     /// ([`Overhead::apply_composed`]); [`Overhead::apply`] uses the model.
     pub pipeline_slack: Option<usize>,
+    /// No cost either while the time is at most this share of the slowest stage's time
+    /// (of the pipeline's, with [`Saturating::pipeline_slack`]; of the model otherwise):
+    /// the term applies to `t − relative_threshold · slowest`. 0: none. For slacks within
+    /// the resolution of the stage models they are computed from.
+    pub relative_threshold: f64,
 }
 
 /// Most stages a pipeline's slack is built for: the expression of the second slowest of
@@ -256,11 +261,12 @@ impl Overhead {
             }
             let stages = comp.stages(i, term, components, opts).ok()?;
             let models: Vec<Expr> = stages.into_iter().map(|s| s.model).collect();
-            Some(slack_of(&models))
+            Some((slack_of(&models), Expr::max_of(models)))
         })
     }
 
-    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<Expr>) -> Expr {
+    /// `slack(i)`: the slack of pipeline `i` and its slowest stage's time.
+    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<(Expr, Expr)>) -> Expr {
         let mut out = model.clone();
         if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
             out = Expr::add(out, Expr::constant(self.ns_per_element));
@@ -268,15 +274,24 @@ impl Overhead {
         for s in &self.saturating {
             let k = s.slope * s.scale;
             if k > 0.0 && k.is_finite() && s.cap_ns > 0.0 && s.cap_ns.is_finite() {
-                let t = s
+                let (mut t, slowest) = s
                     .pipeline_slack
                     .and_then(&slack)
-                    .unwrap_or_else(|| model.clone());
+                    .unwrap_or_else(|| (model.clone(), model.clone()));
+                let relative = s.relative_threshold > 0.0 && s.relative_threshold.is_finite();
+                if relative {
+                    t = Expr::sub(t, Expr::mul(Expr::constant(s.relative_threshold), slowest));
+                }
                 let mut ramp = Expr::mul(Expr::constant(k), t);
-                if s.threshold_ns > 0.0 && s.threshold_ns.is_finite() {
+                let threshold = if s.threshold_ns > 0.0 && s.threshold_ns.is_finite() {
+                    s.threshold_ns
+                } else {
+                    0.0
+                };
+                if relative || threshold > 0.0 {
                     ramp = Expr::max(
                         Expr::constant(0.0),
-                        Expr::sub(ramp, Expr::constant(s.slope * s.threshold_ns)),
+                        Expr::sub(ramp, Expr::constant(s.slope * threshold)),
                     );
                 }
                 out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
@@ -806,6 +821,7 @@ mod tests {
                 cap_ns: 1000.0,
                 threshold_ns,
                 pipeline_slack: pipeline,
+                relative_threshold: 0.0,
             }],
         }
     }
@@ -824,6 +840,41 @@ mod tests {
         assert_eq!(v(slack_of(&[c(1.0), c(9.0), c(6.0)])), 3.0);
         assert_eq!(v(slack_of(&[c(9.0), c(9.0), c(1.0)])), 0.0);
         assert_eq!(v(slack_of(&[c(7.0)])), 7.0);
+    }
+
+    #[test]
+    fn a_relative_threshold_leaves_out_slacks_within_a_share_of_the_slowest_stage() {
+        let comps =
+            Components::from_models("t", &[("a", "10 * x"), ("d", "9.5 * x"), ("c", "2 * x")])
+                .unwrap();
+        let opts = ComposeOptions::default();
+        let relative = |threshold_ns: f64, scale: f64| {
+            let mut o = wake(Some(0), scale, threshold_ns);
+            o.saturating[0].relative_threshold = 0.1;
+            o
+        };
+        // A slack of 0.5x is within a tenth of the slowest stage (10x): no cost.
+        let close = parse_term("t", "pipe(a, d)").unwrap();
+        let comp = compose(&close, &comps, opts).unwrap();
+        let o = relative(0.0, 1.0).apply_composed(&comp, &close, &comps, opts);
+        assert_eq!(at(&o, 100.0), 1000.0 + 100.0);
+        // A slack of 8x: the cost of 7x, after the absolute threshold too.
+        let far = parse_term("t", "pipe(a, c)").unwrap();
+        let comp = compose(&far, &comps, opts).unwrap();
+        let o = relative(0.0, 1.0).apply_composed(&comp, &far, &comps, opts);
+        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 700.0);
+        let o = relative(400.0, 1.0).apply_composed(&comp, &far, &comps, opts);
+        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * (700.0 - 400.0));
+        // In tpool(2, ...) both the slack and the slowest stage are halved; `scale`
+        // restores them.
+        let pooled = parse_term("t", "tpool(2, pipe(a, c))").unwrap();
+        let comp = compose(&pooled, &comps, opts).unwrap();
+        let o = relative(0.0, 2.0).apply_composed(&comp, &pooled, &comps, opts);
+        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * 2.0 * (400.0 - 50.0));
+        // Without the composition, on the model: 0.9 of it.
+        let comp = compose(&close, &comps, opts).unwrap();
+        let o = relative(0.0, 1.0).apply(&comp.model);
+        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 900.0);
     }
 
     #[test]
