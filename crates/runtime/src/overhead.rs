@@ -555,6 +555,22 @@ fn spin(ns: u64) {
     }
 }
 
+/// A program on arrays with `config`, for the wake-up and hand-off calibrations.
+fn array_program(
+    pattern: crate::Pattern<Vec<u64>, Vec<u64>>,
+    config: &Config,
+) -> Result<crate::Program<Vec<u64>, Vec<u64>>, Error> {
+    crate::Program::with_config(pattern, config.clone()).map_err(|e| Error::Run(e.to_string()))
+}
+
+/// Streams of about 20 ms for a stage busy `ns` per element: arrays of
+/// [`WAKE_BYTES_PER_NS`] bytes per ns of it, like a design's elements.
+fn array_stream(ns: u64) -> impl Fn() -> Vec<Vec<u64>> {
+    let count = (20_000_000 / ns.max(1)).max(64);
+    let len = (ns * WAKE_BYTES_PER_NS / 8).max(1) as usize;
+    move || (0..count).map(|i| vec![i; len]).collect()
+}
+
 /// Measure `pipe(spin(T), nop)` against `spin(T)` for each T of [`WAKE_SPINS`] (stream
 /// driver, streams of about 20 ms of arrays of [`WAKE_BYTES_PER_NS`] bytes per ns of `T`,
 /// alternating) and fit the cost through the points ([`fit_wake_knots`]; the line of
@@ -567,19 +583,15 @@ pub fn calibrate_wake(
 ) -> Result<WakeCalibration, Error> {
     let mut points = Vec::new();
     for &ns in &WAKE_SPINS {
-        let build = |p| {
-            crate::Program::<Vec<u64>, Vec<u64>>::with_config(p, config.clone())
-                .map_err(|e| Error::Run(e.to_string()))
-        };
-        let single = build(spin_block_of(ns))?;
-        let piped = build(crate::pipe(
-            spin_block_of(ns),
-            crate::block("nop", std::hint::black_box::<Vec<u64>>),
-        ))?;
-        let count = (20_000_000 / ns).max(64);
-        let len = (ns * WAKE_BYTES_PER_NS / 8).max(1) as usize;
-        let stream = || -> Vec<Vec<u64>> { (0..count).map(|i| vec![i; len]).collect() };
-        let (stage_ns, pipe_ns) = side_by_side_on(&single, &piped, stream, repetitions)?;
+        let single = array_program(spin_block_of(ns), config)?;
+        let piped = array_program(
+            crate::pipe(
+                spin_block_of(ns),
+                crate::block("nop", std::hint::black_box::<Vec<u64>>),
+            ),
+            config,
+        )?;
+        let (stage_ns, pipe_ns) = side_by_side_on(&single, &piped, array_stream(ns), repetitions)?;
         points.push(WakePoint {
             spin_ns: ns as f64,
             stage_ns,
@@ -739,16 +751,9 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
     designs.push((ns, ns, nop()));
     let mut points = Vec::new();
     for (ns, slack, second) in designs {
-        let build = |p| {
-            crate::Program::<Vec<u64>, Vec<u64>>::with_config(p, config.clone())
-                .map_err(|e| Error::Run(e.to_string()))
-        };
-        let count = (20_000_000 / ns).max(64);
-        let len = (ns * WAKE_BYTES_PER_NS / 8).max(1) as usize;
-        let stream = || -> Vec<Vec<u64>> { (0..count).map(|i| vec![i; len]).collect() };
-        let single = build(varying_spin_block(ns, 0))?;
-        let piped = build(crate::pipe(varying_spin_block(ns, 0), second))?;
-        let (a, b) = side_by_side_samples(&single, &piped, stream, repetitions)?;
+        let single = array_program(varying_spin_block(ns, 0), config)?;
+        let piped = array_program(crate::pipe(varying_spin_block(ns, 0), second), config)?;
+        let (a, b) = side_by_side_samples(&single, &piped, array_stream(ns), repetitions)?;
         let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
         points.push(HandoffPoint {
             spin_ns: ns as f64,
