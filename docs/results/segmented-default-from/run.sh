@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Every saved paper run with the judged rows (J to AI) validated again from its
+# Every saved paper run with the judged rows (J to AK) validated again from its
 # measurements, nothing run: `--modeler perfcompose` (one PMNF model per block, the
 # default of `validate` before 2026-11-26 15:00 UTC) and `--modeler segmented` (two models joined at a
 # cache size where the block's measurements step up there), at the caches of the host
-# that measured each run (AMD EPYC guest: 32K,1M,32M; Intel Xeon guest: 48K,2M,260M).
+# that measured each run (its `machine.json`; without one, AMD EPYC guest: 32K,1M,32M for runs
+# before AB, Intel Xeon guest: 48K,2M,260M from AB on).
 # Each run's own calibration, the default statistic. Deterministic, seconds per run.
 set -euo pipefail
 PC=${1:-target/release/perfcompose}
@@ -11,13 +12,19 @@ OUT=${2:-docs/results/segmented-default-from}
 ONLY=()
 while IFS= read -r t; do ONLY+=(--only "$t"); done < <(grep -o "'[^']*'" docs/results/paper-runY-judged/run.sh | tr -d "'")
 RUNS=(paper-runJ paper-runL paper-runQ-pinned paper-runS paper-runU paper-runW paper-runX paper-runY-judged paper-runZ paper-runAA-judged
-  paper-runAB-judged paper-runAC-inc paper-runAD-patterns paper-runAE-judged paper-runAF-judged paper-runAG-judged paper-runAH-replica paper-runAI-streamend)
+  paper-runAB-judged paper-runAC-inc paper-runAD-patterns paper-runAE-judged paper-runAF-judged paper-runAG-judged paper-runAH-replica paper-runAI-streamend
+  paper-runAJ-handoff paper-runAK-relative)
 for run in "${RUNS[@]}"; do
   [[ -d docs/results/$run ]] || continue
-  case $run in
-    paper-runA[B-Z]*) caches=48K,2M,260M ;;
-    *) caches=32K,1M,32M ;;
-  esac
+  if [[ -f docs/results/$run/machine.json ]]; then
+    # The caches the run's own host reported (run AK was measured on the AMD host).
+    caches=$(python3 -c 'import json, sys; print(",".join(f"{b // 1024}K" for b in json.load(open(sys.argv[1]))["caches_bytes"]))' "docs/results/$run/machine.json")
+  else
+    case $run in
+      paper-runA[B-Z]*) caches=48K,2M,260M ;;
+      *) caches=32K,1M,32M ;;
+    esac
+  fi
   args=(validate --suite paper --from "docs/results/$run" --json "${ONLY[@]}" --caches "$caches")
   "$PC" "${args[@]}" --modeler perfcompose > "$OUT/$run-perfcompose.json" 2> /dev/null || true
   "$PC" "${args[@]}" --modeler segmented > "$OUT/$run-segmented.json" 2> /dev/null || true
