@@ -19,6 +19,8 @@ TERMS=(
   'mapreduce(map, reduce_pairwise, nodes=1, threads=2, keys=x, per_key=768)'
   'mapreduce(map, reduce_per_key, nodes=1, threads=2, keys=768, per_key=x)'
 )
+# ONLY_TERMS (one term a line) replaces the list (run AL).
+if [[ -n ${ONLY_TERMS:-} ]]; then mapfile -t TERMS <<< "$ONLY_TERMS"; fi
 ONLY=()
 # SKIP=PREFIX leaves out the terms that start with it (run AD: SKIP=mapreduce).
 for t in "${TERMS[@]}"; do
