@@ -122,10 +122,96 @@ pub struct Calibration {
     /// [`Config::spin`]: crate::Config::spin
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin_us: Option<u64>,
+    /// What a unit test counts for one call of a block beyond the block's own work (the
+    /// `nop` unit test; absent in calibrations stored before 2026-11-27, which compose
+    /// without taking it out): see [`BlockCall`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_call: Option<BlockCall>,
     /// Compose with the patterns' fastest repetitions instead of their medians (not
     /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
     #[serde(skip)]
     pub minimum: bool,
+}
+
+/// What a block's unit test counts per call beyond the block's own work: the `nop` unit
+/// test, its input warm, at [`BLOCK_CALL_X`] (time per call through the harness of
+/// `validate`'s unit tests: the dispatch, the panic guard, keeping the output).
+///
+/// Composition adds the block models, each timed with its call, and the calibrated
+/// patterns, each timed on `nop` programs whose blocks are called too: every call of a
+/// design was counted twice. [`Calibration::overhead_ns`] takes one call out per block,
+/// as the design composes its blocks (two for `seq(a, b)`, one for a pipeline's slowest
+/// stage, a pool's inner calls over its workers). Runs AE–AK timed `seq(inc, nop)` at
+/// x = 1,024 at a median of 79 ns over its `inc`, where composition added 151; the `nop`
+/// unit test read 38–41 ns on both hosts (docs/results/call-cost-whatif).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BlockCall {
+    /// The size the `nop` unit test ran at.
+    pub x: usize,
+    /// ns per call: median and fastest repetition.
+    pub ns: f64,
+    pub min_ns: f64,
+}
+
+/// The size of the [`BlockCall`] calibration: the smallest of the seed's grid, where a
+/// repetition batches the most calls (the clock read weighs least).
+pub const BLOCK_CALL_X: usize = 1024;
+
+impl BlockCall {
+    /// ns per call with the statistic composition uses (fastest repetition with
+    /// `minimum`, median otherwise).
+    pub fn ns(&self, minimum: bool) -> f64 {
+        if minimum {
+            self.min_ns
+        } else {
+            self.ns
+        }
+    }
+
+    /// From a `--save DIR` run's measurements, for its calibrations stored before this
+    /// was calibrated: the smallest size of the first saved `nop_warm` unit test
+    /// (callpath `…->nop_warm`), as [`calibrate_block_call`] measures it. `None` without
+    /// one.
+    pub fn from_saved(series: &[crate::bench::Series]) -> Option<BlockCall> {
+        let s = series.iter().find(|s| s.name.ends_with("->nop_warm"))?;
+        let p = s.points.iter().min_by_key(|p| p.x)?;
+        let min_ns = p.values.iter().copied().reduce(f64::min)?;
+        Some(BlockCall {
+            x: p.x as usize,
+            ns: p.median,
+            min_ns,
+        })
+    }
+}
+
+/// Measure [`BlockCall`]: the `nop` unit test, input warm, at [`BLOCK_CALL_X`],
+/// `repetitions` repetitions (at least 7) of at least 200 µs of calls each.
+pub fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Error> {
+    let registry = Registry::builtin();
+    let nop = registry.get("nop")?;
+    let reps = repetitions.max(7) as u32;
+    let spec = crate::bench::Sampling {
+        warmup: 1,
+        min_reps: reps,
+        max_reps: reps,
+        target: None,
+        min_sample: std::time::Duration::from_micros(200),
+        max_point_time: std::time::Duration::from_secs(60),
+    };
+    let p = crate::bench::time_kernel_in(
+        nop.as_ref(),
+        BLOCK_CALL_X,
+        &crate::kernel::Inputs::default(),
+        &spec,
+        crate::bench::default_memory_limit(),
+        crate::bench::InputState::Warm,
+    )?;
+    let min_ns = p.values.iter().copied().fold(f64::INFINITY, f64::min);
+    Ok(BlockCall {
+        x: BLOCK_CALL_X,
+        ns: p.median,
+        min_ns,
+    })
 }
 
 /// A task pool of `threads` ≤ cores workers whose tasks keep them busy: `tpool(n, spin(T))`
@@ -819,6 +905,22 @@ pub fn fit_wake_knots(
     knots(&extras)
 }
 
+/// The wake-up points a fit may use when the workers spin `spin_ns` before they sleep:
+/// the busy ones of the baseline (at most [`WAKE_BASELINE_NS`]) and those whose `nop`
+/// stage waits (`stage − nop_stage`) longer than the spin. A shorter wait is spun
+/// through: the waiting stage is awake when its element comes, and whatever the point
+/// read is the host's. Run AM's calibration (2026-11-27, AMD EPYC guest, spin 1 ms) read
+/// 0–88 ns at waits of 6–24 µs and 6,962 ns at 35 µs, where `spin(32 µs)` alone had run
+/// 9% slow (34.9 µs): composed, that point added 5.4 µs to every pipeline of `qsort` at
+/// x = 1,024 (15–16% too slow). All the points without a spin.
+pub fn slept_points(points: &[WakePoint], nop_stage_ns: f64, spin_ns: f64) -> Vec<WakePoint> {
+    points
+        .iter()
+        .filter(|p| p.spin_ns <= WAKE_BASELINE_NS || p.stage_ns - nop_stage_ns > spin_ns)
+        .cloned()
+        .collect()
+}
+
 /// `(wait, extra)` of each wake-up point: the wait `stage − nop_stage` of its `nop`
 /// stage, the extra `pipe − stage − baseline`.
 fn wake_extras(points: &[WakePoint], baseline_ns: f64, nop_stage_ns: f64) -> Vec<(f64, f64)> {
@@ -1223,7 +1325,9 @@ pub fn calibrate(
     let mapreduce = calibrate_mapreduce(cores, repetitions.clamp(1, 7), config)?;
     let mapreduce_busy =
         calibrate_mapreduce_busy(cores, repetitions.clamp(1, 7), config, &mapreduce)?;
-    Ok(Calibration {
+    progress("nop (unit test)", terms.len(), terms.len() + 1);
+    let block_call = Some(calibrate_block_call(repetitions)?);
+    let mut calibration = Calibration {
         host: hostname(),
         cores,
         elements,
@@ -1236,8 +1340,12 @@ pub fn calibrate(
         pool_busy,
         pinned: Some(config.pin),
         spin_us: Some(Calibration::spin_of(config).as_micros() as u64),
+        block_call,
         minimum: false,
-    })
+    };
+    // The wake-up fitted on the waits the workers do not spin through.
+    calibration.refit_wake();
+    Ok(calibration)
 }
 
 /// Cores the OS lets this process use.
@@ -1331,13 +1439,19 @@ impl Calibration {
     /// threshold in a file are derived values, and a file written by a build that fitted
     /// them otherwise (a ramp from the origin until 2026-11-24) is read the same way as a
     /// fresh one, so `validate --from` re-analyses a saved run with today's fit.
+    ///
+    /// Fitted on the points whose waiting stage could have slept ([`slept_points`]): with
+    /// workers that spin before sleeping ([`Calibration::spin_us`]), a wait shorter than
+    /// the spin is spun through and pays no wake-up, whatever its point read.
     pub fn refit_wake(&mut self) {
         let (pipe_extra, nop) = wake_baseline(&self.patterns);
+        let spin_ns = self.spin_us.unwrap_or(0) as f64 * 1e3;
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
-                (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&w.points, pipe_extra, nop);
+                let points = slept_points(&w.points, nop, spin_ns);
+                (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&points, pipe_extra, nop);
                 w.knots = if w.element_bytes_per_ns > 0.0 {
-                    fit_wake_knots(&w.points, pipe_extra, nop)
+                    fit_wake_knots(&points, pipe_extra, nop)
                 } else {
                     Vec::new()
                 };
@@ -1390,9 +1504,10 @@ impl Calibration {
 
     /// The per-element overhead of a design: the cost of one stage, plus each pattern
     /// node's extra cost over one stage (`seq(nop, nop)`, `pipe(nop, nop)`,
-    /// `tpool(n, nop)` minus `nop`). Exact for the calibrated shapes; an additive estimate
+    /// `tpool(n, nop)` minus `nop`), less one [`BlockCall`] per block as the design
+    /// composes its blocks. Exact for the calibrated shapes; an additive estimate
     /// for deeper nestings. A MapReduce job (one element) adds its calibrated job cost
-    /// ([`JobCost`]).
+    /// ([`JobCost`]); its map and reduce calls are in that cost's ideal and keep theirs.
     pub fn overhead_ns(&self, plan: &Plan) -> f64 {
         (self.stage_ns() + self.extra(plan)).max(0.0)
     }
@@ -1644,10 +1759,20 @@ impl Calibration {
         }
     }
 
+    /// ns per block call counted twice by composition ([`BlockCall`]; 0 without it).
+    pub fn block_call_ns(&self) -> f64 {
+        self.block_call
+            .as_ref()
+            .map_or(0.0, |b| b.ns(self.minimum))
+            .max(0.0)
+    }
+
     fn extra(&self, plan: &Plan) -> f64 {
         let stage = self.stage_ns();
         match plan {
-            Plan::Kernel(_) | Plan::Unsupported { .. } => 0.0,
+            // Its unit test counted the call the calibrated patterns count too.
+            Plan::Kernel(_) => -self.block_call_ns(),
+            Plan::Unsupported { .. } => 0.0,
             // Measured through one stage of the stream driver, like `nop`.
             Plan::MapReduce {
                 reduce, threads, ..
@@ -1666,10 +1791,18 @@ impl Calibration {
                     Some(equal) => equal,
                     None => self.cost("pipe(nop, nop)").map_or(0.0, |c| c - stage),
                 };
+                // The slowest stage's (a stage's extra may be negative: its calls).
                 per * parts.len().saturating_sub(1) as f64
-                    + parts.iter().map(|p| self.extra(p)).fold(0.0, f64::max)
+                    + parts
+                        .iter()
+                        .map(|p| self.extra(p))
+                        .reduce(f64::max)
+                        .unwrap_or(0.0)
             }
-            Plan::TPool(n, inner) => self.tpool_extra(*n) + self.extra(inner) / *n as f64,
+            // Over the workers that run at once, as composition caps them at the cores.
+            Plan::TPool(n, inner) => {
+                self.tpool_extra(*n) + self.extra(inner) / (*n).min(self.cores.max(1)) as f64
+            }
         }
     }
 }
@@ -1716,6 +1849,7 @@ mod tests {
             pool_busy: Vec::new(),
             pinned: None,
             spin_us: None,
+            block_call: None,
             minimum: false,
             patterns: vec![
                 p("nop", 100.0),
@@ -1789,6 +1923,81 @@ mod tests {
         assert!((c.overhead_ns(&Plan::TPool(3, Box::new(k("a")))) - 90.0).abs() < TOL);
         // Nesting adds: a 3-stage pipe pays two hand-offs.
         assert!((c.overhead_ns(&Plan::Pipe(vec![k("a"), k("b"), k("c")])) - 260.0).abs() < TOL);
+    }
+
+    #[test]
+    fn each_block_call_is_taken_out_once_as_the_design_composes_its_blocks() {
+        use perfcompose_core::measure::Measure;
+        let k = |n: &str| Plan::Kernel(n.into());
+        let seq = |a: Plan, b: Plan| Plan::Seq(vec![a, b]);
+        let pool = |n: usize, p: Plan| Plan::TPool(n, Box::new(p));
+        let mut c = cal();
+        let without: Vec<f64> = [
+            seq(k("a"), k("b")),
+            Plan::Pipe(vec![k("a"), k("b")]),
+            pool(2, seq(k("a"), k("b"))),
+            Plan::Pipe(vec![seq(k("a"), k("b")), k("c")]),
+            pool(4, k("a")),
+        ]
+        .iter()
+        .map(|p| c.overhead_ns(p))
+        .collect();
+        // cal(): nop 100, seq(nop, nop) 105, pipe(nop, nop) 180, tpool(2, nop) 90.
+        assert!((without[0] - 105.0).abs() < TOL);
+        c.block_call = Some(BlockCall {
+            x: BLOCK_CALL_X,
+            ns: 20.0,
+            min_ns: 10.0,
+        });
+        let with = |c: &Calibration, p: &Plan| c.overhead_ns(p);
+        // Two calls in a seq, each counted by its block's unit test.
+        assert!((with(&c, &seq(k("a"), k("b"))) - (without[0] - 40.0)).abs() < TOL);
+        // A pipeline's slowest stage: one call.
+        let pipe = Plan::Pipe(vec![k("a"), k("b")]);
+        assert!((with(&c, &pipe) - (without[1] - 20.0)).abs() < TOL);
+        // A pool's seq: its two calls shared by two workers.
+        let pooled = pool(2, seq(k("a"), k("b")));
+        assert!((with(&c, &pooled) - (without[2] - 20.0)).abs() < TOL);
+        // A pipeline whose first stage is a seq: the stage with the largest extra, the
+        // lone block (one call), not the seq (5 − 40).
+        let mixed = Plan::Pipe(vec![seq(k("a"), k("b")), k("c")]);
+        assert!((without[3] - 185.0).abs() < TOL);
+        assert!((with(&c, &mixed) - 160.0).abs() < TOL);
+        // Four workers on two cores: the call over the two that run at once.
+        assert!((with(&c, &pool(4, k("a"))) - (without[4] - 10.0)).abs() < TOL);
+        // With the minimum, the fastest repetition.
+        let m = c.for_statistic(Measure::Minimum);
+        assert!((m.block_call_ns() - 10.0).abs() < TOL);
+        // Never below nothing.
+        c.block_call.as_mut().unwrap().ns = 1e6;
+        assert_eq!(c.overhead_ns(&seq(k("a"), k("b"))), 0.0);
+    }
+
+    #[test]
+    fn a_saved_runs_block_call_is_its_nop_unit_test_at_the_smallest_size() {
+        use crate::bench::{PointStats, Series};
+        let series = vec![
+            Series::kernel(
+                "seq(inc, nop)->inc",
+                vec![PointStats::of(1024, vec![900.0])],
+            ),
+            Series::kernel(
+                "seq(inc, nop)->nop_warm",
+                vec![
+                    PointStats::of(2048, vec![30.0, 31.0, 32.0]),
+                    PointStats::of(1024, vec![41.0, 38.0, 40.0]),
+                ],
+            ),
+        ];
+        assert_eq!(
+            BlockCall::from_saved(&series),
+            Some(BlockCall {
+                x: 1024,
+                ns: 40.0,
+                min_ns: 38.0
+            })
+        );
+        assert_eq!(BlockCall::from_saved(&series[..1]), None);
     }
 
     fn wake_point(stage: f64, extra: f64) -> WakePoint {
@@ -1936,6 +2145,58 @@ mod tests {
         assert!(wake_segments(&[]).is_empty());
     }
 
+    /// An array-element wake-up calibration, not yet fitted, whose points at
+    /// [`WAKE_SPINS`] have the given extras over the busy baseline (with `cal()`'s `nop`
+    /// stage of 100 ns and `wake_point`'s 100: waits of T, stages of T + 100).
+    fn array_wake(extras: &[f64]) -> WakeCalibration {
+        WakeCalibration {
+            points: WAKE_SPINS
+                .iter()
+                .zip(extras)
+                .map(|(&t, e)| wake_point(t as f64 + 100.0, e - 20.0))
+                .collect(),
+            slope: 0.0,
+            cap_ns: 0.0,
+            threshold_ns: 0.0,
+            element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
+            knots: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn waits_the_workers_spin_through_pay_no_wake_up() {
+        // Run AM's shape: next to nothing up to 24 µs, then one disturbed point at 32 µs.
+        let wake = array_wake(&[0.0, 0.0, 0.0, 0.0, 88.0, 88.0, 88.0, 88.0, 6962.0]);
+        let points = wake.points.clone();
+        let mut free = cal();
+        free.pipe_wake = Some(wake.clone());
+        free.refit_wake();
+        assert_eq!(
+            free.pipe_wake.as_ref().unwrap().knots.last().map(|k| k.1),
+            Some(6962.0),
+            "without a spin every point counts"
+        );
+        // Spinning 1 ms, every calibrated wait is spun through: no wake-up term, and the
+        // points are kept as measured.
+        let mut spun = Calibration {
+            spin_us: Some(1000),
+            pipe_wake: Some(wake.clone()),
+            ..cal()
+        };
+        spun.refit_wake();
+        let w = spun.pipe_wake.as_ref().unwrap();
+        assert!(w.knots.is_empty(), "{:?}", w.knots);
+        assert_eq!(w.points, points);
+        let k = |s: &str| Plan::Kernel(s.into());
+        let pipe = Plan::Pipe(vec![k("a"), k("b")]);
+        assert!(spun.overhead(&pipe, "test").saturating.is_empty());
+        // A spin of 10 µs: the waits beyond it still count, the busy baseline too.
+        let kept = slept_points(&points, 100.0, 10_000.0);
+        let spins: Vec<f64> = kept.iter().map(|p| p.spin_ns).collect();
+        assert_eq!(spins, [1100.0, 12100.0, 16100.0, 24100.0, 32100.0]);
+        assert_eq!(slept_points(&points, 100.0, 0.0), points);
+    }
+
     #[test]
     fn array_calibrations_compose_their_wake_up_through_the_points() {
         let mut c = cal();
@@ -1944,19 +2205,8 @@ mod tests {
         let extras = [
             0.0, 0.0, 0.0, 1000.0, 1200.0, 2000.0, 3000.0, 3500.0, 4000.0,
         ];
-        let points: Vec<WakePoint> = WAKE_SPINS
-            .iter()
-            .zip(extras)
-            .map(|(&t, e)| wake_point(t as f64 + 100.0, e - 20.0))
-            .collect();
-        c.pipe_wake = Some(WakeCalibration {
-            points: points.clone(),
-            slope: 0.0,
-            cap_ns: 0.0,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
-            knots: Vec::new(),
-        });
+        c.pipe_wake = Some(array_wake(&extras));
+        let points = c.pipe_wake.as_ref().unwrap().points.clone();
         c.refit_wake();
         let w = c.pipe_wake.clone().unwrap();
         assert_eq!(w.knots, fit_wake_knots(&points, 80.0, 100.0));
@@ -2351,6 +2601,17 @@ mod tests {
         assert_eq!(c.overhead(&nested, "t").saturating.len(), 1);
     }
 
+    /// `c` saves and loads as it is, and `cal()`, which lacks the field `key`, saves
+    /// without it: what loading that file gives.
+    fn kept_and_absent_before(path: &Path, c: Calibration, key: &str) -> Calibration {
+        c.save(path).unwrap();
+        assert_eq!(Calibration::load(path).unwrap(), Some(c));
+        cal().save(path).unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(!text.contains(key), "{text}");
+        Calibration::load(path).unwrap().unwrap()
+    }
+
     #[test]
     fn saves_and_loads() {
         let dir = std::env::temp_dir().join(format!("pc-overhead-{}", std::process::id()));
@@ -2417,13 +2678,8 @@ mod tests {
             pipe_handoff: Some(handoff()),
             ..cal()
         };
-        busy.save(&path).unwrap();
-        assert_eq!(Calibration::load(&path).unwrap(), Some(busy));
-        cal().save(&path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(!text.contains("pipe_handoff"), "{text}");
         assert_eq!(
-            Calibration::load(&path).unwrap().unwrap().pipe_handoff,
+            kept_and_absent_before(&path, busy, "pipe_handoff").pipe_handoff,
             None
         );
         // Whether the workers were pinned is kept; files from before it was recorded
@@ -2457,6 +2713,19 @@ mod tests {
             "{text}"
         );
         assert_eq!(Calibration::load(&path).unwrap().unwrap().pinned, None);
+        // The block call is kept; a file from before it was calibrated has none.
+        let called = Calibration {
+            block_call: Some(BlockCall {
+                x: BLOCK_CALL_X,
+                ns: 40.0,
+                min_ns: 37.0,
+            }),
+            ..cal()
+        };
+        assert_eq!(
+            kept_and_absent_before(&path, called, "block_call").block_call,
+            None
+        );
         std::fs::write(&path, "{ not json").unwrap();
         let err = Calibration::load(&path).unwrap_err().to_string();
         assert!(err.contains("o.json:1:"), "{err}");

@@ -640,5 +640,12 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             j.ns_per_job / 1e3
         )?;
     }
+    if let Some(b) = &cal.block_call {
+        writeln!(
+            out,
+            "block call (the nop unit test, input warm, x = {}): {:.1} ns (median {:.1}), taken out once per block as a design composes its blocks: its unit test and the patterns above both count it",
+            b.x, b.min_ns, b.ns
+        )?;
+    }
     Ok(())
 }

@@ -383,6 +383,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
+        let mut opts = opts;
+        if let Some(c) = opts.overhead.as_mut().filter(|c| c.block_call.is_none()) {
+            c.block_call = overhead::BlockCall::from_saved(&saved);
+            if let Some(b) = &c.block_call {
+                eprintln!(
+                    "note: the calibration has no block call (stored before 2026-11-27): the saved `nop_warm` unit test at x = {} stands for it ({:.1} ns, median {:.1})",
+                    b.x, b.min_ns, b.ns
+                );
+            }
+        }
         let again =
             validate::reanalyze(&suite, &saved, &registry, &opts).map_err(anyhow::Error::from)?;
         if !again.missing.is_empty() {
