@@ -13,6 +13,9 @@
 //! `SETTLE_MS=N` pauses `N` ms between building a `spin` stream and timing it. What it
 //! found: docs/validation.md, "What a wake-up costs depends on the stream".
 
+#[path = "common/args.rs"]
+mod args;
+
 use perfcompose_runtime::kernel::{Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{block, pipe, Config, Program};
@@ -58,26 +61,8 @@ fn time<E: Send + std::fmt::Debug + 'static>(p: &Program<E, E>, stream: Vec<E>) 
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(sizes) = args.get(1) else {
-        eprintln!("usage: wake_blocks X,... [REPS]");
-        std::process::exit(2);
-    };
-    let sizes: Vec<usize> = match sizes.split(',').map(str::parse).collect() {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("sizes {sizes:?}: {e}");
-            std::process::exit(2);
-        }
-    };
-    let reps: usize = match args.get(2).map(|r| r.parse()) {
-        None => 15,
-        Some(Ok(r)) if r > 0 => r,
-        Some(_) => {
-            eprintln!("REPS {:?}: not a positive integer", args[2]);
-            std::process::exit(2);
-        }
-    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (sizes, reps) = args::list_and_reps::<usize>(&args, "wake_blocks X,... [REPS]");
     let reg = Registry::builtin();
     let inputs = Inputs::default();
     let plan = |t: &str| match perfcompose_runtime::validate::parse_plan("<term>", t) {
