@@ -236,19 +236,36 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         file.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("included (calibrated)"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("included (calibrated)"));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // The tiny suite has designs of two threads: with two cores, the host check runs
+    // before and after it and the report gives both.
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    let host_check = "host check, a busy core next to the one timing a block";
+    if two_cores {
+        assert!(out.contains(host_check), "{out}");
+        let line = out.lines().find(|l| l.contains(host_check)).unwrap();
+        assert_eq!(line.matches("`inc` x=65536 (x100)").count(), 2, "{line}");
+        assert_eq!(line.matches("`qsort` x=65536 (x4)").count(), 2, "{line}");
+    }
     // The calibration says the workers were pinned (the default); a run that does not
-    // pin them is told that the calibration does not match it.
+    // pin them is told that the calibration does not match it. (No host check there.)
     let o = perfcompose(&[
         "validate",
         "--suite",
         "tiny",
         "--no-pin",
+        "--no-host-check",
         "--calibration",
         file.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains(host_check),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert!(
         stderr(&o).contains("measured with the workers pinned, this run has them not pinned")
             && stderr(&o).contains("bench --overhead --no-pin"),

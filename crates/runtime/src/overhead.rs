@@ -168,19 +168,24 @@ impl BlockCall {
         }
     }
 
-    /// From a `--save DIR` run's measurements, for its calibrations stored before this
-    /// was calibrated: the smallest size of the first saved `nop_warm` unit test
-    /// (callpath `…->nop_warm`), as [`calibrate_block_call`] measures it. `None` without
-    /// one.
-    pub fn from_saved(series: &[crate::bench::Series]) -> Option<BlockCall> {
-        let s = series.iter().find(|s| s.name.ends_with("->nop_warm"))?;
-        let p = s.points.iter().min_by_key(|p| p.x)?;
+    /// From one measured point of the `nop` unit test: its median and its fastest
+    /// repetition. `None` without repetitions.
+    pub fn of(p: &crate::bench::PointStats) -> Option<BlockCall> {
         let min_ns = p.values.iter().copied().reduce(f64::min)?;
         Some(BlockCall {
             x: p.x as usize,
             ns: p.median,
             min_ns,
         })
+    }
+
+    /// From a `--save DIR` run's measurements, for its calibrations stored before this
+    /// was calibrated: the smallest size of the first saved `nop_warm` unit test
+    /// (callpath `…->nop_warm`), as [`calibrate_block_call`] measures it. `None` without
+    /// one.
+    pub fn from_saved(series: &[crate::bench::Series]) -> Option<BlockCall> {
+        let s = series.iter().find(|s| s.name.ends_with("->nop_warm"))?;
+        BlockCall::of(s.points.iter().min_by_key(|p| p.x)?)
     }
 }
 
@@ -206,12 +211,7 @@ pub fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Error> {
         crate::bench::default_memory_limit(),
         crate::bench::InputState::Warm,
     )?;
-    let min_ns = p.values.iter().copied().fold(f64::INFINITY, f64::min);
-    Ok(BlockCall {
-        x: BLOCK_CALL_X,
-        ns: p.median,
-        min_ns,
-    })
+    BlockCall::of(&p).ok_or_else(|| Error::Run("the `nop` unit test took no repetition".into()))
 }
 
 /// A task pool of `threads` ≤ cores workers whose tasks keep them busy: `tpool(n, spin(T))`
@@ -1726,15 +1726,19 @@ impl Calibration {
                     scale,
                     out,
                 ),
-                Some(w) if w.slope > 0.0 && w.cap_ns > 0.0 => out.push(Saturating {
-                    what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
-                    scale,
-                    slope: w.slope,
-                    cap_ns: w.cap_ns,
-                    threshold_ns: w.threshold_ns,
-                    pipeline_slack: Some(index),
-                    relative_threshold: 0.0,
-                }),
+                // Array calibrations compose through their knots alone: no knots means
+                // every calibrated wait was spun through, and the `u64` line fitted on the
+                // baseline's noise must not come back.
+                Some(w) if w.element_bytes_per_ns == 0.0 && w.slope > 0.0 && w.cap_ns > 0.0 => out
+                    .push(Saturating {
+                        what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
+                        scale,
+                        slope: w.slope,
+                        cap_ns: w.cap_ns,
+                        threshold_ns: w.threshold_ns,
+                        pipeline_slack: Some(index),
+                        relative_threshold: 0.0,
+                    }),
                 _ => {}
             }
         });
@@ -2189,6 +2193,10 @@ mod tests {
         assert_eq!(w.points, points);
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe = Plan::Pipe(vec![k("a"), k("b")]);
+        assert!(spun.overhead(&pipe, "test").saturating.is_empty());
+        // Run AN's shape: the `u64` line fitted on the baseline's noise stays out too.
+        let w = spun.pipe_wake.as_mut().unwrap();
+        (w.slope, w.cap_ns) = (0.021, 23.0);
         assert!(spun.overhead(&pipe, "test").saturating.is_empty());
         // A spin of 10 µs: the waits beyond it still count, the busy baseline too.
         let kept = slept_points(&points, 100.0, 10_000.0);

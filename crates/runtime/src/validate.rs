@@ -457,6 +457,12 @@ pub struct Options {
     /// machine's, [`bench::cache_sizes`]). Where a block's input outgrows one within its
     /// sweep, the segmented modeler may break its model there ([`cache_breaks`]).
     pub caches: Vec<u64>,
+    /// Before and after a suite with designs of two threads or more within the cores,
+    /// check how much a busy core slows `inc` and `qsort` on another
+    /// ([`bench::neighbour::check`], under a second each); [`Report::host_check`], and a
+    /// note on each such row that misses while a neighbour slowed a block by more than
+    /// [`bench::neighbour::NEIGHBOUR_TOLERANCE`].
+    pub host_check: bool,
 }
 
 impl Options {
@@ -546,6 +552,7 @@ impl Default for Options {
             loaded: true,
             revisit: true,
             caches: bench::cache_sizes(),
+            host_check: true,
         }
     }
 }
@@ -775,6 +782,10 @@ pub struct Report {
     /// 1-minute load average of the machine before and after the run (Linux), to judge
     /// how much other work disturbed the measurements.
     pub load: Option<(f64, f64)>,
+    /// The host check before and after the suite ([`Options::host_check`]): `None` where
+    /// it did not run (no design of two threads within the cores, fewer than two cores,
+    /// `--from`).
+    pub host_check: Option<[bench::neighbour::NeighbourCheck; 2]>,
 }
 
 /// The 1-minute load average (Linux `/proc/loadavg`).
@@ -1832,6 +1843,15 @@ pub fn run_suite_with(
         plan.build(registry, opts.config.clone())?;
         parsed.push((term, plan));
     }
+    let check_host = opts.host_check
+        && parsed
+            .iter()
+            .any(|(_, p)| (2..=opts.cores).contains(&p.threads()));
+    let host_before = if check_host {
+        bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS)?
+    } else {
+        None
+    };
 
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
@@ -1961,6 +1981,15 @@ pub fn run_suite_with(
         series = block_series.iter().map(saved_block).collect();
         series.extend(programs);
     }
+    let load = load_before.zip(load_average());
+    let host_after = match host_before {
+        Some(_) => bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS)?,
+        None => None,
+    };
+    let host_check = host_before.zip(host_after).map(|(a, b)| [a, b]);
+    if let Some(checks) = &host_check {
+        note_neighbours(&mut rows, checks);
+    }
     Ok(Report {
         suite: suite.name.clone(),
         cores: opts.cores,
@@ -1969,8 +1998,32 @@ pub fn run_suite_with(
         components: models,
         rows,
         series,
-        load: load_before.zip(load_average()),
+        load,
+        host_check,
     })
+}
+
+/// A note on every row of two threads or more within the cores that misses its target
+/// while the host check ([`Options::host_check`]) found a busy core slowing a block on
+/// another by more than [`bench::neighbour::NEIGHBOUR_TOLERANCE`], before or after the
+/// suite: such a design's threads run next to each other by construction, and how much
+/// that costs moved with the minute; its unit tests met it only while they ran.
+fn note_neighbours(rows: &mut [Row], [before, after]: &[bench::neighbour::NeighbourCheck; 2]) {
+    if !before.disturbing() && !after.disturbing() {
+        return;
+    }
+    for row in rows
+        .iter_mut()
+        .filter(|r| r.within_cores && r.threads >= 2 && r.passed() == Some(false))
+    {
+        row.notes.push(format!(
+            "in the host check a busy core slowed a block on the other by up to {:.2}x before the suite and {:.2}x after it (over {:.2}x, the time of a design of {} threads depends on the minute it runs: its unit tests met such a neighbour only while they ran)",
+            before.worst(),
+            after.worst(),
+            bench::neighbour::NEIGHBOUR_TOLERANCE,
+            row.threads
+        ));
+    }
 }
 
 /// A block measured for one configuration, under its saved name: callpath
@@ -2153,6 +2206,7 @@ pub fn reanalyze(
             rows,
             series: blocks_used,
             load: None,
+            host_check: None,
         },
         missing,
     })
@@ -3106,6 +3160,60 @@ mod tests {
             ]
         );
         assert_eq!(keys(false), ["inc", "inc_remote", "qsort"]);
+    }
+
+    #[test]
+    fn a_disturbing_host_check_is_noted_on_the_missed_rows_of_two_threads() {
+        use bench::neighbour::{Neighbour, NeighbourCheck};
+        let check = |alu: f64, mem: f64| NeighbourCheck {
+            rounds: 3,
+            works: vec![Neighbour {
+                work: "`inc`".into(),
+                idle_ms: 1.0,
+                alu,
+                mem,
+            }],
+        };
+        let row = |threads: usize, time_error: f64, within_cores: bool| Row {
+            group: String::new(),
+            configuration: format!("{threads} threads, {time_error}"),
+            threads,
+            within_cores,
+            modular: Expr::constant(1.0),
+            monolithic: Expr::constant(1.0),
+            coefficient_error: 0.0,
+            time_error,
+            overhead_ns: 0.0,
+            target: within_cores.then_some(TARGET_PATTERNS),
+            notes: Vec::new(),
+            points: Vec::new(),
+            components: BTreeMap::new(),
+            fit_floor: None,
+            error_from_measured_blocks: None,
+            repeat_error: None,
+        };
+        let rows = || {
+            vec![
+                row(2, 0.18, true),  // missed, two threads: noted
+                row(2, 0.05, true),  // within target
+                row(1, 0.18, true),  // one thread meets no neighbour
+                row(4, 0.30, false), // more threads than cores: reported only
+            ]
+        };
+        let noted = |checks: [NeighbourCheck; 2]| {
+            let mut r = rows();
+            note_neighbours(&mut r, &checks);
+            r.iter().map(|r| r.notes.len()).collect::<Vec<_>>()
+        };
+        assert_eq!(noted([check(1.02, 1.05), check(1.0, 1.08)]), [0, 0, 0, 0]);
+        assert_eq!(noted([check(1.02, 1.05), check(1.43, 1.61)]), [1, 0, 0, 0]);
+        let mut r = rows();
+        note_neighbours(&mut r, &[check(1.43, 1.61), check(1.0, 1.05)]);
+        assert!(
+            r[0].notes[0].contains("up to 1.61x before the suite and 1.05x after it"),
+            "{}",
+            r[0].notes[0]
+        );
     }
 
     fn reanalysis_options() -> Options {

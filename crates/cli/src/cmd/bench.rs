@@ -557,7 +557,18 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         cal.cores, cal.elements, cal.repetitions
     )?;
     if let Some(w) = &cal.pipe_wake {
-        if w.knots.is_empty() {
+        if w.knots.is_empty() && w.element_bytes_per_ns > 0.0 {
+            let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
+                (a.min(p.spin_ns), b.max(p.spin_ns))
+            });
+            writeln!(
+                out,
+                "pipeline wake-up (pipe(spin(T), nop) against spin(T), T from {:.1} to {:.1} us): none added; no calibrated wait beyond the workers' spin of {} us cost extra",
+                from / 1000.0,
+                to / 1000.0,
+                cal.spin_us.map_or("(unknown)".to_string(), |s| s.to_string())
+            )?;
+        } else if w.knots.is_empty() {
             writeln!(
                 out,
                 "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",

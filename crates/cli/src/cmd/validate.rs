@@ -117,6 +117,12 @@ pub struct Args {
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
+    /// Do not check, before and after a suite with designs of two threads or more, how
+    /// much a busy core slows `inc` and `qsort` on another (under a second each; by
+    /// default the report gives the slowdowns, and a row of two threads that misses
+    /// while they exceed 1.10x says so)
+    #[arg(long)]
+    pub no_host_check: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -380,6 +386,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         loaded: !args.unloaded,
         revisit: !args.no_revisit,
         caches,
+        host_check: !args.no_host_check,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
@@ -698,6 +705,23 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "not included (run `perfcompose bench --overhead` to calibrate)"
         }
     )?;
+    if let Some([before, after]) = &report.host_check {
+        writeln!(
+            out,
+            "host check, a busy core next to the one timing a block (median of {} rounds): before the run {}; after it {}{}",
+            before.rounds,
+            before.describe(),
+            after.describe(),
+            if before.disturbing() || after.disturbing() {
+                format!(
+                    ": over {:.2}x, designs of two threads run at a speed their unit tests may not have met (docs/validation.md, \"Equal stages on the AMD host\")",
+                    perfcompose_runtime::bench::neighbour::NEIGHBOUR_TOLERANCE
+                )
+            } else {
+                String::new()
+            }
+        )?;
+    }
     if let Some((before, after)) = report.load {
         writeln!(
             out,

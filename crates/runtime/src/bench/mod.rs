@@ -22,6 +22,7 @@
 //! reports total time / elements, the seed's metric.
 
 mod gather;
+pub mod neighbour;
 mod replica;
 mod stage;
 pub mod stats;

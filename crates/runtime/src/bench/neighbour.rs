@@ -1,0 +1,302 @@
+//! The host check: how much a busy core slows a block on another core down, right now.
+//!
+//! A design of two threads runs two blocks at once; their unit tests run one (or, for
+//! `_parN` and the stages of a pipeline, next to the others while they are timed). On a
+//! virtual machine whose two virtual CPUs are the two hardware threads of one physical
+//! core, or share a memory bus with another tenant, a busy neighbour slows a block by
+//! 0–60%, and by how much changes from one minute to the next (docs/validation.md, run N
+//! and "Equal stages on the AMD host"). A unit test cannot know which a program will
+//! meet, so `validate` measures it before and after a suite with such designs and says so.
+//!
+//! Pinned to the first core, a timed thread runs a fixed piece of work while the second
+//! core is idle, spins on arithmetic in registers ([`Load::Alu`]), or streams through
+//! twice the last-level cache ([`Load::Mem`]); the loads take turns, their order rotating
+//! every round so that a drift of the host reaches all of them; medians per load.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::error::Error;
+use crate::kernel::{unit_call, Inputs, Registry};
+
+/// What the other core does while the timed work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    Idle,
+    /// Arithmetic in registers ([`alu`]).
+    Alu,
+    /// A walk through twice the last-level cache, writing ([`mem`]).
+    Mem,
+}
+
+/// The loads of a round, in their first order.
+pub const LOADS: [Load; 3] = [Load::Idle, Load::Alu, Load::Mem];
+
+/// `steps` rounds of a xorshift chain: arithmetic that touches no memory.
+pub fn alu(steps: u64) -> u64 {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..steps {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    x
+}
+
+/// `passes` walks over `buf`, one write per cache line.
+pub fn mem(buf: &mut [u64], passes: usize) -> u64 {
+    let mut s = 0u64;
+    for _ in 0..passes {
+        for v in buf.iter_mut().step_by(8) {
+            *v = v.wrapping_add(1);
+            s = s.wrapping_add(*v);
+        }
+    }
+    s
+}
+
+/// One timed piece of work and its medians next to each load.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbour {
+    pub work: String,
+    /// Median ms with the other core idle.
+    pub idle_ms: f64,
+    /// Median ms next to [`Load::Alu`] and next to [`Load::Mem`], over `idle_ms`.
+    pub alu: f64,
+    pub mem: f64,
+}
+
+/// The host check: every piece of work timed next to every load.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NeighbourCheck {
+    pub rounds: usize,
+    pub works: Vec<Neighbour>,
+}
+
+/// A busy neighbour that slows a block by more than this (a ratio of medians) makes the
+/// time of a design of two threads depend on the minute it runs: `validate` says so.
+pub const NEIGHBOUR_TOLERANCE: f64 = 1.10;
+
+impl NeighbourCheck {
+    /// The largest slowdown a busy neighbour caused (1.0 without any work).
+    pub fn worst(&self) -> f64 {
+        self.works
+            .iter()
+            .flat_map(|w| [w.alu, w.mem])
+            .filter(|r| r.is_finite())
+            .fold(1.0, f64::max)
+    }
+
+    /// Whether a busy neighbour slowed some work by more than [`NEIGHBOUR_TOLERANCE`].
+    pub fn disturbing(&self) -> bool {
+        self.worst() > NEIGHBOUR_TOLERANCE
+    }
+
+    /// "`inc` x=65536 1.43x next to arithmetic, 1.61x next to a memory stream; …".
+    pub fn describe(&self) -> String {
+        self.works
+            .iter()
+            .map(|w| {
+                format!(
+                    "{} {:.2}x next to arithmetic, {:.2}x next to a memory stream",
+                    w.work, w.alu, w.mem
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// A piece of work for [`check_with`]: its name and a closure that runs it once.
+pub type Work<'a> = (&'a str, &'a (dyn Fn() + Sync));
+
+/// Time each of `works` on the first core next to each [`Load`] on the second, `rounds`
+/// rounds after one more that is not kept (each work run once untimed before its timed
+/// run, so that caches and page tables are as the timed run finds them). `None` on a machine that grants fewer than
+/// two cores. The calling thread is not pinned: the timed thread is a thread of its own.
+pub fn check_with(works: &[Work<'_>], rounds: usize) -> Option<NeighbourCheck> {
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    if cores.len() < 2 || works.is_empty() {
+        return None;
+    }
+    let llc = super::last_level_cache_bytes() as usize;
+    let (first, second) = (cores[0], cores[1]);
+    // times[work][load]: ms of each round.
+    let mut times = vec![vec![Vec::new(); LOADS.len()]; works.len()];
+    // Round 0 warms the caches, the page tables and the clock frequency up: not kept.
+    for round in 0..=rounds.max(1) {
+        for k in 0..LOADS.len() {
+            let li = (k + round) % LOADS.len();
+            let load = LOADS[li];
+            let stop = AtomicBool::new(false);
+            let timed = std::thread::scope(|s| {
+                let stop = &stop;
+                if load != Load::Idle {
+                    s.spawn(move || {
+                        let _ = core_affinity::set_for_current(second);
+                        let mut buf = vec![1u64; 2 * llc / 8];
+                        while !stop.load(Ordering::Relaxed) {
+                            match load {
+                                Load::Alu => {
+                                    black_box(alu(100_000));
+                                }
+                                Load::Mem => {
+                                    black_box(mem(&mut buf, 1));
+                                }
+                                Load::Idle => {}
+                            }
+                        }
+                    });
+                    // Let the neighbour start.
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let timed = s
+                    .spawn(move || {
+                        let _ = core_affinity::set_for_current(first);
+                        works
+                            .iter()
+                            .map(|(_, work)| {
+                                work();
+                                let t = Instant::now();
+                                work();
+                                t.elapsed().as_secs_f64() * 1e3
+                            })
+                            .collect::<Vec<f64>>()
+                    })
+                    .join();
+                stop.store(true, Ordering::Relaxed);
+                timed
+            });
+            // A panicking work is a bug of the caller's closure: no check then.
+            let Ok(ms) = timed else {
+                return None;
+            };
+            if round > 0 {
+                for (wi, t) in ms.into_iter().enumerate() {
+                    times[wi][li].push(t);
+                }
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let works = works
+        .iter()
+        .zip(&mut times)
+        .map(|((name, _), t)| {
+            let m: Vec<f64> = t.iter_mut().map(median).collect();
+            Neighbour {
+                work: (*name).to_string(),
+                idle_ms: m[0],
+                alu: m[1] / m[0],
+                mem: m[2] / m[0],
+            }
+        })
+        .collect();
+    Some(NeighbourCheck {
+        rounds: rounds.max(1),
+        works,
+    })
+}
+
+/// Rounds of the check `validate` runs before and after a suite (under a second each on
+/// the AMD guest).
+pub const VALIDATE_ROUNDS: usize = 5;
+
+/// The check `validate` runs: the registry's `inc` (100 calls) and `qsort` (4 calls) on
+/// copies of one input of 65,536 elements, the blocks whose designs of two threads it
+/// judges. `None` with fewer than two cores, or without both kernels in `registry`.
+pub fn check(registry: &Registry, rounds: usize) -> Result<Option<NeighbourCheck>, Error> {
+    let (Ok(inc), Ok(qsort)) = (registry.get("inc"), registry.get("qsort")) else {
+        return Ok(None);
+    };
+    let inputs = Inputs::default();
+    let inc_input = inc.input(65_536, &inputs)?;
+    let qsort_input = qsort.input(65_536, &inputs)?;
+    let (inc, qsort) = (inc.op(), qsort.op());
+    let run = |op: &crate::kernel::Op, input: &crate::data::Data, calls: usize| {
+        for _ in 0..calls {
+            if let Some(d) = input.try_clone() {
+                drop(black_box(unit_call(op, d)));
+            }
+        }
+    };
+    let inc_work = || run(&inc, &inc_input, 100);
+    let qsort_work = || run(&qsort, &qsort_input, 4);
+    Ok(check_with(
+        &[
+            ("`inc` x=65536 (x100)", &inc_work),
+            ("`qsort` x=65536 (x4)", &qsort_work),
+        ],
+        rounds,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(ratios: &[(f64, f64)]) -> NeighbourCheck {
+        NeighbourCheck {
+            rounds: 3,
+            works: ratios
+                .iter()
+                .enumerate()
+                .map(|(i, &(alu, mem))| Neighbour {
+                    work: format!("w{i}"),
+                    idle_ms: 10.0,
+                    alu,
+                    mem,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_worst_neighbour_decides_whether_the_host_disturbs_two_thread_designs() {
+        let quiet = checked(&[(1.00, 1.04), (0.98, 1.09)]);
+        assert_eq!(quiet.worst(), 1.09);
+        assert!(!quiet.disturbing());
+        let busy = checked(&[(1.43, 1.61), (1.13, 1.11)]);
+        assert_eq!(busy.worst(), 1.61);
+        assert!(busy.disturbing());
+        assert_eq!(
+            busy.describe(),
+            "w0 1.43x next to arithmetic, 1.61x next to a memory stream; \
+             w1 1.13x next to arithmetic, 1.11x next to a memory stream"
+        );
+        // Nothing timed, or a NaN ratio: no slowdown claimed.
+        assert_eq!(checked(&[]).worst(), 1.0);
+        assert_eq!(checked(&[(f64::NAN, 1.02)]).worst(), 1.02);
+    }
+
+    #[test]
+    fn every_work_is_timed_next_to_every_load() {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            calls.fetch_add(1, Ordering::Relaxed);
+            black_box(alu(10_000));
+        };
+        match check_with(&[("alu", &work)], 2) {
+            // Two cores or more: 1 + 2 rounds x 3 loads x (untimed + timed) runs.
+            Some(c) => {
+                assert_eq!(c.rounds, 2);
+                assert_eq!(c.works.len(), 1);
+                assert_eq!(c.works[0].work, "alu");
+                assert!(c.works[0].idle_ms > 0.0);
+                assert!(c.works[0].alu > 0.0 && c.works[0].mem > 0.0);
+                assert_eq!(calls.load(Ordering::Relaxed), 18);
+            }
+            None => assert!(core_affinity::get_core_ids().unwrap_or_default().len() < 2),
+        }
+    }
+
+    #[test]
+    fn the_kernels_check_needs_both_kernels() {
+        let empty = Registry::empty();
+        assert_eq!(check(&empty, 1).unwrap(), None);
+    }
+}
