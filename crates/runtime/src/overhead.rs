@@ -1449,12 +1449,17 @@ impl Calibration {
         if let Some(w) = &mut self.pipe_wake {
             if !w.points.is_empty() {
                 let points = slept_points(&w.points, nop, spin_ns);
-                (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&points, pipe_extra, nop);
-                w.knots = if w.element_bytes_per_ns > 0.0 {
-                    fit_wake_knots(&points, pipe_extra, nop)
+                // Arrays compose through their knots alone (none: every calibrated wait
+                // was spun through); the line is the fit of `u64` calibrations, and on
+                // array points without knots it fits their noise (23 ns in run AN, 233 ns
+                // in run AO).
+                if w.element_bytes_per_ns > 0.0 {
+                    (w.slope, w.cap_ns, w.threshold_ns) = (0.0, 0.0, 0.0);
+                    w.knots = fit_wake_knots(&points, pipe_extra, nop);
                 } else {
-                    Vec::new()
-                };
+                    (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&points, pipe_extra, nop);
+                    w.knots = Vec::new();
+                }
             }
         }
     }
@@ -1726,19 +1731,15 @@ impl Calibration {
                     scale,
                     out,
                 ),
-                // Array calibrations compose through their knots alone: no knots means
-                // every calibrated wait was spun through, and the `u64` line fitted on the
-                // baseline's noise must not come back.
-                Some(w) if w.element_bytes_per_ns == 0.0 && w.slope > 0.0 && w.cap_ns > 0.0 => out
-                    .push(Saturating {
-                        what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
-                        scale,
-                        slope: w.slope,
-                        cap_ns: w.cap_ns,
-                        threshold_ns: w.threshold_ns,
-                        pipeline_slack: Some(index),
-                        relative_threshold: 0.0,
-                    }),
+                Some(w) if w.slope > 0.0 && w.cap_ns > 0.0 => out.push(Saturating {
+                    what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
+                    scale,
+                    slope: w.slope,
+                    cap_ns: w.cap_ns,
+                    threshold_ns: w.threshold_ns,
+                    pipeline_slack: Some(index),
+                    relative_threshold: 0.0,
+                }),
                 _ => {}
             }
         });
@@ -2194,9 +2195,24 @@ mod tests {
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe = Plan::Pipe(vec![k("a"), k("b")]);
         assert!(spun.overhead(&pipe, "test").saturating.is_empty());
-        // Run AN's shape: the `u64` line fitted on the baseline's noise stays out too.
-        let w = spun.pipe_wake.as_mut().unwrap();
-        (w.slope, w.cap_ns) = (0.021, 23.0);
+        // Run AN's points (extras of 129 down to -405 ns, all spun through): as `u64`
+        // elements they fit a line; as arrays, whose knots are empty, nothing (that line
+        // came back on them until 2026-11-27: 23 ns in AN, 233 ns in AO).
+        let an = array_wake(&[129.0, 81.0, 84.0, 94.0, 70.0, 60.0, -32.0, -9.0, -405.0]);
+        let mut words = Calibration {
+            spin_us: Some(1000),
+            pipe_wake: Some(WakeCalibration {
+                element_bytes_per_ns: 0.0,
+                ..an.clone()
+            }),
+            ..cal()
+        };
+        words.refit_wake();
+        assert!(!words.overhead(&pipe, "test").saturating.is_empty());
+        spun.pipe_wake = Some(an);
+        spun.refit_wake();
+        let w = spun.pipe_wake.as_ref().unwrap();
+        assert_eq!((w.slope, w.cap_ns, w.knots.len()), (0.0, 0.0, 0));
         assert!(spun.overhead(&pipe, "test").saturating.is_empty());
         // A spin of 10 µs: the waits beyond it still count, the busy baseline too.
         let kept = slept_points(&points, 100.0, 10_000.0);

@@ -557,7 +557,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
         cal.cores, cal.elements, cal.repetitions
     )?;
     if let Some(w) = &cal.pipe_wake {
-        if w.knots.is_empty() && w.element_bytes_per_ns > 0.0 {
+        if w.knots.is_empty() && w.cap_ns == 0.0 {
             let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
                 (a.min(p.spin_ns), b.max(p.spin_ns))
             });
