@@ -240,7 +240,7 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     assert!(out.contains("included (calibrated)"));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     // The tiny suite has designs of two threads: with two cores, the host check runs
-    // before and after it and the report gives both.
+    // around each and the report gives the first and the last.
     let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
     let host_check = "host check, a busy core next to the one timing a block";
     if two_cores {
@@ -851,6 +851,21 @@ fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself()
     assert!(plain.status.success(), "{}", stderr(&plain));
     let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(plain["rows"][0].get("repeat_error").is_none(), "{plain}");
+    // With two cores, every row of two threads carries the host check taken right
+    // before and right after it (no wait asked for); a row of one thread none.
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    for row in plain["rows"].as_array().unwrap() {
+        let host = row.get("host_check");
+        if two_cores && row["threads"] == 2 {
+            let host = host.unwrap_or_else(|| panic!("{row}"));
+            for end in ["before", "after"] {
+                assert!(host[end].as_f64().is_some_and(|w| w >= 1.0), "{row}");
+            }
+            assert_eq!(host["waited_s"].as_f64(), Some(0.0), "{row}");
+        } else if row["threads"] == 1 {
+            assert!(host.is_none(), "{row}");
+        }
+    }
 }
 
 #[test]
@@ -911,6 +926,21 @@ fn bad_input_is_a_clear_error_with_status_2() {
             broken.to_str().unwrap(),
         ],
         "machine.json:2:",
+    );
+    assert_user_error(
+        &["validate", "--suite", "tiny", "--wait-quiet", "soon"],
+        "--wait-quiet",
+    );
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--wait-quiet",
+            "60",
+            "--no-host-check",
+        ],
+        "cannot be used with",
     );
     assert_user_error(&["bench", "qsrot"], "unknown kernel `qsrot`");
     assert_user_error(

@@ -14,14 +14,22 @@
 //! itself runs slower in the program than in its unit test, or the time goes elsewhere
 //! (hand-offs, waiting), and the spread of the in-program calls says whether all calls
 //! are slower or some were interrupted. The wrapper's two clock reads (~25 ns) are inside
-//! the in-program figure. Exits with status 2 on bad arguments.
+//! the in-program figure. For a pipeline of single blocks, the stages' recorded calls
+//! are also replayed through a line of queues of the runtime's capacity (`bench::tandem`):
+//! in their order, shuffled call by call, and shuffled by windows of consecutive calls;
+//! where the replay in order is slower than the shuffled ones, the stages' slow phases
+//! do not coincide and the pipeline loses time the larger stage mean does not show
+//! (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns"). Exits with
+//! status 2 on bad arguments.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use perfcompose_runtime::bench::{self, Conditions, KernelSampler, ProgramSampler, Sampling};
+use perfcompose_runtime::bench::{
+    self, tandem, Conditions, KernelSampler, ProgramSampler, Sampling,
+};
 use perfcompose_runtime::kernel::{Inputs, Kernel, Op, Registry};
 use perfcompose_runtime::KernelError;
 use perfcompose_runtime::{Config, Data};
@@ -270,6 +278,37 @@ fn main() {
             println!(
                 "    in the program, {}",
                 spread(&counter.each.lock().unwrap())
+            );
+        }
+        // A pipeline of single blocks: replay its stages' recorded calls through a
+        // tandem line (queues of the runtime's capacity), in their order and shuffled.
+        let stages: Vec<Vec<u64>> = composed
+            .iter()
+            .filter(|name| Conditions::parse(name).1.stage.is_some())
+            .filter_map(|name| counters.get(Conditions::parse(name).0))
+            .map(|c| c.each.lock().unwrap().clone())
+            .collect();
+        if stages.len() >= 2 && stages.len() == composed.len() {
+            let capacity = config().capacity;
+            let replay = |window: usize| {
+                let w: Vec<Vec<u64>> = stages
+                    .iter()
+                    .enumerate()
+                    .map(|(j, s)| tandem::shuffle_windows(s, window, 0x51_7cc1 + j as u64))
+                    .collect();
+                tandem::line(&w.iter().map(Vec::as_slice).collect::<Vec<_>>(), capacity)
+            };
+            let refs: Vec<&[u64]> = stages.iter().map(Vec::as_slice).collect();
+            let by_windows = [16, capacity, 4 * capacity, 16 * capacity]
+                .iter()
+                .map(|&len| format!("{len}: {:.0}", replay(len)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            println!(
+                "  the stages' recorded calls through a line of queues of {capacity} (every repetition, warm-up included): {:.0} ns per element in their order, {:.0} shuffled call by call, windows of calls shuffled ({by_windows}); the slower stage's mean call {:.0} ns",
+                tandem::line(&refs, capacity),
+                replay(1),
+                tandem::slowest_mean(&refs),
             );
         }
     }

@@ -457,12 +457,19 @@ pub struct Options {
     /// machine's, [`bench::cache_sizes`]). Where a block's input outgrows one within its
     /// sweep, the segmented modeler may break its model there ([`cache_breaks`]).
     pub caches: Vec<u64>,
-    /// Before and after a suite with designs of two threads or more within the cores,
+    /// Before and after each configuration of two threads or more within the cores,
     /// check how much a busy core slows `inc` and `qsort` on another
-    /// ([`bench::neighbour::check`], under a second each); [`Report::host_check`], and a
-    /// note on each such row that misses while a neighbour slowed a block by more than
-    /// [`bench::neighbour::NEIGHBOUR_TOLERANCE`].
+    /// ([`bench::neighbour::check`], under a second each; a check right after one
+    /// configuration serves as the next one's check before it): [`Row::host`],
+    /// [`Report::host_check`], and a note on each such row that misses, saying whether a
+    /// neighbour slowed a block by more than [`bench::neighbour::NEIGHBOUR_TOLERANCE`]
+    /// at either end of its measurement.
     pub host_check: bool,
+    /// With [`Options::host_check`]: before measuring a configuration of two threads or
+    /// more, while the check reads a busy neighbour over the tolerance, wait up to this
+    /// long, checking again every [`QUIET_RECHECK`] ([`wait_for_quiet`]); the row notes
+    /// the wait. Zero (the default): measure at once.
+    pub quiet_wait: std::time::Duration,
 }
 
 impl Options {
@@ -553,6 +560,7 @@ impl Default for Options {
             revisit: true,
             caches: bench::cache_sizes(),
             host_check: true,
+            quiet_wait: std::time::Duration::ZERO,
         }
     }
 }
@@ -602,6 +610,33 @@ pub struct Row {
     /// under [`Protocol::Rounds`], between its first and second half of the rounds.
     /// `None` under the other protocols.
     pub repeat_error: Option<f64>,
+    /// The host check right before and right after this configuration was measured
+    /// ([`Options::host_check`]; rows of two threads or more within the cores); `None`
+    /// for other rows, without the check, and in a re-analysis.
+    pub host: Option<HostAtRow>,
+}
+
+/// The host check at both ends of one configuration's measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostAtRow {
+    pub before: bench::neighbour::NeighbourCheck,
+    pub after: bench::neighbour::NeighbourCheck,
+    /// How long the suite waited for the host to quiet down before measuring
+    /// ([`Options::quiet_wait`]), and what the first check of that wait read (`None`:
+    /// no wait, the first check read quiet).
+    pub waited: Option<(std::time::Duration, bench::neighbour::NeighbourCheck)>,
+}
+
+impl HostAtRow {
+    /// The largest slowdown either end read.
+    pub fn worst(&self) -> f64 {
+        self.before.worst().max(self.after.worst())
+    }
+
+    /// Whether either end read a busy neighbour over the tolerance.
+    pub fn disturbing(&self) -> bool {
+        self.before.disturbing() || self.after.disturbing()
+    }
 }
 
 impl Row {
@@ -818,6 +853,28 @@ pub struct JsonRow {
     /// protocols only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat_error: Option<f64>,
+    /// Added field: [`Row::host`], present on rows the host check ran around.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_check: Option<JsonHost>,
+}
+
+/// The host check around a row: the largest slowdown a busy neighbour caused right
+/// before and right after its measurement, and the seconds waited for a quiet host.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub struct JsonHost {
+    pub before: f64,
+    pub after: f64,
+    pub waited_s: f64,
+}
+
+impl HostAtRow {
+    pub fn to_json(&self) -> JsonHost {
+        JsonHost {
+            before: self.before.worst(),
+            after: self.after.worst(),
+            waited_s: self.waited.as_ref().map_or(0.0, |(d, _)| d.as_secs_f64()),
+        }
+    }
 }
 
 impl Report {
@@ -836,6 +893,7 @@ impl Report {
                     coefficient_error: r.coefficient_error,
                     time_error: r.time_error,
                     repeat_error: r.repeat_error,
+                    host_check: r.host.as_ref().map(HostAtRow::to_json),
                 })
                 .collect(),
         }
@@ -1843,15 +1901,13 @@ pub fn run_suite_with(
         plan.build(registry, opts.config.clone())?;
         parsed.push((term, plan));
     }
-    let check_host = opts.host_check
-        && parsed
-            .iter()
-            .any(|(_, p)| (2..=opts.cores).contains(&p.threads()));
-    let host_before = if check_host {
-        bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS)?
-    } else {
-        None
-    };
+    // The host check around each configuration of two threads or more within the cores;
+    // the last check taken, while nothing has run since.
+    let gated = |plan: &Plan| opts.host_check && (2..=opts.cores).contains(&plan.threads());
+    let check = || bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS);
+    let mut fresh_check: Option<bench::neighbour::NeighbourCheck> = None;
+    let mut first_check = None;
+    let mut last_check = None;
 
     let mut series = Vec::new();
     let mut models: BTreeMap<String, Expr> = BTreeMap::new();
@@ -1889,6 +1945,20 @@ pub fn run_suite_with(
 
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
+        let host_before = if gated(plan) {
+            let gate = wait_for_quiet(
+                fresh_check.take(),
+                check,
+                opts.quiet_wait,
+                QUIET_RECHECK,
+                std::thread::sleep,
+            )?;
+            first_check = first_check.or_else(|| gate.as_ref().map(|g| g.before.clone()));
+            gate
+        } else {
+            None
+        };
+        fresh_check = None;
         let blocks_before = block_series.len();
         let mut halves = None;
         let mut revisit_notes = Vec::new();
@@ -1960,6 +2030,17 @@ pub fn run_suite_with(
             opts,
         )?;
         row.notes.extend(revisit_notes);
+        if let Some(gate) = host_before {
+            if let Some(after) = check()? {
+                row.host = Some(HostAtRow {
+                    after: after.clone(),
+                    ..gate
+                });
+                note_host(&mut row);
+                last_check = Some(after.clone());
+                fresh_check = Some(after);
+            }
+        }
         measured_so_far.extend(block_series[blocks_before..].iter().map(saved_block));
         measured_so_far.push(measured.clone());
         measured_so_far.extend(halves.iter().flatten().cloned());
@@ -1982,14 +2063,7 @@ pub fn run_suite_with(
         series.extend(programs);
     }
     let load = load_before.zip(load_average());
-    let host_after = match host_before {
-        Some(_) => bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS)?,
-        None => None,
-    };
-    let host_check = host_before.zip(host_after).map(|(a, b)| [a, b]);
-    if let Some(checks) = &host_check {
-        note_neighbours(&mut rows, checks);
-    }
+    let host_check = first_check.zip(last_check).map(|(a, b)| [a, b]);
     Ok(Report {
         suite: suite.name.clone(),
         cores: opts.cores,
@@ -2003,27 +2077,80 @@ pub fn run_suite_with(
     })
 }
 
-/// A note on every row of two threads or more within the cores that misses its target
-/// while the host check ([`Options::host_check`]) found a busy core slowing a block on
-/// another by more than [`bench::neighbour::NEIGHBOUR_TOLERANCE`], before or after the
-/// suite: such a design's threads run next to each other by construction, and how much
-/// that costs moved with the minute; its unit tests met it only while they ran.
-fn note_neighbours(rows: &mut [Row], [before, after]: &[bench::neighbour::NeighbourCheck; 2]) {
-    if !before.disturbing() && !after.disturbing() {
-        return;
+/// How often [`wait_for_quiet`] checks the host again while it waits.
+pub const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The host check before a configuration ([`Options::quiet_wait`]): `fresh` (a check
+/// taken right before, with nothing run since) or a new `check`; while it reads a busy
+/// neighbour over [`bench::neighbour::NEIGHBOUR_TOLERANCE`] and less than `limit` has
+/// passed, `sleep` for `every` and check again. The last check, as a [`HostAtRow`]
+/// whose `after` is that check too until the configuration has run; `None` where the
+/// machine cannot run the check.
+pub fn wait_for_quiet(
+    fresh: Option<bench::neighbour::NeighbourCheck>,
+    mut check: impl FnMut() -> Result<Option<bench::neighbour::NeighbourCheck>, Error>,
+    limit: std::time::Duration,
+    every: std::time::Duration,
+    mut sleep: impl FnMut(std::time::Duration),
+) -> Result<Option<HostAtRow>, Error> {
+    let Some(first) = (match fresh {
+        Some(c) => Some(c),
+        None => check()?,
+    }) else {
+        return Ok(None);
+    };
+    let mut last = first.clone();
+    let mut waited = std::time::Duration::ZERO;
+    while last.disturbing() && waited < limit {
+        let pause = every.min(limit - waited);
+        sleep(pause);
+        waited += pause;
+        match check()? {
+            Some(c) => last = c,
+            None => break,
+        }
     }
-    for row in rows
-        .iter_mut()
-        .filter(|r| r.within_cores && r.threads >= 2 && r.passed() == Some(false))
-    {
+    Ok(Some(HostAtRow {
+        before: last.clone(),
+        after: last,
+        waited: (waited > std::time::Duration::ZERO).then_some((waited, first)),
+    }))
+}
+
+/// The notes of a row of two threads or more on the host check around it
+/// ([`Row::host`]): how long the suite waited for a quiet host, if it did; and on a
+/// row that misses its target, whether a busy core slowed a block on the other by more
+/// than [`bench::neighbour::NEIGHBOUR_TOLERANCE`] at either end of its measurement (such
+/// a design's threads run next to each other by construction, and how much that costs
+/// moved with the minute: its unit tests met it only while they ran) or the check read
+/// quiet at both ends (then the miss is not a neighbour that was there at the ends).
+fn note_host(row: &mut Row) {
+    let Some(host) = &row.host else {
+        return;
+    };
+    let tolerance = bench::neighbour::NEIGHBOUR_TOLERANCE;
+    if let Some((waited, first)) = &host.waited {
         row.notes.push(format!(
-            "in the host check a busy core slowed a block on the other by up to {:.2}x before the suite and {:.2}x after it (over {:.2}x, the time of a design of {} threads depends on the minute it runs: its unit tests met such a neighbour only while they ran)",
-            before.worst(),
-            after.worst(),
-            bench::neighbour::NEIGHBOUR_TOLERANCE,
-            row.threads
+            "waited {:.0} s for a quiet host before measuring: a busy core slowed a block on the other by {:.2}x at first, {:.2}x when the measurement began (tolerance {tolerance:.2}x)",
+            waited.as_secs_f64(),
+            first.worst(),
+            host.before.worst(),
         ));
     }
+    if !row.within_cores || row.threads < 2 || row.passed() != Some(false) {
+        return;
+    }
+    let (before, after) = (host.before.worst(), host.after.worst());
+    row.notes.push(if host.disturbing() {
+        format!(
+            "in the host check a busy core slowed a block on the other by up to {before:.2}x right before this configuration and {after:.2}x right after it (over {tolerance:.2}x, the time of a design of {} threads depends on the minute it runs: its unit tests met such a neighbour only while they ran)",
+            row.threads
+        )
+    } else {
+        format!(
+            "the host check read quiet right before this configuration ({before:.2}x) and right after it ({after:.2}x, tolerance {tolerance:.2}x): the miss is not a busy neighbour present at either end"
+        )
+    });
 }
 
 /// A block measured for one configuration, under its saved name: callpath
@@ -2481,6 +2608,7 @@ fn analyze_case(
         error_from_measured_blocks: from_blocks,
         components: block_models,
         repeat_error,
+        host: None,
     };
     if row.passed() == Some(false) || coefficient_error.is_nan() {
         let reasons = miss_reasons(&row, measured, opts);
@@ -3162,18 +3290,21 @@ mod tests {
         assert_eq!(keys(false), ["inc", "inc_remote", "qsort"]);
     }
 
-    #[test]
-    fn a_disturbing_host_check_is_noted_on_the_missed_rows_of_two_threads() {
-        use bench::neighbour::{Neighbour, NeighbourCheck};
-        let check = |alu: f64, mem: f64| NeighbourCheck {
+    fn neighbour_check(alu: f64, mem: f64) -> bench::neighbour::NeighbourCheck {
+        bench::neighbour::NeighbourCheck {
             rounds: 3,
-            works: vec![Neighbour {
+            works: vec![bench::neighbour::Neighbour {
                 work: "`inc`".into(),
                 idle_ms: 1.0,
                 alu,
                 mem,
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn the_host_check_around_a_row_is_noted_on_the_missed_rows_of_two_threads() {
+        let check = neighbour_check;
         let row = |threads: usize, time_error: f64, within_cores: bool| Row {
             group: String::new(),
             configuration: format!("{threads} threads, {time_error}"),
@@ -3191,29 +3322,111 @@ mod tests {
             fit_floor: None,
             error_from_measured_blocks: None,
             repeat_error: None,
+            host: None,
         };
-        let rows = || {
-            vec![
-                row(2, 0.18, true),  // missed, two threads: noted
-                row(2, 0.05, true),  // within target
-                row(1, 0.18, true),  // one thread meets no neighbour
-                row(4, 0.30, false), // more threads than cores: reported only
-            ]
+        let notes = |mut r: Row, before, after| {
+            r.host = Some(HostAtRow {
+                before,
+                after,
+                waited: None,
+            });
+            note_host(&mut r);
+            r.notes
         };
-        let noted = |checks: [NeighbourCheck; 2]| {
-            let mut r = rows();
-            note_neighbours(&mut r, &checks);
-            r.iter().map(|r| r.notes.len()).collect::<Vec<_>>()
-        };
-        assert_eq!(noted([check(1.02, 1.05), check(1.0, 1.08)]), [0, 0, 0, 0]);
-        assert_eq!(noted([check(1.02, 1.05), check(1.43, 1.61)]), [1, 0, 0, 0]);
-        let mut r = rows();
-        note_neighbours(&mut r, &[check(1.43, 1.61), check(1.0, 1.05)]);
+        // Within target, one thread (meets no neighbour), or more threads than cores
+        // (reported only): nothing to say, whatever the check read.
+        for r in [row(2, 0.05, true), row(1, 0.18, true), row(4, 0.30, false)] {
+            assert!(notes(r, check(1.43, 1.61), check(1.0, 1.05)).is_empty());
+        }
+        // A missed row of two threads: disturbed at one end …
+        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.43, 1.61));
+        assert_eq!(n.len(), 1);
         assert!(
-            r[0].notes[0].contains("up to 1.61x before the suite and 1.05x after it"),
+            n[0].contains("up to 1.05x right before this configuration and 1.61x right after"),
             "{}",
-            r[0].notes[0]
+            n[0]
         );
+        // … or quiet at both: the note says the neighbour is not the reason.
+        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.0, 1.08));
+        assert_eq!(n.len(), 1);
+        assert!(n[0].contains("read quiet right before"), "{}", n[0]);
+        // No check around the row: no note.
+        let mut r = row(2, 0.18, true);
+        note_host(&mut r);
+        assert!(r.notes.is_empty());
+        // A wait is noted on any row, passed or not.
+        let mut r = row(2, 0.05, true);
+        r.host = Some(HostAtRow {
+            before: check(1.0, 1.04),
+            after: check(1.0, 1.02),
+            waited: Some((std::time::Duration::from_secs(45), check(1.3, 1.5))),
+        });
+        note_host(&mut r);
+        assert_eq!(r.notes.len(), 1);
+        assert!(
+            r.notes[0].starts_with("waited 45 s for a quiet host")
+                && r.notes[0].contains("1.50x at first, 1.04x when"),
+            "{}",
+            r.notes[0]
+        );
+        assert_eq!(
+            r.host.as_ref().map(HostAtRow::to_json),
+            Some(JsonHost {
+                before: 1.04,
+                after: 1.02,
+                waited_s: 45.0
+            })
+        );
+    }
+
+    #[test]
+    fn the_suite_waits_for_a_quiet_host_only_as_long_as_it_may() {
+        use std::time::Duration;
+        // The checks the host would read, in turn; the clock is the sleeps asked for.
+        let run = |readings: &[(f64, f64)], fresh: Option<(f64, f64)>, limit_s: u64| {
+            let mut left = readings.iter();
+            let mut checks = 0;
+            let mut slept = Duration::ZERO;
+            let got = wait_for_quiet(
+                fresh.map(|(a, m)| neighbour_check(a, m)),
+                || {
+                    checks += 1;
+                    Ok(left.next().map(|&(a, m)| neighbour_check(a, m)))
+                },
+                Duration::from_secs(limit_s),
+                Duration::from_secs(15),
+                |d| slept += d,
+            )
+            .unwrap();
+            (got, checks, slept.as_secs())
+        };
+        // Quiet at once: one check, no wait, before and after the same reading.
+        let (got, checks, slept) = run(&[(1.0, 1.05)], None, 60);
+        let got = got.unwrap();
+        assert_eq!((checks, slept), (1, 0));
+        assert_eq!(got.waited, None);
+        assert_eq!(got.before, got.after);
+        // A fresh check from the row before serves: no new one.
+        let (got, checks, _) = run(&[], Some((1.0, 1.02)), 60);
+        assert_eq!((got.unwrap().before.worst(), checks), (1.02, 0));
+        // Busy, busy, quiet: two pauses of 15 s, the quiet reading kept.
+        let (got, checks, slept) = run(&[(1.4, 1.6), (1.3, 1.2), (1.0, 1.06)], None, 60);
+        let got = got.unwrap();
+        assert_eq!((checks, slept), (3, 30));
+        assert_eq!(got.before.worst(), 1.06);
+        let (waited, first) = got.waited.unwrap();
+        assert_eq!((waited.as_secs(), first.worst()), (30, 1.6));
+        // Busy throughout: it stops at the limit (the last pause cut to fit) and measures.
+        let busy = [(1.4, 1.6); 10];
+        let (got, checks, slept) = run(&busy, None, 40);
+        assert_eq!((checks, slept), (4, 40));
+        assert!(got.unwrap().before.disturbing());
+        // No wait allowed (the default): one check, however busy.
+        let (got, checks, slept) = run(&busy, None, 0);
+        assert_eq!((checks, slept, got.unwrap().waited), (1, 0, None));
+        // A machine that cannot run the check: nothing.
+        let (got, checks, _) = run(&[], None, 60);
+        assert_eq!((got, checks), (None, 1));
     }
 
     fn reanalysis_options() -> Options {

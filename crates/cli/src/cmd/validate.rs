@@ -117,12 +117,18 @@ pub struct Args {
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
-    /// Do not check, before and after a suite with designs of two threads or more, how
-    /// much a busy core slows `inc` and `qsort` on another (under a second each; by
-    /// default the report gives the slowdowns, and a row of two threads that misses
-    /// while they exceed 1.10x says so)
-    #[arg(long)]
+    /// Do not check, right before and right after each design of two threads or more,
+    /// how much a busy core slows `inc` and `qsort` on another (under a second each; by
+    /// default a row of two threads that misses says whether the slowdowns exceeded
+    /// 1.10x at either end of its measurement, and rows.jsonl and --json give them)
+    #[arg(long, conflicts_with = "wait_quiet")]
     pub no_host_check: bool,
+    /// Before measuring a design of two threads or more, while the host check reads a
+    /// busy core slowing a block on the other by more than 1.10x, wait up to SECS for
+    /// the host to quiet down, checking again every 15 s; the row notes any wait.
+    /// Default 0: measure at once
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    pub wait_quiet: u64,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -387,6 +393,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         revisit: !args.no_revisit,
         caches,
         host_check: !args.no_host_check,
+        quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
@@ -485,6 +492,7 @@ impl Partial {
             "overhead_ns": row.overhead_ns,
             "passed": row.passed(),
             "notes": row.notes,
+            "host_check": row.host.as_ref().map(validate::HostAtRow::to_json),
         });
         let written = write_series(&self.dir, measured).and_then(|()| {
             writeln!(self.rows, "{line}")?;
@@ -600,6 +608,7 @@ fn save(
                 "block_fit_miss": r.fit_floor,
                 "time_error_from_measured_blocks": r.error_from_measured_blocks,
                 "repeat_error": r.repeat_error,
+                "host_check": r.host.as_ref().map(validate::HostAtRow::to_json),
             })
         })
         .collect();
@@ -706,13 +715,25 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         }
     )?;
     if let Some([before, after]) = &report.host_check {
+        let around: Vec<(&str, f64)> = report
+            .rows
+            .iter()
+            .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?.worst())))
+            .collect();
+        let disturbed = around
+            .iter()
+            .filter(|(_, w)| *w > perfcompose_runtime::bench::neighbour::NEIGHBOUR_TOLERANCE)
+            .count();
+        let worst = around.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
         writeln!(
             out,
-            "host check, a busy core next to the one timing a block (median of {} rounds): before the run {}; after it {}{}",
+            "host check, a busy core next to the one timing a block (median of {} rounds): before the first design of two threads {}; after the last {}; around each of the {} such designs: {disturbed} disturbed at an end{}{}",
             before.rounds,
             before.describe(),
             after.describe(),
-            if before.disturbing() || after.disturbing() {
+            around.len(),
+            worst.map_or(String::new(), |(c, w)| format!(", the worst {w:.2}x ({c})")),
+            if disturbed > 0 {
                 format!(
                     ": over {:.2}x, designs of two threads run at a speed their unit tests may not have met (docs/validation.md, \"Equal stages on the AMD host\")",
                     perfcompose_runtime::bench::neighbour::NEIGHBOUR_TOLERANCE

@@ -26,6 +26,7 @@ pub mod neighbour;
 mod replica;
 mod stage;
 pub mod stats;
+pub mod tandem;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};

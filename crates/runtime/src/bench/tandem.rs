@@ -1,0 +1,133 @@
+//! Replaying the calls of a pipeline's stages through a line of bounded queues: how long
+//! a pipeline takes per element given what each stage took on each element.
+//!
+//! `examples/in_situ` records every call of every stage inside a running pipeline and
+//! replays them here in their order, shuffled call by call, and shuffled by windows of
+//! consecutive calls. Where the replay in order is the slower, the stages' slow phases do
+//! not coincide, and the pipeline loses time that the larger of the stages' mean times
+//! does not show (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns").
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+/// ns per element of a pipeline whose stage `j` takes `stages[j][k]` ns on element `k`,
+/// with queues of `capacity` elements between stages and the first stage never waiting
+/// for input: the tandem line with blocking after service. Stage `j` starts element `k`
+/// once it has handed element `k − 1` on and element `k` has left stage `j − 1`; it hands
+/// `k` on once done and the next stage has taken element `k − capacity` out of the queue
+/// between them. Over the elements every stage has a time for; NaN without any.
+pub fn line(stages: &[&[u64]], capacity: usize) -> f64 {
+    let n = stages.iter().map(|s| s.len()).min().unwrap_or(0);
+    if n == 0 {
+        return f64::NAN;
+    }
+    let capacity = capacity.max(1);
+    let m = stages.len();
+    // start[j][k], left[j][k]: when stage j took element k, and when it handed it on.
+    let mut start = vec![vec![0u64; n]; m];
+    let mut left = vec![vec![0u64; n]; m];
+    for k in 0..n {
+        for j in 0..m {
+            let free = if k > 0 { left[j][k - 1] } else { 0 };
+            let ready = if j > 0 { left[j - 1][k] } else { 0 };
+            start[j][k] = free.max(ready);
+            let done = start[j][k] + stages[j][k];
+            left[j][k] = if j + 1 < m && k >= capacity {
+                // Element k − capacity leaves the queue when stage j + 1 starts it,
+                // known since iteration k − capacity.
+                done.max(start[j + 1][k - capacity])
+            } else {
+                done
+            };
+        }
+    }
+    left[m - 1][n - 1] as f64 / n as f64
+}
+
+/// `times` cut into windows of `window` consecutive calls (the last one shorter), the
+/// windows in an order shuffled with `seed`: what a burst does within a window is kept,
+/// when it happened is not. A window of 1 shuffles call by call.
+pub fn shuffle_windows(times: &[u64], window: usize, seed: u64) -> Vec<u64> {
+    let mut windows: Vec<&[u64]> = times.chunks(window.max(1)).collect();
+    windows.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    windows.concat()
+}
+
+/// The larger of the stages' mean call times, ns: what the line runs at when no stage
+/// ever waits for another.
+pub fn slowest_mean(stages: &[&[u64]]) -> f64 {
+    stages
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.iter().sum::<u64>() as f64 / s.len() as f64)
+        .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_of_steady_stages_runs_at_its_slowest_stage() {
+        let a = vec![100u64; 1000];
+        let b = vec![300u64; 1000];
+        // The first element fills the line (100 + 300), then one leaves every 300 ns.
+        let per = line(&[&a, &b], 4);
+        assert!(
+            (per - (100.0 + 300.0 * 1000.0) / 1000.0).abs() < 1e-9,
+            "{per}"
+        );
+        assert_eq!(slowest_mean(&[&a, &b]), 300.0);
+        // One stage: the sum of its calls.
+        assert_eq!(line(&[&b], 4), 300.0);
+        assert!(line(&[&a, &[]], 4).is_nan());
+    }
+
+    #[test]
+    fn stages_slow_in_turn_lose_what_the_queue_cannot_absorb() {
+        // Two stages of equal mean (150 ns) that take turns being slow for 200 calls:
+        // the line runs at the slower of each phase (200 ns) once the queue is full.
+        let phases = |first_slow: bool| -> Vec<u64> {
+            (0..4000)
+                .map(|k| {
+                    let slow = ((k / 200) % 2 == 0) == first_slow;
+                    if slow {
+                        200
+                    } else {
+                        100
+                    }
+                })
+                .collect()
+        };
+        let (a, b) = (phases(true), phases(false));
+        assert_eq!(slowest_mean(&[&a, &b]), 150.0);
+        let small = line(&[&a, &b], 8);
+        assert!(small > 195.0 && small <= 200.1, "{small}");
+        // A queue longer than a phase absorbs most of it.
+        let large = line(&[&a, &b], 400);
+        assert!(large < 160.0, "{large}");
+        // Shuffled call by call, the same times run near the mean again.
+        let (sa, sb) = (shuffle_windows(&a, 1, 1), shuffle_windows(&b, 1, 2));
+        let mixed = line(&[&sa, &sb], 8);
+        assert!(mixed < 160.0, "{mixed}");
+        // In windows as long as a phase, the phases stay whole: most of the loss stays.
+        let (wa, wb) = (shuffle_windows(&a, 200, 1), shuffle_windows(&b, 200, 2));
+        let windows = line(&[&wa, &wb], 8);
+        assert!(windows > mixed && windows > 170.0, "{windows} vs {mixed}");
+    }
+
+    #[test]
+    fn shuffling_windows_keeps_every_call_and_each_window_whole() {
+        let v: Vec<u64> = (0..10).collect();
+        let s = shuffle_windows(&v, 3, 7);
+        let mut sorted = s.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, v);
+        // Windows [0,1,2] [3,4,5] [6,7,8] [9] stay in one piece.
+        for w in [[0u64, 1, 2], [3, 4, 5], [6, 7, 8]] {
+            assert!(s.windows(3).any(|x| x == w), "{s:?}");
+        }
+        assert_eq!(shuffle_windows(&v, 3, 7), s, "seeded");
+        assert!(shuffle_windows(&[], 3, 7).is_empty());
+    }
+}
