@@ -19,8 +19,10 @@
 //! in their order, shuffled call by call, and shuffled by windows of consecutive calls;
 //! where the replay in order is slower than the shuffled ones, the stages' slow phases
 //! do not coincide and the pipeline loses time the larger stage mean does not show
-//! (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns"). Exits with
-//! status 2 on bad arguments.
+//! (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns"); and the
+//! expected larger of the stages' window means drawn independently
+//! (`bench::tandem::expected_max`), what a stochastic `max` of the stages would predict.
+//! Exits with status 2 on bad arguments.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -309,6 +311,21 @@ fn main() {
                 tandem::line(&refs, capacity),
                 replay(1),
                 tandem::slowest_mean(&refs),
+            );
+            // The same stages taken as independent draws of their window means: what a
+            // composition from each stage's spread over windows would predict.
+            let drawn = [capacity, 4 * capacity, 16 * capacity]
+                .iter()
+                .map(|&len| {
+                    let means: Vec<Vec<f64>> =
+                        refs.iter().map(|s| tandem::window_means(s, len)).collect();
+                    let r: Vec<&[f64]> = means.iter().map(Vec::as_slice).collect();
+                    format!("{len}: {:.0}", tandem::expected_max(&r))
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            println!(
+                "  the expected larger of the stages' window means, drawn independently (window {drawn}) ns"
             );
         }
     }

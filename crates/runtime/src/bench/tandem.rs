@@ -63,9 +63,72 @@ pub fn slowest_mean(stages: &[&[u64]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Mean time of each window of `window` consecutive calls of `times` (a last, shorter
+/// window left out unless it is the only one).
+pub fn window_means(times: &[u64], window: usize) -> Vec<f64> {
+    let window = window.max(1);
+    let whole = times.chunks_exact(window);
+    let means: Vec<f64> = whole
+        .map(|w| w.iter().sum::<u64>() as f64 / window as f64)
+        .collect();
+    if means.is_empty() && !times.is_empty() {
+        return vec![times.iter().sum::<u64>() as f64 / times.len() as f64];
+    }
+    means
+}
+
+/// The expected largest of one value drawn from each of `samples` independently (each
+/// sample an empirical distribution, every value equally likely), for non-negative
+/// values: `∫ P(max > t) dt = Σ (t_i − t_{i−1}) · (1 − Π_j F_j(t_{i−1}))` over the sorted
+/// values. The stages of a pipeline whose phases are independent run at this over their
+/// window means, not at the largest mean. NaN when a sample is empty.
+pub fn expected_max(samples: &[&[f64]]) -> f64 {
+    if samples.is_empty() || samples.iter().any(|s| s.is_empty()) {
+        return f64::NAN;
+    }
+    let mut sorted: Vec<Vec<f64>> = samples.iter().map(|s| s.to_vec()).collect();
+    for s in &mut sorted {
+        s.sort_by(f64::total_cmp);
+    }
+    let mut all: Vec<f64> = sorted.iter().flatten().copied().collect();
+    all.sort_by(f64::total_cmp);
+    all.dedup();
+    // below[j]: how many values of sample j are at most the current t.
+    let mut below = vec![0usize; sorted.len()];
+    let (mut total, mut prev) = (0.0, 0.0_f64);
+    for &t in &all {
+        let all_below: f64 = sorted
+            .iter()
+            .zip(&below)
+            .map(|(s, &b)| b as f64 / s.len() as f64)
+            .product();
+        total += (t - prev) * (1.0 - all_below);
+        prev = t;
+        for (s, b) in sorted.iter().zip(&mut below) {
+            while *b < s.len() && s[*b] <= t {
+                *b += 1;
+            }
+        }
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_expected_largest_of_independent_draws() {
+        assert_eq!(expected_max(&[&[2.0, 4.0]]), 3.0);
+        // max of two fair draws from {1, 3}: 1 with probability 1/4, else 3.
+        assert!((expected_max(&[&[1.0, 3.0], &[1.0, 3.0]]) - 2.5).abs() < 1e-12);
+        // A constant stage slower than every value of the other: the constant.
+        assert!((expected_max(&[&[5.0], &[1.0, 2.0, 3.0]]) - 5.0).abs() < 1e-12);
+        assert!(expected_max(&[&[1.0], &[]]).is_nan());
+        assert_eq!(window_means(&[1, 3, 5, 7, 9], 2), [2.0, 6.0]);
+        assert_eq!(window_means(&[1, 3], 4), [2.0]);
+        assert!(window_means(&[], 4).is_empty());
+    }
 
     #[test]
     fn a_line_of_steady_stages_runs_at_its_slowest_stage() {
