@@ -619,6 +619,46 @@ fn validate_saves_measurements() {
     assert_eq!(rows(&segmented), rows(&again));
     tiny_again(&dir, &["--modeler", "perfcompose", "--json"]);
 
+    // A pipeline's stages timed as stages record their phases, which blocks.txt cannot
+    // hold: DIR/phases.json, read back above (the same modular models).
+    if text.contains("REGION pipe(inc, nop)->inc_stage1_of_inc_then_nop\n") {
+        let phases: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("phases.json")).unwrap())
+                .unwrap();
+        assert_eq!(phases["window"], 64, "{phases}");
+        let stage = &phases["series"]["pipe(inc, nop)->inc_stage1_of_inc_then_nop"];
+        let at = stage[0]["phases"].as_array().unwrap();
+        assert!(!at.is_empty() && at.len() <= 64, "{phases}");
+        // Composed without them, the pipeline's model is the shorter.
+        let modular = |o: &Output| -> String {
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let rows = v["rows"].as_array().unwrap();
+            let row = rows.iter().find(|r| r["configuration"] == "pipe(inc, nop)");
+            row.unwrap()["modular"].as_str().unwrap().to_string()
+        };
+        let with = modular(&tiny_again(&dir, &["--json"]));
+        let without = modular(&tiny_again(&dir, &["--no-phases", "--json"]));
+        assert!(without.len() < with.len(), "{without}\nvs\n{with}");
+        // A malformed file is the user's error, located.
+        std::fs::write(
+            dir.join("phases.json"),
+            "{\"window\": 64,\n \"series\": 3}\n",
+        )
+        .unwrap();
+        let dir_arg = dir.to_str().unwrap();
+        assert_user_error(
+            &[
+                "validate",
+                "--suite",
+                "tiny",
+                "--no-overhead",
+                "--from",
+                dir_arg,
+            ],
+            "phases.json:2:",
+        );
+    }
+
     // Separate: every block once, under its own name.
     let dir = scratch("save-separate");
     tiny_saved(&dir, "separate", &[]);

@@ -132,6 +132,23 @@ fn spread(times: &[u64]) -> String {
     )
 }
 
+/// p10, p50 and p90 of `v`.
+fn deciles(v: &[f64]) -> String {
+    if v.is_empty() {
+        return "none".into();
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize];
+    format!(
+        "p10 {:.3} p50 {:.3} p90 {:.3} ({} windows)",
+        q(0.1),
+        q(0.5),
+        q(0.9),
+        v.len()
+    )
+}
+
 fn fail(msg: &str) -> ! {
     eprintln!("in_situ: {msg}");
     std::process::exit(2);
@@ -235,6 +252,8 @@ fn main() {
             p.median,
             100.0 * p.cv
         );
+        // The unit tests of a pipeline's stages, for the stochastic max below.
+        let mut stage_units: Vec<bench::PointStats> = Vec::new();
         for name in &composed {
             let (base, mut how): (&str, Conditions) = Conditions::parse(name);
             let Some(counter) = counters.get(base) else {
@@ -280,6 +299,45 @@ fn main() {
             println!(
                 "    in the program, {}",
                 spread(&counter.each.lock().unwrap())
+            );
+            if !u.phases.is_empty() {
+                let each = counter.each.lock().unwrap();
+                let mean = each.iter().sum::<u64>() as f64 / each.len().max(1) as f64;
+                let inside: Vec<f64> = tandem::window_means(&each, bench::PHASE_WINDOW)
+                    .into_iter()
+                    .map(|w| w / mean)
+                    .collect();
+                println!(
+                    "    phases (window means of {} calls over the mean): unit test {}; in the program {}",
+                    bench::PHASE_WINDOW,
+                    deciles(&u.phases),
+                    deciles(&inside)
+                );
+                stage_units.push(u);
+            }
+        }
+        if stage_units.len() >= 2 && stage_units.len() == composed.len() {
+            let scaled: Vec<Vec<f64>> = stage_units
+                .iter()
+                .map(|u| u.phases.iter().map(|r| r * u.median).collect())
+                .collect();
+            let r: Vec<&[f64]> = scaled.iter().map(Vec::as_slice).collect();
+            let medians: Vec<f64> = stage_units.iter().map(|u| u.median).collect();
+            let slowest = medians.iter().copied().fold(0.0, f64::max);
+            let hinged = tandem::phase_loss(
+                &stage_units
+                    .iter()
+                    .map(|u| &u.phases[..])
+                    .collect::<Vec<_>>(),
+                &medians,
+            );
+            println!(
+                "  from the unit tests: the larger stage median {slowest:.0} ns; the expected larger of their phases {:.0} ns ({:.3}x); as composed (hinges) {:.0} ns; the program over these: {:.3}x, {:.3}x",
+                tandem::expected_max(&r),
+                tandem::expected_max(&r) / slowest,
+                slowest + hinged,
+                p.median / slowest,
+                p.median / (slowest + hinged),
             );
         }
         // A pipeline of single blocks: replay its stages' recorded calls through a

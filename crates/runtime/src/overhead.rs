@@ -596,6 +596,41 @@ fn chain<'a>(plan: &'a Plan, out: &mut Vec<&'a Plan>) {
     }
 }
 
+/// What [`each_pipeline`] calls: `(pipe, index, scale, stages)`.
+pub(crate) type OnPipeline<'a> = dyn FnMut(&Plan, usize, f64, &[&Plan]) + 'a;
+
+/// Call `f(pipe, index, scale, stages)` for every pipeline of `plan`: nested pipes are
+/// one chain of `stages`; `index` counts the pipelines met so far in the order
+/// composition lists them (outermost first, directly nested pipes one pipeline:
+/// [`perfcompose_core::compose::Composition::pipelines`]), so that a term can name the
+/// pipeline it depends on; `scale` is the task pools' around it (thread counts capped at
+/// `cores`).
+pub(crate) fn each_pipeline(plan: &Plan, cores: usize, f: &mut OnPipeline<'_>) {
+    fn walk(plan: &Plan, cores: usize, scale: f64, pipeline: &mut usize, f: &mut OnPipeline<'_>) {
+        match plan {
+            Plan::Pipe(_) => {
+                let mut stages = Vec::new();
+                chain(plan, &mut stages);
+                let index = *pipeline;
+                *pipeline += 1;
+                f(plan, index, scale, &stages);
+                stages
+                    .into_iter()
+                    .for_each(|p| walk(p, cores, scale, pipeline, f));
+            }
+            Plan::Seq(parts) => parts
+                .iter()
+                .for_each(|p| walk(p, cores, scale, pipeline, f)),
+            Plan::TPool(n, inner) => {
+                let n = (*n).min(cores.max(1)) as f64;
+                walk(inner, cores, scale * n, pipeline, f)
+            }
+            Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
+        }
+    }
+    walk(plan, cores, 1.0, &mut 0, f)
+}
+
 /// One measured stage time.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakePoint {
@@ -1557,6 +1592,7 @@ impl Calibration {
             ns_per_element: self.overhead_ns(plan),
             source: source.to_string(),
             saturating,
+            phases: Vec::new(),
         }
     }
 
@@ -1638,41 +1674,6 @@ impl Calibration {
         }
     }
 
-    /// Call `f(pipe, index, scale, stages)` for every pipeline of `plan`: nested pipes are
-    /// one chain of `stages` stages; `index` counts the pipelines met so far in the order
-    /// composition lists them (outermost first, directly nested pipes one pipeline:
-    /// [`perfcompose_core::compose::Composition::pipelines`]), so that a term can name the
-    /// pipeline whose slack it depends on; `scale` is the task pools' around it (thread
-    /// counts capped at the calibrated cores).
-    fn each_pipeline(
-        &self,
-        plan: &Plan,
-        scale: f64,
-        pipeline: &mut usize,
-        f: &mut dyn FnMut(&Plan, usize, f64, usize),
-    ) {
-        match plan {
-            Plan::Pipe(_) => {
-                let mut stages = Vec::new();
-                chain(plan, &mut stages);
-                let index = *pipeline;
-                *pipeline += 1;
-                f(plan, index, scale, stages.len());
-                stages
-                    .into_iter()
-                    .for_each(|p| self.each_pipeline(p, scale, pipeline, f));
-            }
-            Plan::Seq(parts) => parts
-                .iter()
-                .for_each(|p| self.each_pipeline(p, scale, pipeline, f)),
-            Plan::TPool(n, inner) => {
-                let n = (*n).min(self.cores.max(1)) as f64;
-                self.each_pipeline(inner, scale * n, pipeline, f)
-            }
-            Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => {}
-        }
-    }
-
     /// The slack-dependent terms of `plan`'s pipelines, each naming the pipeline whose
     /// slack it depends on: the busy hand-off's rise over its no-slack figure
     /// ([`HandoffCalibration::ramp_knots`]) and the wake-up ([`WakeCalibration`]). The
@@ -1710,8 +1711,8 @@ impl Calibration {
                 });
             }
         };
-        self.each_pipeline(plan, 1.0, &mut 0, &mut |pipe, index, scale, stages| {
-            if stages < 2 {
+        each_pipeline(plan, self.cores, &mut |pipe, index, scale, stages| {
+            if stages.len() < 2 {
                 return;
             }
             parts(

@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
+use perfcompose_core::compose::predict::{Overhead, PhaseLoss};
 use perfcompose_core::compose::{compose, ComposeOptions};
 use perfcompose_core::diag::Diagnostic;
 use perfcompose_core::fit::{modeler, FitOptions, Measure};
@@ -470,6 +471,10 @@ pub struct Options {
     /// long, checking again every [`QUIET_RECHECK`] ([`wait_for_quiet`]); the row notes
     /// the wait. Zero (the default): measure at once.
     pub quiet_wait: std::time::Duration,
+    /// Add what each pipeline of single blocks loses to its stages' slow and fast phases
+    /// (the stochastic `max`, [`phase_losses`]) wherever its stages' unit tests recorded
+    /// them ([`bench::PointStats::phases`]). On by default.
+    pub phases: bool,
 }
 
 impl Options {
@@ -561,6 +566,7 @@ impl Default for Options {
             caches: bench::cache_sizes(),
             host_check: true,
             quiet_wait: std::time::Duration::ZERO,
+            phases: true,
         }
     }
 }
@@ -1973,8 +1979,10 @@ pub fn run_suite_with(
                 .0;
             &renamed
         };
+        let mut block_phases = Phases::new();
         let (block_models, measured) = match opts.protocol {
             Protocol::Separate => {
+                block_phases = phases_of(&series);
                 let mut m = BTreeMap::new();
                 for (key, ..) in case_needs(c, plan, registry, opts.load_cores())? {
                     let model = models
@@ -2008,6 +2016,7 @@ pub fn run_suite_with(
                     misses.insert(b.name.clone(), fit_misses(&model, &b, opts));
                     m.insert(b.name.clone(), model);
                     drift.push((rows.len(), b.clone()));
+                    block_phases.extend(phases_of(std::slice::from_ref(&b)));
                     block_series.push((case_id(c, plan), b));
                 }
                 halves = got.halves;
@@ -2024,6 +2033,7 @@ pub fn run_suite_with(
             &as_composed,
             block_models,
             &misses,
+            &block_phases,
             &measured,
             repeat,
             registry,
@@ -2208,6 +2218,7 @@ pub fn reanalyze(
         };
         let mut block_models = BTreeMap::new();
         let mut misses = BTreeMap::new();
+        let mut block_phases = Phases::new();
         let mut alone = Vec::new();
         let mut beside_itself = Vec::new();
         for (key, kernel, image, _) in case_needs(c, &plan, registry, opts.load_cores())? {
@@ -2248,6 +2259,7 @@ pub fn reanalyze(
             key_breaks.insert(key.clone(), breaks);
             misses.insert(key.clone(), fit_misses(&model, &b, opts));
             block_models.insert(key, model);
+            block_phases.extend(phases_of(std::slice::from_ref(&b)));
             drift.push((rows.len(), b));
             blocks_used.push(Series {
                 kind: "kernel",
@@ -2277,6 +2289,7 @@ pub fn reanalyze(
             &as_composed,
             block_models,
             &misses,
+            &block_phases,
             measured,
             repeat,
             registry,
@@ -2383,6 +2396,141 @@ pub fn series_from_experiment(exp: &perfcompose_core::measure::Experiment) -> Ve
         .collect()
 }
 
+/// The phases of the blocks' unit tests ([`bench::PointStats::phases`]) by component
+/// key: `(x, quantiles)` for every size where some were recorded.
+pub type Phases = BTreeMap<String, PhasesOf>;
+
+/// One block's phases: `(x, quantiles)` per size ([`Phases`]).
+pub type PhasesOf = Vec<(u64, Vec<f64>)>;
+
+/// The phases recorded in `series` (block series named by component key).
+pub fn phases_of(series: &[Series]) -> Phases {
+    series
+        .iter()
+        .filter_map(|s| {
+            let points: Vec<(u64, Vec<f64>)> = s
+                .points
+                .iter()
+                .filter(|p| !p.phases.is_empty())
+                .map(|p| (p.x, p.phases.clone()))
+                .collect();
+            (!points.is_empty()).then(|| (s.name.clone(), points))
+        })
+        .collect()
+}
+
+/// `overhead` with `phases` added (an overhead of nothing else when there is none).
+fn with_phases(overhead: Option<Overhead>, phases: Vec<PhaseLoss>) -> Option<Overhead> {
+    if phases.is_empty() {
+        return overhead;
+    }
+    let mut o = overhead.unwrap_or_else(|| Overhead::constant(0.0, "none"));
+    o.phases = phases;
+    Some(o)
+}
+
+/// What each pipeline of single blocks of `as_composed` loses to its stages' phases
+/// ([`PhaseLoss`], with [`Options::phases`]): per size all its stages' unit tests
+/// recorded phases at, the hinges of [`bench::tandem::phase_hinges`]; each hinge's
+/// weight a constant per size, stepping at the geometric middles between the sizes.
+/// Pipelines with a stage that is a pattern, or without phases, have none.
+fn phase_losses(
+    as_composed: &Plan,
+    c: &Case,
+    phases: &Phases,
+    registry: &Registry,
+    opts: &Options,
+) -> Result<Vec<PhaseLoss>, Error> {
+    if !opts.phases || phases.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The stages' phases of each pipeline of single blocks (component keys looked up
+    // first: `each_pipeline` takes no fallible closure).
+    let mut pipelines: Vec<(String, usize, Vec<PhasesOf>)> = Vec::new();
+    let mut keys: Vec<(String, usize, Vec<String>)> = Vec::new();
+    crate::overhead::each_pipeline(as_composed, opts.cores, &mut |pipe, index, _, stages| {
+        let names: Option<Vec<String>> = stages
+            .iter()
+            .map(|s| match s {
+                Plan::Kernel(k) => Some(k.clone()),
+                _ => None,
+            })
+            .collect();
+        if let Some(names) = names.filter(|n| n.len() >= 2) {
+            keys.push((pipe.to_string(), index, names));
+        }
+    });
+    for (what, index, names) in keys {
+        let mut stages = Vec::with_capacity(names.len());
+        for k in &names {
+            let (key, ..) = block_of(k, as_composed, c.image, registry, opts.load_cores())?;
+            match phases.get(&key) {
+                Some(p) => stages.push(p.clone()),
+                None => break,
+            }
+        }
+        if stages.len() == names.len() {
+            pipelines.push((what, index, stages));
+        }
+    }
+    let mut out = Vec::new();
+    for (what, pipeline, stages) in pipelines {
+        // Per size every stage has phases at: the hinges there.
+        let mut at: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
+        for (x, first) in &stages[0] {
+            let mut all: Vec<&[f64]> = vec![first];
+            for s in &stages[1..] {
+                if let Some((_, p)) = s.iter().find(|(y, _)| y == x) {
+                    all.push(p);
+                }
+            }
+            let hinges = bench::tandem::phase_hinges(&all);
+            if all.len() == stages.len() && !hinges.is_empty() {
+                at.push((*x, hinges));
+            }
+        }
+        at.sort_by_key(|(x, _)| *x);
+        let Some((_, first)) = at.first() else {
+            continue;
+        };
+        let breaks: Vec<f64> = at
+            .windows(2)
+            .map(|w| (w[0].0 as f64 * w[1].0 as f64).sqrt())
+            .collect();
+        let mut hinges = Vec::with_capacity(first.len());
+        for (i, &(ratio, _)) in first.iter().enumerate() {
+            let pieces: Vec<Expr> = at
+                .iter()
+                .map(|(_, h)| Expr::constant(significant(h[i].1, 4)))
+                .collect();
+            if pieces.iter().all(|p| *p == Expr::constant(0.0)) {
+                continue;
+            }
+            if let Some(w) = Expr::piecewise(Expr::param(bench::PARAMETER), breaks.clone(), pieces)
+            {
+                hinges.push((ratio, w));
+            }
+        }
+        if !hinges.is_empty() {
+            out.push(PhaseLoss {
+                what,
+                pipeline,
+                hinges,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `v` rounded to `digits` significant digits (a shorter model to print).
+fn significant(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return if v.is_finite() { 0.0 } else { v };
+    }
+    let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
+    (v * scale).round() / scale
+}
+
 /// Composition with thread counts capped at the cores.
 fn compose_options(opts: &Options) -> ComposeOptions {
     ComposeOptions {
@@ -2408,20 +2556,16 @@ fn compose_capped(
 fn compose_measured_blocks(
     term: &Term,
     as_composed: &Plan,
-    plan: &Plan,
+    overhead: Option<&Overhead>,
     c: &Case,
     block_misses: &BTreeMap<String, Vec<PointMiss>>,
     measured: &Series,
     registry: &Registry,
     opts: &Options,
 ) -> Result<Option<f64>, Error> {
-    if !reduces_of_mapreduce(plan).is_empty() {
+    if !reduces_of_mapreduce(as_composed).is_empty() {
         return Ok(None);
     }
-    let overhead = opts
-        .overhead
-        .as_ref()
-        .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration"));
     let mut worst: f64 = 0.0;
     for p in &measured.points {
         let Some(program) =
@@ -2450,7 +2594,7 @@ fn compose_measured_blocks(
             });
         }
         let composed = compose_capped(term, &comps, opts)?;
-        let model = match &overhead {
+        let model = match overhead {
             Some(o) => o.apply_composed(&composed, term, &comps, compose_options(opts)),
             None => composed.model,
         };
@@ -2473,6 +2617,7 @@ fn analyze_case(
     as_composed: &Plan,
     block_models: BTreeMap<String, Expr>,
     block_misses: &BTreeMap<String, Vec<PointMiss>>,
+    block_phases: &Phases,
     measured: &Series,
     repeat_error: Option<f64>,
     registry: &Registry,
@@ -2496,10 +2641,12 @@ fn analyze_case(
         });
     }
     let composed = compose_capped(term, &comps, opts)?;
-    let overhead = opts
-        .overhead
-        .as_ref()
-        .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration"));
+    let overhead = with_phases(
+        opts.overhead
+            .as_ref()
+            .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration")),
+        phase_losses(as_composed, c, block_phases, registry, opts)?,
+    );
     let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
     let modular = match &overhead {
         Some(o) => o.apply_composed(&composed, term, &comps, compose_options(opts)),
@@ -2508,7 +2655,7 @@ fn analyze_case(
     let from_blocks = compose_measured_blocks(
         term,
         as_composed,
-        plan,
+        overhead.as_ref(),
         c,
         block_misses,
         measured,
@@ -3814,6 +3961,66 @@ mod tests {
         let f = fit_floor(&blocks, &parse_model("1010").unwrap(), &[8, 16]).unwrap();
         assert_eq!(f.block, "nop");
         assert_eq!(f.share, 0.2);
+    }
+
+    #[test]
+    fn a_pipeline_of_single_blocks_loses_what_its_stages_phases_say() {
+        let reg = Registry::builtin();
+        let opts = Options {
+            cores: 2,
+            ..Options::default()
+        };
+        let losses = |term: &str, phases: &dyn Fn(&str) -> PhasesOf, opts: &Options| {
+            let c = case("g", term, &[1024, 4096]);
+            let plan = parse_plan("<t>", term).unwrap().1;
+            let as_composed = input_plan(&plan, &reg, opts.load_cores());
+            let mut map = Phases::new();
+            for k in as_composed.kernels() {
+                let (key, ..) =
+                    block_of(&k, &as_composed, c.image, &reg, opts.load_cores()).unwrap();
+                map.insert(key.clone(), phases(&key));
+            }
+            phase_losses(&as_composed, &c, &map, &reg, opts).unwrap()
+        };
+        // Windows at 0.8 or 1.2 of the mean at x = 1024, steady at 4096.
+        let swinging = |_: &str| vec![(1024, vec![0.8, 1.2]), (4096, vec![1.0, 1.0])];
+        let got = losses("pipe(inc, inc)", &swinging, &opts);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].pipeline, 0);
+        // Equal stages lose Σ w_i · (1 − r_i) of their time: a tenth at 1024, none at 4096.
+        let at_equal = |x: f64| -> f64 {
+            got[0]
+                .hinges
+                .iter()
+                .map(|(r, w)| w.eval_at(&[("x", x)]).unwrap() * (1.0 - r))
+                .sum()
+        };
+        assert!(
+            (at_equal(1024.0) - 0.1).abs() < 1e-3,
+            "{}",
+            at_equal(1024.0)
+        );
+        assert_eq!(at_equal(4096.0), 0.0);
+        // Told not to; a stage that is a pattern; a stage without phases: none.
+        let off = Options {
+            phases: false,
+            ..opts.clone()
+        };
+        assert!(losses("pipe(inc, inc)", &swinging, &off).is_empty());
+        assert!(losses("pipe(tpool(2, inc), inc)", &swinging, &opts).is_empty());
+        let one_missing = |key: &str| {
+            if key.contains("stage2") {
+                Vec::new()
+            } else {
+                swinging(key)
+            }
+        };
+        assert!(losses("pipe(inc, inc)", &one_missing, &opts).is_empty());
+        // A pool around the pipeline: the pipeline inside is still the first.
+        assert_eq!(
+            losses("tpool(2, pipe(inc, inc))", &swinging, &opts).len(),
+            1
+        );
     }
 
     #[test]

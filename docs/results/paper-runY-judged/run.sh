@@ -27,10 +27,12 @@ for t in "${TERMS[@]}"; do
   [[ -n ${SKIP:-} && $t == "$SKIP"* ]] && continue
   ONLY+=(--only "$t")
 done
+# VALIDATE_ARGS (words) go to `validate` too (run AT: --wait-quiet 120).
+read -ra EXTRA <<< "${VALIDATE_ARGS:-}"
 mkdir -p "$OUT"
 { date -u +%H:%M:%S; cat /proc/loadavg; } > "$OUT/started.txt"
 { "$EX/cpu_gaps"; "$EX/co_runner"; "$PC" bench inc --sizes 4096,16384,262144; } > "$OUT/host-before.txt" 2>&1
 "$PC" bench --overhead > "$OUT/overhead.txt" 2>&1
-"$PC" validate --suite paper "${ONLY[@]}" --save "$OUT" > "$OUT/stdout.txt" 2> "$OUT/stderr.txt"
+"$PC" validate --suite paper "${ONLY[@]}" ${EXTRA[@]+"${EXTRA[@]}"} --save "$OUT" > "$OUT/stdout.txt" 2> "$OUT/stderr.txt"
 { date -u +%H:%M:%S; cat /proc/loadavg; } > "$OUT/finished.txt"
 { "$EX/cpu_gaps"; "$EX/co_runner"; "$PC" bench inc --sizes 4096,16384,262144; } > "$OUT/host-after.txt" 2>&1

@@ -129,6 +129,12 @@ pub struct Args {
     /// Default 0: measure at once
     #[arg(long, value_name = "SECS", default_value_t = 0)]
     pub wait_quiet: u64,
+    /// Compose each pipeline of single blocks with the plain larger of its stages' times,
+    /// leaving out what it loses to its stages' slow and fast phases (by default added
+    /// from the spread of the stages' unit tests over windows of 64 calls, saved in
+    /// DIR/phases.json with --save; see docs/validation.md, "The stochastic max")
+    #[arg(long)]
+    pub no_phases: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -394,6 +400,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         caches,
         host_check: !args.no_host_check,
         quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
+        phases: !args.no_phases,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
@@ -519,8 +526,89 @@ fn write_series(
 ) -> anyhow::Result<()> {
     let (blocks, programs): (Vec<_>, Vec<_>) =
         series.iter().cloned().partition(|s| s.kind == "kernel");
+    let phases = validate::phases_of(&blocks);
     for (name, series) in [("blocks.txt", blocks), ("programs.txt", programs)] {
         super::bench::write_measurements(&dir.join(name), &series)?;
+    }
+    if !phases.is_empty() {
+        let p = dir.join(PHASES_FILE);
+        let file = PhasesFile {
+            window: perfcompose_runtime::bench::PHASE_WINDOW,
+            series: phases
+                .into_iter()
+                .map(|(name, points)| {
+                    let points = points
+                        .into_iter()
+                        .map(|(x, phases)| PhasesAt { x, phases })
+                        .collect();
+                    (name, points)
+                })
+                .collect(),
+        };
+        std::fs::write(&p, serde_json::to_string(&file)? + "\n")
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Where a `--save DIR` run keeps its stages' phases ([`PhasesFile`]).
+const PHASES_FILE: &str = "phases.json";
+
+/// DIR/phases.json: per saved block series (its callpath in blocks*.txt) and size, the
+/// quantiles of its unit test's window means over its repetition's mean
+/// (`bench::PointStats::phases`), which blocks*.txt cannot hold.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhasesFile {
+    /// Calls per window.
+    window: usize,
+    series: std::collections::BTreeMap<String, Vec<PhasesAt>>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhasesAt {
+    x: u64,
+    phases: Vec<f64>,
+}
+
+/// Attach DIR/phases.json, when there is one, to the saved `series` of the same names
+/// and sizes.
+fn read_phases(
+    dir: &std::path::Path,
+    series: &mut [perfcompose_runtime::bench::Series],
+) -> anyhow::Result<()> {
+    let p = dir.join(PHASES_FILE);
+    let text = match std::fs::read_to_string(&p) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(anyhow::Error::from(e).context(format!("cannot read {}", p.display())))
+        }
+    };
+    let file: PhasesFile = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: {} (expected {{\"window\": calls, \"series\": {{callpath: [{{\"x\": size, \"phases\": [ratio, ...]}}, ...]}}}})",
+            p.display(),
+            e.line(),
+            e.column(),
+            e
+        )
+    })?;
+    for s in series.iter_mut() {
+        let Some(points) = file.series.get(&s.name) else {
+            continue;
+        };
+        for at in points {
+            if let Some(point) = s.points.iter_mut().find(|q| q.x == at.x) {
+                point.phases = at
+                    .phases
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .collect();
+            }
+        }
     }
     Ok(())
 }
@@ -568,6 +656,7 @@ fn read_saved(dir: &std::path::Path) -> anyhow::Result<Vec<perfcompose_runtime::
         let exp = perfcompose_core::measure::read_path(&f)?;
         series.extend(validate::series_from_experiment(&exp));
     }
+    read_phases(dir, &mut series)?;
     Ok(series)
 }
 

@@ -171,6 +171,26 @@ pub struct Overhead {
     /// `min(cap_ns, max(0, slope · (scale · t − threshold_ns)))`, `t` being the composed
     /// model or a pipeline's slack ([`Saturating::pipeline_slack`]).
     pub saturating: Vec<Saturating>,
+    /// What pipelines lose to their stages' slow and fast phases ([`PhaseLoss`]).
+    pub phases: Vec<PhaseLoss>,
+}
+
+/// The time a pipeline loses because its stages run in slow and fast phases that do not
+/// coincide: it runs at the larger of what its stages take over a stretch of calls, whose
+/// expectation exceeds the larger of their means once the next slowest stage comes close
+/// to the slowest. Adds `Σ weight_i · max(0, second − ratio_i · slowest)` for the
+/// pipeline's slowest stage's time `slowest` and the next slowest's `second` (a
+/// piecewise-linear curve in `second / slowest`, times `slowest`). Needs the composition
+/// ([`Overhead::apply_composed`]); [`Overhead::apply`] leaves it out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseLoss {
+    /// The pipeline, e.g. `pipe(inc, inc)`.
+    pub what: String,
+    /// The composition's pipeline ([`crate::compose::Composition::pipelines`]).
+    pub pipeline: usize,
+    /// `(ratio_i, weight_i)`; a weight is a model too (constant, or piecewise over the
+    /// sizes the phases were measured at).
+    pub hinges: Vec<(f64, Expr)>,
 }
 
 /// One saturating overhead term (see [`Overhead::saturating`]).
@@ -206,13 +226,23 @@ pub struct Saturating {
 /// `k` stages has `k²` parts. Longer pipelines use their slowest stage's time.
 const MAX_SLACK_STAGES: usize = 8;
 
-/// The slowest of `models` less the next slowest: `max(m) − max_i min(m_i, max_{j≠i} m_j)`.
+/// The slowest of `models` less the next slowest: `max(m) − max_i min(m_i, max_{j≠i} m_j)`
+/// ([`second_of`]).
 pub fn slack_of(models: &[Expr]) -> Expr {
     let slowest = Expr::max_of(models.to_vec());
     if models.len() < 2 || models.len() > MAX_SLACK_STAGES {
         return slowest;
     }
-    let second = Expr::max_of(
+    Expr::sub(slowest, second_of(models))
+}
+
+/// The next slowest of `models`: `max_i min(m_i, max_{j≠i} m_j)`; 0 for fewer than two
+/// models or more than [`MAX_SLACK_STAGES`].
+pub fn second_of(models: &[Expr]) -> Expr {
+    if models.len() < 2 || models.len() > MAX_SLACK_STAGES {
+        return Expr::constant(0.0);
+    }
+    Expr::max_of(
         (0..models.len())
             .map(|i| {
                 let others: Vec<Expr> = models
@@ -224,8 +254,7 @@ pub fn slack_of(models: &[Expr]) -> Expr {
                 Expr::min(models[i].clone(), Expr::max_of(others))
             })
             .collect(),
-    );
-    Expr::sub(slowest, second)
+    )
 }
 
 impl Overhead {
@@ -235,6 +264,7 @@ impl Overhead {
             ns_per_element,
             source: source.into(),
             saturating: Vec::new(),
+            phases: Vec::new(),
         }
     }
 
@@ -261,12 +291,16 @@ impl Overhead {
             }
             let stages = comp.stages(i, term, components, opts).ok()?;
             let models: Vec<Expr> = stages.into_iter().map(|s| s.model).collect();
-            Some((slack_of(&models), Expr::max_of(models)))
+            Some(PipelineTimes {
+                slack: slack_of(&models),
+                second: second_of(&models),
+                slowest: Expr::max_of(models),
+            })
         })
     }
 
-    /// `slack(i)`: the slack of pipeline `i` and its slowest stage's time.
-    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<(Expr, Expr)>) -> Expr {
+    /// `slack(i)`: the times of pipeline `i`'s stages.
+    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<PipelineTimes>) -> Expr {
         let mut out = model.clone();
         if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
             out = Expr::add(out, Expr::constant(self.ns_per_element));
@@ -277,6 +311,7 @@ impl Overhead {
                 let (mut t, slowest) = s
                     .pipeline_slack
                     .and_then(&slack)
+                    .map(|p| (p.slack, p.slowest))
                     .unwrap_or_else(|| (model.clone(), model.clone()));
                 let relative = s.relative_threshold > 0.0 && s.relative_threshold.is_finite();
                 if relative {
@@ -297,8 +332,38 @@ impl Overhead {
                 out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
             }
         }
+        for p in &self.phases {
+            let Some(times) = slack(p.pipeline).filter(|t| t.second != Expr::constant(0.0)) else {
+                continue;
+            };
+            for (ratio, weight) in &p.hinges {
+                if !ratio.is_finite() || *weight == Expr::constant(0.0) {
+                    continue;
+                }
+                let gap = Expr::sub(
+                    times.second.clone(),
+                    Expr::mul(Expr::constant(*ratio), times.slowest.clone()),
+                );
+                let hinge = if *ratio > 0.0 {
+                    Expr::max(Expr::constant(0.0), gap)
+                } else {
+                    gap
+                };
+                out = Expr::add(out, Expr::mul(weight.clone(), hinge));
+            }
+        }
         out
     }
+}
+
+/// A pipeline's stage times, as [`Overhead::apply_with`] needs them.
+struct PipelineTimes {
+    /// [`slack_of`] the stages.
+    slack: Expr,
+    /// The slowest stage's time.
+    slowest: Expr,
+    /// The next slowest stage's time ([`second_of`]).
+    second: Expr,
 }
 
 /// [`predict`], adding the runtime's own per-element cost when one is given: the seed
@@ -393,6 +458,13 @@ pub fn predict_with_overhead(
             "includes the {}: min({} ns, {ramp})",
             s.what,
             format_significant(s.cap_ns, 4),
+        ));
+    }
+    for p in overhead.map_or(&[][..], |o| &o.phases[..]) {
+        notes.push(format!(
+            "includes what {} loses to its stages' phases: {} hinges on the next slowest stage's time over the slowest's",
+            p.what,
+            p.hinges.len()
         ));
     }
     if comp.pipelines.len() > analysed.len() {
@@ -823,6 +895,7 @@ mod tests {
                 pipeline_slack: pipeline,
                 relative_threshold: 0.0,
             }],
+            phases: Vec::new(),
         }
     }
 
@@ -875,6 +948,44 @@ mod tests {
         let comp = compose(&close, &comps, opts).unwrap();
         let o = relative(0.0, 1.0).apply(&comp.model);
         assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 900.0);
+    }
+
+    #[test]
+    fn a_pipeline_loses_to_its_stages_phases_only_when_its_stages_come_close() {
+        let comps = Components::from_models(
+            "t",
+            &[
+                ("a", "10 * x"),
+                ("b", "10 * x"),
+                ("d", "9 * x"),
+                ("c", "2 * x"),
+            ],
+        )
+        .unwrap();
+        let opts = ComposeOptions::default();
+        let mut o = Overhead::constant(0.0, "test");
+        o.phases.push(PhaseLoss {
+            what: "the pipeline".into(),
+            pipeline: 0,
+            hinges: vec![(0.8, Expr::constant(0.5)), (0.95, Expr::constant(1.0))],
+        });
+        let with = |term: &str| {
+            let t = parse_term("t", term).unwrap();
+            let comp = compose(&t, &comps, opts).unwrap();
+            at(&o.apply_composed(&comp, &t, &comps, opts), 100.0)
+        };
+        // Equal stages (1000 each): 0.5 · (1000 − 800) + 1 · (1000 − 950).
+        assert_eq!(with("pipe(a, b)"), 1000.0 + 100.0 + 50.0);
+        // The next slowest at 0.9 of the slowest: only the first hinge.
+        assert_eq!(with("pipe(d, a)"), 1000.0 + 0.5 * (900.0 - 800.0));
+        // Far apart, or one stage: nothing; nor on the model alone.
+        assert_eq!(with("pipe(a, c)"), 1000.0);
+        assert_eq!(with("pipe(a)"), 1000.0);
+        let t = parse_term("t", "pipe(a, b)").unwrap();
+        let comp = compose(&t, &comps, opts).unwrap();
+        assert_eq!(at(&o.apply(&comp.model), 100.0), 1000.0);
+        // In tpool(2, ...) the stages are halved, and so is the loss per element.
+        assert_eq!(with("tpool(2, pipe(a, b))"), (1000.0 + 150.0) / 2.0);
     }
 
     #[test]

@@ -117,6 +117,37 @@ pub struct PointStats {
     pub batch: u64,
     /// Whether the adaptive target was reached (always true without a target).
     pub converged: bool,
+    /// A pipeline stage's unit test ([`Stage`]): the mean call time of each window of
+    /// [`PHASE_WINDOW`] consecutive calls over its repetition's mean, every repetition
+    /// pooled, as [`PHASE_QUANTILES`] quantiles in ascending order (empty for other
+    /// measurements): how the stage's slow and fast phases spread, for the stochastic
+    /// `max` of a pipeline (`bench::tandem::phase_hinges`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<f64>,
+}
+
+/// Calls per window of a stage's phases ([`PointStats::phases`]): the runtime's queue
+/// capacity, since a queue absorbs the swings of shorter stretches.
+pub const PHASE_WINDOW: usize = crate::ctx::DEFAULT_CAPACITY;
+/// Quantiles kept of a stage's phases ([`PointStats::phases`]).
+pub const PHASE_QUANTILES: usize = 64;
+
+/// `values` summarised as `k` quantiles at the middles of `k` equal steps of probability
+/// (the sorted values themselves when there are at most `k`).
+pub fn quantiles(values: &[f64], k: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    if v.len() <= k {
+        return v;
+    }
+    (0..k)
+        .map(|i| {
+            let at = (i as f64 + 0.5) / k as f64 * v.len() as f64 - 0.5;
+            let (lo, frac) = (at.floor().max(0.0) as usize, at - at.floor());
+            let hi = (lo + 1).min(v.len() - 1);
+            v[lo] + frac * (v[hi] - v[lo])
+        })
+        .collect()
 }
 
 /// A measured series: one kernel or one program over the sweep.
@@ -210,6 +241,7 @@ fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats 
         values,
         batch,
         converged,
+        phases: Vec::new(),
     }
 }
 
@@ -491,6 +523,11 @@ pub trait Repeated {
     fn batch(&self) -> u64;
     /// One repetition: ns per call or per element.
     fn one(&mut self) -> Result<f64, Error>;
+    /// The phases recorded over the repetitions so far ([`PointStats::phases`], not yet
+    /// summarised), taken away: a pipeline stage's unit test has them, nothing else.
+    fn take_phases(&mut self) -> Vec<f64> {
+        Vec::new()
+    }
 }
 
 /// A unit performance test of one kernel at one size, ready to repeat: distinct inputs
@@ -512,6 +549,8 @@ pub struct KernelSampler<'a> {
     replica: Option<replica::Chain>,
     /// A warm per-key reduction: the map outputs it gathers each key's values from.
     gather: Option<gather::Gather>,
+    /// A stage's phases over the repetitions so far ([`PointStats::phases`]).
+    phases: Vec<f64>,
 }
 
 impl<'a> KernelSampler<'a> {
@@ -593,6 +632,7 @@ impl<'a> KernelSampler<'a> {
             rig: None,
             replica: None,
             gather: None,
+            phases: Vec::new(),
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -664,6 +704,10 @@ impl Repeated for KernelSampler<'_> {
 
     fn batch(&self) -> u64 {
         self.batch
+    }
+
+    fn take_phases(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.phases)
     }
 
     fn one(&mut self) -> Result<f64, Error> {
@@ -1384,15 +1428,14 @@ pub fn sample_rounds(
         }
     }
     Ok(items
-        .iter()
+        .iter_mut()
         .zip(values)
         .zip(per_round)
         .map(|((item, values), per_round)| {
             let done = converged(&values);
-            Rounded {
-                stats: point(item.x(), values, item.batch(), done),
-                per_round,
-            }
+            let mut stats = point(item.x(), values, item.batch(), done);
+            stats.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
+            Rounded { stats, per_round }
         })
         .collect())
 }
@@ -1400,7 +1443,9 @@ pub fn sample_rounds(
 /// Repeat one measurement according to `spec` (see [`sample`]) and summarise it.
 pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointStats, Error> {
     let (values, converged) = sample(spec, || item.one())?;
-    Ok(point(item.x(), values, item.batch(), converged))
+    let mut p = point(item.x(), values, item.batch(), converged);
+    p.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
+    Ok(p)
 }
 
 /// Measure a plan over a sweep of sizes (whole-program measurement).
@@ -1512,6 +1557,17 @@ mod tests {
             min_sample: Duration::ZERO,
             max_point_time: Duration::from_secs(3600),
         }
+    }
+
+    #[test]
+    fn quantiles_sit_at_the_middles_of_equal_steps_of_probability() {
+        let v: Vec<f64> = (0..100).rev().map(f64::from).collect();
+        // 4 quantiles of 0..=99: at 12.5%, 37.5%, 62.5%, 87.5%.
+        assert_eq!(quantiles(&v, 4), [12.0, 37.0, 62.0, 87.0]);
+        assert_eq!(quantiles(&[3.0, 1.0, f64::NAN], 4), [1.0, 3.0]);
+        assert!(quantiles(&[], 4).is_empty());
+        // Interpolated between neighbours.
+        assert_eq!(quantiles(&[0.0, 1.0, 2.0, 3.0], 2), [0.5, 2.5]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::{
     cache_bytes, copies, evict_unless_cold, not_copyable, on_core, stream_len, templates,
-    Conditions, KernelSampler, Sampling, Stage, LOAD_THREAD_NAME, TIMED_THREAD_NAME,
+    Conditions, KernelSampler, Sampling, Stage, LOAD_THREAD_NAME, PHASE_WINDOW, TIMED_THREAD_NAME,
 };
 use crate::data::Data;
 use crate::error::Error;
@@ -181,20 +181,37 @@ impl<'a> KernelSampler<'a> {
             }
             timed.map_err(|_| failed())?
         })
+        .map(|(ns, phases)| {
+            self.phases.extend(phases);
+            ns
+        })
     }
 
     /// Take the elements of `input` in groups of what is waiting (at most `group`), time
-    /// the calls on each group, and hand what they return on to `output`: ns per call.
+    /// the calls on each group, and hand what they return on to `output`: ns per call,
+    /// and the phases ([`super::PointStats::phases`]): the mean call of each run of
+    /// consecutive groups of at least [`PHASE_WINDOW`] calls over the mean of all.
     fn time_stage(
         &self,
         mut input: Source,
         output: Option<Sender<Data>>,
         group: usize,
-    ) -> Result<f64, Error> {
+    ) -> Result<(f64, Vec<f64>), Error> {
         let mut total = Duration::ZERO;
         let mut calls = 0_usize;
         let mut taken = Vec::with_capacity(group);
         let mut returned = Vec::with_capacity(group);
+        // Windows so far (ns, calls), and the one being filled.
+        let mut windows: Vec<(Duration, usize)> = Vec::new();
+        let mut window = (Duration::ZERO, 0_usize);
+        let done = |total: Duration, calls: usize, windows: Vec<(Duration, usize)>| {
+            let mean = total.as_nanos() as f64 / calls as f64;
+            let phases = windows
+                .into_iter()
+                .map(|(t, k)| t.as_nanos() as f64 / k as f64 / mean)
+                .collect();
+            (mean, phases)
+        };
         while let Some(first) = input.next() {
             taken.push(first);
             input.more(&mut taken, group);
@@ -202,14 +219,19 @@ impl<'a> KernelSampler<'a> {
             for d in taken.drain(..) {
                 returned.push(self.call(d)?);
             }
-            total += t.elapsed();
+            let took = t.elapsed();
+            total += took;
             calls += returned.len();
+            window = (window.0 + took, window.1 + returned.len());
+            if window.1 >= PHASE_WINDOW {
+                windows.push(std::mem::take(&mut window));
+            }
             match &output {
                 Some(tx) => {
                     for d in returned.drain(..) {
                         // The stage after this one stopped: it reports why.
                         if tx.send(d).is_err() {
-                            return Ok(total.as_nanos() as f64 / calls as f64);
+                            return Ok(done(total, calls, windows));
                         }
                     }
                 }
@@ -222,7 +244,7 @@ impl<'a> KernelSampler<'a> {
                 self.kernel.name()
             )));
         }
-        Ok(total.as_nanos() as f64 / calls as f64)
+        Ok(done(total, calls, windows))
     }
 }
 
@@ -429,6 +451,30 @@ mod tests {
             let err = s.one().unwrap_err().to_string();
             assert!(err.contains(&format!("`{failing}` panicked")), "{err}");
         }
+    }
+
+    #[test]
+    fn a_stage_test_records_its_phases_over_windows_of_calls() {
+        let reg = Registry::builtin();
+        let spec = Sampling::quick();
+        let how = stage_of(1, &["inc", "inc"]);
+        let mut s =
+            KernelSampler::staged(&reg, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
+        let p = crate::bench::sample_point(&spec, &mut s).unwrap();
+        // A repetition streams thousands of calls of `inc` at x = 1024: many windows,
+        // summarised as quantiles, ascending, around the repetition's mean (1). The
+        // window means of a repetition average to about its mean, whatever the machine.
+        assert_eq!(p.phases.len(), crate::bench::PHASE_QUANTILES, "{p:?}");
+        assert!(p.phases.windows(2).all(|w| w[0] <= w[1]), "{:?}", p.phases);
+        assert!(p.phases.iter().all(|r| *r > 0.0 && r.is_finite()));
+        let mean = p.phases.iter().sum::<f64>() / p.phases.len() as f64;
+        assert!((0.5..2.0).contains(&mean), "{:?}", p.phases);
+        assert!(p.phases[0] <= 1.05 && *p.phases.last().unwrap() >= 0.95);
+        assert!(s.take_phases().is_empty(), "taken by the summary");
+        // A block timed alone has none.
+        let inc = reg.get("inc").unwrap().as_ref();
+        let alone = crate::bench::time_kernel(inc, 1024, &Inputs::default(), &spec, 1 << 30);
+        assert!(alone.unwrap().phases.is_empty());
     }
 
     #[test]

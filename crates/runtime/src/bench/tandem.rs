@@ -113,6 +113,74 @@ pub fn expected_max(samples: &[&[f64]]) -> f64 {
     total
 }
 
+/// The ratios of a pipeline's second slowest stage to its slowest at which the loss to
+/// the stages' phases is tabulated ([`phase_hinges`]).
+pub const PHASE_KNOTS: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0];
+
+/// What a pipeline of stages with these `phases` (each stage's window means over its
+/// mean, [`super::PointStats::phases`]) loses to them, as a share of its slowest stage's
+/// time, when the next slowest takes `ratio` of the slowest's: `E[max(S_a, ratio·S_b)] −
+/// E[S_a]`, averaged over the ordered pairs of distinct stages (`a` the slowest, `b` the
+/// next). The pipeline runs at the larger of what the two stages take in a window of
+/// calls, not at the larger of their means; a queue absorbs shorter swings
+/// ([`super::PHASE_WINDOW`]). Increasing and convex in `ratio`, 0 at 0. NaN with fewer
+/// than two stages or an empty one.
+pub fn phase_loss_at(phases: &[&[f64]], ratio: f64) -> f64 {
+    if phases.len() < 2 || phases.iter().any(|p| p.is_empty()) {
+        return f64::NAN;
+    }
+    let mut sum = 0.0;
+    let mut pairs = 0;
+    for (a, sa) in phases.iter().enumerate() {
+        let mean = sa.iter().sum::<f64>() / sa.len() as f64;
+        for (b, sb) in phases.iter().enumerate() {
+            if a != b {
+                let scaled: Vec<f64> = sb.iter().map(|v| v * ratio).collect();
+                sum += expected_max(&[sa, &scaled]) - mean;
+                pairs += 1;
+            }
+        }
+    }
+    sum / pairs as f64
+}
+
+/// [`phase_loss_at`] as hinges `(r_i, w_i)`: the loss of a pipeline whose slowest stage
+/// takes `slowest` and next slowest `second` is `Σ w_i · max(0, second − r_i · slowest)`,
+/// the curve interpolated linearly between the [`PHASE_KNOTS`] (exact at them). Empty
+/// when the curve cannot be computed (fewer than two stages, an empty one).
+pub fn phase_hinges(phases: &[&[f64]]) -> Vec<(f64, f64)> {
+    let curve: Vec<f64> = PHASE_KNOTS
+        .iter()
+        .map(|&r| phase_loss_at(phases, r))
+        .collect();
+    if curve.iter().any(|v| !v.is_finite()) {
+        return Vec::new();
+    }
+    let mut hinges = Vec::with_capacity(PHASE_KNOTS.len() - 1);
+    let mut before = 0.0;
+    for i in 0..PHASE_KNOTS.len() - 1 {
+        let slope = (curve[i + 1] - curve[i]) / (PHASE_KNOTS[i + 1] - PHASE_KNOTS[i]);
+        hinges.push((PHASE_KNOTS[i], slope - before));
+        before = slope;
+    }
+    hinges
+}
+
+/// The loss ([`phase_hinges`]) of a pipeline whose stages take `times` on average with
+/// these `phases`, ns: what to add to the slowest stage's time. 0 with fewer than two
+/// stages.
+pub fn phase_loss(phases: &[&[f64]], times: &[f64]) -> f64 {
+    let mut sorted: Vec<f64> = times.to_vec();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let [slowest, second, ..] = sorted[..] else {
+        return 0.0;
+    };
+    phase_hinges(phases)
+        .iter()
+        .map(|&(r, w)| w * (second - r * slowest).max(0.0))
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +196,30 @@ mod tests {
         assert_eq!(window_means(&[1, 3, 5, 7, 9], 2), [2.0, 6.0]);
         assert_eq!(window_means(&[1, 3], 4), [2.0]);
         assert!(window_means(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn the_loss_to_phases_is_the_expected_larger_phase_at_every_knot() {
+        // Two stages whose windows take 0.8 or 1.2 of their mean, equally often.
+        let s = [0.8, 1.2];
+        let phases: [&[f64]; 2] = [&s, &s];
+        // Equal stages: E[max] = 0.8/4 + 1.2 · 3/4 = 1.1, a loss of a tenth.
+        assert!((phase_loss_at(&phases, 1.0) - 0.1).abs() < 1e-12);
+        assert_eq!(phase_loss_at(&phases, 0.0), 0.0);
+        // A next slowest at most 0.8/1.2 of the slowest never overtakes it.
+        assert!(phase_loss_at(&phases, 0.6).abs() < 1e-12);
+        let hinges = phase_hinges(&phases);
+        assert_eq!(hinges.len(), PHASE_KNOTS.len() - 1);
+        for &r in &PHASE_KNOTS {
+            let exact = 1000.0 * phase_loss_at(&phases, r);
+            let hinged = phase_loss(&phases, &[1000.0, r * 1000.0]);
+            assert!((exact - hinged).abs() < 1e-9, "at {r}: {exact} vs {hinged}");
+        }
+        // Steady stages (every window at the mean) lose nothing, nor does a lone stage.
+        let steady = [1.0; 8];
+        assert_eq!(phase_loss(&[&steady, &steady], &[500.0, 500.0]), 0.0);
+        assert_eq!(phase_loss(&[&s], &[500.0]), 0.0);
+        assert!(phase_hinges(&[&s, &[]]).is_empty());
     }
 
     #[test]
