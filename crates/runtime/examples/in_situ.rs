@@ -22,6 +22,8 @@
 //! (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns"); and the
 //! expected larger of the stages' window means drawn independently
 //! (`bench::tandem::expected_max`), what a stochastic `max` of the stages would predict.
+//! Each stage's unit test records its phases too (`bench::PointStats::phases`): printed
+//! next to the program's, with what composition adds for them (`bench::tandem::phase_loss`).
 //! Exits with status 2 on bad arguments.
 
 use std::collections::BTreeMap;
@@ -141,7 +143,7 @@ fn deciles(v: &[f64]) -> String {
     s.sort_by(f64::total_cmp);
     let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize];
     format!(
-        "p10 {:.3} p50 {:.3} p90 {:.3} ({} windows)",
+        "p10 {:.3} p50 {:.3} p90 {:.3} ({} values)",
         q(0.1),
         q(0.5),
         q(0.9),
@@ -308,7 +310,7 @@ fn main() {
                     .map(|w| w / mean)
                     .collect();
                 println!(
-                    "    phases (window means of {} calls over the mean): unit test {}; in the program {}",
+                    "    phases (window means of {} calls over the mean; the unit test's as its summary's quantiles, over each repetition's mean; the program's over the mean of all its repetitions): unit test {}; in the program {}",
                     bench::PHASE_WINDOW,
                     deciles(&u.phases),
                     deciles(&inside)

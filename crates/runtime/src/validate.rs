@@ -25,7 +25,7 @@ use perfcompose_core::compose::{compose, ComposeOptions};
 use perfcompose_core::diag::Diagnostic;
 use perfcompose_core::fit::{modeler, FitOptions, Measure};
 use perfcompose_core::measure::Point;
-use perfcompose_core::model::Expr;
+use perfcompose_core::model::{format_significant, Expr};
 use perfcompose_core::term::{parse_term, Node, NodeKind, Term};
 use serde::Serialize;
 
@@ -2501,7 +2501,11 @@ fn phase_losses(
         for (i, &(ratio, _)) in first.iter().enumerate() {
             let pieces: Vec<Expr> = at
                 .iter()
-                .map(|(_, h)| Expr::constant(significant(h[i].1, 4)))
+                .map(|(_, h)| {
+                    // Four significant digits: a shorter model to print.
+                    let w = h[i].1;
+                    Expr::constant(format_significant(w, 4).parse().unwrap_or(w))
+                })
                 .collect();
             if pieces.iter().all(|p| *p == Expr::constant(0.0)) {
                 continue;
@@ -2520,15 +2524,6 @@ fn phase_losses(
         }
     }
     Ok(out)
-}
-
-/// `v` rounded to `digits` significant digits (a shorter model to print).
-fn significant(v: f64, digits: i32) -> f64 {
-    if v == 0.0 || !v.is_finite() {
-        return if v.is_finite() { 0.0 } else { v };
-    }
-    let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
-    (v * scale).round() / scale
 }
 
 /// Composition with thread counts capped at the cores.
