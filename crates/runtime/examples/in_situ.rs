@@ -134,6 +134,31 @@ fn spread(times: &[u64]) -> String {
     )
 }
 
+/// A program's measurement that notes, after each repetition, how many calls every
+/// counter holds: where each repetition's calls end.
+struct Marked<'a, 'b> {
+    inner: ProgramSampler<'b>,
+    counters: &'a BTreeMap<String, Arc<Counter>>,
+    ends: BTreeMap<String, Vec<usize>>,
+}
+
+impl bench::Repeated for Marked<'_, '_> {
+    fn x(&self) -> usize {
+        self.inner.x()
+    }
+    fn batch(&self) -> u64 {
+        self.inner.batch()
+    }
+    fn one(&mut self) -> Result<f64, perfcompose_runtime::Error> {
+        let v = self.inner.one()?;
+        for (name, c) in self.counters {
+            let n = c.each.lock().unwrap().len();
+            self.ends.entry(name.clone()).or_default().push(n);
+        }
+        Ok(v)
+    }
+}
+
 /// p10, p50 and p90 of `v`.
 fn deciles(v: &[f64]) -> String {
     if v.is_empty() {
@@ -245,10 +270,18 @@ fn main() {
             c.calls.store(0, Ordering::Relaxed);
             c.each.lock().unwrap().clear();
         }
-        let mut program = ProgramSampler::new(&built, &reg, x, &inputs, u128::MAX)
+        let program = ProgramSampler::new(&built, &reg, x, &inputs, u128::MAX)
             .unwrap_or_else(|e| fail(&e.to_string()));
+        // Where each repetition's calls end in every counter, to take the program's
+        // phases over each repetition's mean as the unit tests do.
+        let mut marked = Marked {
+            inner: program,
+            counters: &counters,
+            ends: BTreeMap::new(),
+        };
         let p =
-            bench::sample_point(&sampling, &mut program).unwrap_or_else(|e| fail(&e.to_string()));
+            bench::sample_point(&sampling, &mut marked).unwrap_or_else(|e| fail(&e.to_string()));
+        let ends = marked.ends;
         println!(
             "x = {x}: program {:.0} ns per element (CV {:.1}%)",
             p.median,
@@ -304,16 +337,29 @@ fn main() {
             );
             if !u.phases.is_empty() {
                 let each = counter.each.lock().unwrap();
-                let mean = each.iter().sum::<u64>() as f64 / each.len().max(1) as f64;
-                let inside: Vec<f64> = tandem::window_means(&each, bench::PHASE_WINDOW)
-                    .into_iter()
-                    .map(|w| w / mean)
-                    .collect();
+                let over = |calls: &[u64]| -> Vec<f64> {
+                    let mean = calls.iter().sum::<u64>() as f64 / calls.len().max(1) as f64;
+                    tandem::window_means(calls, bench::PHASE_WINDOW)
+                        .into_iter()
+                        .map(|w| w / mean)
+                        .collect()
+                };
+                let pooled = over(&each);
+                // Per repetition (a window needs 64 calls of one repetition).
+                let mut per_rep = Vec::new();
+                let mut from = 0;
+                for &end in ends.get(base).map_or(&[][..], Vec::as_slice) {
+                    if end - from >= bench::PHASE_WINDOW {
+                        per_rep.extend(over(&each[from..end]));
+                    }
+                    from = end;
+                }
                 println!(
-                    "    phases (window means of {} calls over the mean; the unit test's as its summary's quantiles, over each repetition's mean; the program's over the mean of all its repetitions): unit test {}; in the program {}",
+                    "    phases (window means of {} calls; the unit test's over each repetition's mean, as its summary's quantiles): unit test {}; in the program over each repetition's mean {}, over the mean of all repetitions {}",
                     bench::PHASE_WINDOW,
                     deciles(&u.phases),
-                    deciles(&inside)
+                    deciles(&per_rep),
+                    deciles(&pooled)
                 );
                 stage_units.push(u);
             }
