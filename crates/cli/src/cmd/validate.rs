@@ -173,28 +173,37 @@ const MACHINE_FILE: &str = "machine.json";
 
 /// The caches of a saved run's machine (DIR/machine.json), if it says.
 fn saved_caches(dir: &std::path::Path) -> anyhow::Result<Option<Vec<u64>>> {
-    let p = dir.join(MACHINE_FILE);
-    let text = match std::fs::read_to_string(&p) {
+    #[derive(serde::Deserialize)]
+    struct Machine {
+        caches_bytes: Vec<u64>,
+    }
+    let m: Option<Machine> =
+        read_saved_json(&dir.join(MACHINE_FILE), "{\"caches_bytes\": [bytes, ...]}")?;
+    Ok(m.map(|m| m.caches_bytes))
+}
+
+/// A JSON file a `--save DIR` run wrote, or `None` when there is none; malformed, an
+/// error naming the file, line and column and what it should hold (`expected`).
+fn read_saved_json<T: serde::de::DeserializeOwned>(
+    p: &std::path::Path,
+    expected: &str,
+) -> anyhow::Result<Option<T>> {
+    let text = match std::fs::read_to_string(p) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
             return Err(anyhow::Error::from(e).context(format!("cannot read {}", p.display())))
         }
     };
-    #[derive(serde::Deserialize)]
-    struct Machine {
-        caches_bytes: Vec<u64>,
-    }
-    let m: Machine = serde_json::from_str(&text).map_err(|e| {
+    serde_json::from_str(&text).map(Some).map_err(|e| {
         anyhow::anyhow!(
-            "{}:{}:{}: {} (expected {{\"caches_bytes\": [bytes, ...]}})",
+            "{}:{}:{}: {} (expected {expected})",
             p.display(),
             e.line(),
             e.column(),
             e
         )
-    })?;
-    Ok(Some(m.caches_bytes))
+    })
 }
 
 fn write_machine(dir: &std::path::Path, caches: &[u64]) -> anyhow::Result<()> {
@@ -578,23 +587,13 @@ fn read_phases(
     dir: &std::path::Path,
     series: &mut [perfcompose_runtime::bench::Series],
 ) -> anyhow::Result<()> {
-    let p = dir.join(PHASES_FILE);
-    let text = match std::fs::read_to_string(&p) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            return Err(anyhow::Error::from(e).context(format!("cannot read {}", p.display())))
-        }
+    let Some(file): Option<PhasesFile> = read_saved_json(
+        &dir.join(PHASES_FILE),
+        "{\"window\": calls, \"series\": {callpath: [{\"x\": size, \"phases\": [ratio, ...]}, ...]}}",
+    )?
+    else {
+        return Ok(());
     };
-    let file: PhasesFile = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}:{}: {} (expected {{\"window\": calls, \"series\": {{callpath: [{{\"x\": size, \"phases\": [ratio, ...]}}, ...]}}}})",
-            p.display(),
-            e.line(),
-            e.column(),
-            e
-        )
-    })?;
     for s in series.iter_mut() {
         let Some(points) = file.series.get(&s.name) else {
             continue;

@@ -134,6 +134,24 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// `values` summarised as `k` quantiles at the middles of `k` equal steps of probability
+/// (the sorted values themselves when there are at most `k`).
+pub fn quantiles(values: &[f64], k: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    if v.len() <= k {
+        return v;
+    }
+    (0..k)
+        .map(|i| {
+            let at = (i as f64 + 0.5) / k as f64 * v.len() as f64 - 0.5;
+            let (lo, frac) = (at.floor().max(0.0) as usize, at - at.floor());
+            let hi = (lo + 1).min(v.len() - 1);
+            v[lo] + frac * (v[hi] - v[lo])
+        })
+        .collect()
+}
+
 /// Two-sided 95% normal quantile, used for the rank interval of the median.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -216,6 +234,17 @@ mod tests {
     }
 
     const CI_TOL: f64 = 1e-12;
+
+    #[test]
+    fn quantiles_sit_at_the_middles_of_equal_steps_of_probability() {
+        let v: Vec<f64> = (0..100).rev().map(f64::from).collect();
+        // 4 quantiles of 0..=99: at 12.5%, 37.5%, 62.5%, 87.5%.
+        assert_eq!(quantiles(&v, 4), [12.0, 37.0, 62.0, 87.0]);
+        assert_eq!(quantiles(&[3.0, 1.0, f64::NAN], 4), [1.0, 3.0]);
+        assert!(quantiles(&[], 4).is_empty());
+        // Interpolated between neighbours.
+        assert_eq!(quantiles(&[0.0, 1.0, 2.0, 3.0], 2), [0.5, 2.5]);
+    }
 
     #[test]
     fn median_and_cv_of_repetitions() {
