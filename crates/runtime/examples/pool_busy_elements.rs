@@ -13,6 +13,7 @@
 //! `tpool(2, spin(T))`, and the pool's extra, `pool − alone / 2`.
 //!
 //! `cargo run --release -p perfcompose-runtime --example pool_busy_elements -- [X [REPS]]`
+//! Exits with status 2 on bad arguments.
 
 use std::time::Instant;
 
@@ -69,12 +70,39 @@ fn alone_and_pool<E: Send + std::fmt::Debug + 'static>(
     (median(a), median(b))
 }
 
+/// Bytes a stream of arrays may take (`stream_inputs` refuses more).
+const MEMORY_LIMIT: u128 = 8 << 30;
+
+/// Print `message` and exit with status 2 (bad arguments).
+fn fail(message: &str) -> ! {
+    eprintln!("pool_busy_elements: {message}");
+    std::process::exit(2)
+}
+
+/// Argument `i` as a positive integer, `default` when absent.
+fn positive(args: &[String], i: usize, what: &str, default: usize) -> usize {
+    match args.get(i) {
+        None => default,
+        Some(a) => match a.parse::<usize>() {
+            Ok(v) if v > 0 => v,
+            _ => fail(&format!("argument {i} ({what}) {a:?}: a positive integer")),
+        },
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let x: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1024);
-    let reps: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(7);
+    if args.len() > 3 {
+        fail("usage: pool_busy_elements [X [REPS]]");
+    }
+    let x = positive(&args, 1, "X, ints per array", 1024);
+    let reps = positive(&args, 2, "REPS, repetitions", 7);
     let registry = Registry::builtin();
     let inputs = Inputs::default();
+    // Check the arrays can be made before timing anything.
+    if let Err(e) = stream_inputs(&registry, "inc", x, 1, &inputs, MEMORY_LIMIT) {
+        fail(&format!("arrays of `inc` at x = {x}: {e}"));
+    }
     println!(
         "tpool(2, spin(T)) against spin(T), pinned, stream driver, {reps} alternating runs of about 20 ms each"
     );
@@ -100,7 +128,8 @@ fn main() {
             (
                 format!("Data, inc x={x}"),
                 alone_and_pool(ns, reps, || -> Vec<Data> {
-                    stream_inputs(&registry, "inc", x, count, &inputs, u128::MAX).unwrap()
+                    stream_inputs(&registry, "inc", x, count, &inputs, MEMORY_LIMIT)
+                        .unwrap_or_else(|e| fail(&format!("a stream of `inc` at x = {x}: {e}")))
                 }),
             ),
         ];
