@@ -17,14 +17,10 @@
 
 use std::time::Instant;
 
+use perfcompose_core::measure::median;
 use perfcompose_runtime::kernel::{Inputs, Registry};
 use perfcompose_runtime::plan::stream_inputs;
 use perfcompose_runtime::{block, tpool, Config, Data, Pattern, Program};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// Busy for `ns` of wall-clock time without touching memory.
 fn spin(ns: u64) {
@@ -67,7 +63,7 @@ fn alone_and_pool<E: Send + std::fmt::Debug + 'static>(
         a.push(time(&alone));
         b.push(time(&pool));
     }
-    (median(a), median(b))
+    (median(&a), median(&b))
 }
 
 /// Bytes a stream of arrays may take (`stream_inputs` refuses more).

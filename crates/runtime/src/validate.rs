@@ -1651,8 +1651,7 @@ fn revisit_sweep<E>(
             kept_second,
             keep,
         });
-        let weight = weights.get(i).copied().unwrap_or(1.0);
-        let moved = kept_second && (second / ys[i] - 1.0).abs() * weight > target;
+        let moved = kept_second && (second / ys[i] - 1.0).abs() * weight_at(weights, i) > target;
         if !moved {
             counted += 1;
         }
@@ -1727,12 +1726,17 @@ pub fn weighted_disturbed_point(
     (0..xs.len().min(ys.len()))
         .filter(|&i| !done.get(i).copied().unwrap_or(false) && ys[i] > 0.0)
         .filter_map(|i| {
-            let weight = weights.get(i).copied().unwrap_or(1.0);
-            let off = (ys[i] / neighbour_reference(xs, ys, i) - 1.0).abs() * weight;
+            let off = (ys[i] / neighbour_reference(xs, ys, i) - 1.0).abs() * weight_at(weights, i);
             (off > target).then_some((i, off))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
+}
+
+/// Point `i`'s weight in a revisited sweep ([`weighted_disturbed_point`]): 1 where
+/// `weights` has none.
+fn weight_at(weights: &[f64], i: usize) -> f64 {
+    weights.get(i).copied().unwrap_or(1.0)
 }
 
 /// The statistic `measure` of a point's repetitions (`NaN` without any).
