@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 
+import extrap_text
+
 
 def fail(msg):
     print(f"fit-residuals: {msg}", file=sys.stderr)
@@ -27,29 +29,8 @@ def fail(msg):
 
 def read_medians(path):
     """Callpath -> medians per point, and the points (one parameter)."""
-    points, data, region = [], {}, None
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e}")
-    for n, line in enumerate(lines, 1):
-        line = line.strip()
-        if line.startswith("POINTS"):
-            inner = line[len("POINTS"):].strip().strip("()").split()
-            if len(inner) != 1:
-                fail(f"{path}:{n}:1: only one parameter is supported here")
-            points.append(float(inner[0]))
-        elif line.startswith("REGION"):
-            region = line[len("REGION"):].strip()
-            data[region] = []
-        elif line.startswith("DATA"):
-            if region is None:
-                fail(f"{path}:{n}:1: DATA before any REGION")
-            try:
-                data[region].append(statistics.median(float(v) for v in line.split()[1:]))
-            except (ValueError, statistics.StatisticsError):
-                fail(f"{path}:{n}:6: DATA needs numbers")
-    return points, data
+    points, data = extrap_text.read(path, "fit-residuals")
+    return points, {r: [statistics.median(v) for v in reps] for r, reps in data.items()}
 
 
 def main(argv):

@@ -5,23 +5,22 @@ repetitions as the program had, of the larger of one repetition of each stage dr
 independently (the stochastic max on the scale of repetitions). No overhead added.
 Usage (from the repository root): python3 docs/results/pipe-in-situ/rep-max.py RUN...
 (RUN a folder of docs/results/ saved by `validate --save`)."""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../scripts"))
+import extrap_text  # noqa: E402
 
 
 def read(path):
-    out = {}; xs = []; cur = None
-    for line in open(path):
-        w = line.split()
-        if not w: continue
-        if w[0] == 'POINTS': xs.append(float(w[2]))
-        elif w[0] == 'REGION': cur = line[7:].strip(); out[cur] = []
-        elif w[0] == 'DATA': out[cur].append([float(v) for v in w[1:]])
-    return xs, out
+    return extrap_text.read(path, "rep-max.py")
+
+
 for run in sys.argv[1:]:
     d = f'docs/results/{run}'
-    try:
-        xs, b = read(f'{d}/blocks.txt'); xp, p = read(f'{d}/programs.txt')
-    except FileNotFoundError: continue
+    if not (os.path.exists(f'{d}/blocks.txt') and os.path.exists(f'{d}/programs.txt')):
+        continue
+    xs, b = read(f'{d}/blocks.txt'); xp, p = read(f'{d}/programs.txt')
     s1 = b.get('pipe(inc, inc)->inc_stage1_of_inc_then_inc'); s2 = b.get('pipe(inc, inc)->inc_remote_stage2_of_inc_then_inc')
     prog = p.get('pipe(inc, inc)')
     if not (s1 and s2 and prog): continue

@@ -3,21 +3,14 @@ from the folders ab.sh wrote: `python3 minima.py [DIR]`."""
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../scripts"))
+import extrap_text  # noqa: E402
+
 
 def read(path):
     """Extra-P text: {region: [(x, minimum of its repetitions)]}."""
-    out, xs, region, i = {}, [], None, 0
-    for line in open(path):
-        line = line.strip()
-        if line.startswith("POINTS"):
-            xs.append(float(line.split()[2]))
-        elif line.startswith("REGION"):
-            region, i = line[7:], 0
-            out[region] = []
-        elif line.startswith("DATA"):
-            out[region].append((xs[i], min(map(float, line.split()[1:]))))
-            i += 1
-    return out
+    points, data = extrap_text.read(path, "minima.py")
+    return {r: [(x, min(v)) for x, v in zip(points, reps)] for r, reps in data.items()}
 
 
 def main():
