@@ -24,6 +24,12 @@
 //! (`bench::tandem::expected_max`), what a stochastic `max` of the stages would predict.
 //! Each stage's unit test records its phases too (`bench::PointStats::phases`): printed
 //! next to the program's, with what composition adds for them (`bench::tandem::phase_loss`).
+//! With validate's statistic: each occurrence's minimum over repetitions of its mean call
+//! in the program next to its unit test's minimum; and per repetition, the program's time
+//! per element over the slower of its stages' mean calls in that same repetition (above 1:
+//! time spent between the calls), and the program's fastest repetition next to the
+//! fastest repetition of that slower-stage mean (what a composition that takes the larger
+//! stage per repetition would start from, instead of the larger of the stages' own minima).
 //! Exits with status 2 on bad arguments.
 
 use std::collections::BTreeMap;
@@ -140,6 +146,8 @@ struct Marked<'a, 'b> {
     inner: ProgramSampler<'b>,
     counters: &'a BTreeMap<String, Arc<Counter>>,
     ends: BTreeMap<String, Vec<usize>>,
+    /// The program's ns per element in every repetition, warm-up included (as `ends`).
+    program: Vec<f64>,
 }
 
 impl bench::Repeated for Marked<'_, '_> {
@@ -151,6 +159,7 @@ impl bench::Repeated for Marked<'_, '_> {
     }
     fn one(&mut self) -> Result<f64, perfcompose_runtime::Error> {
         let v = self.inner.one()?;
+        self.program.push(v);
         for (name, c) in self.counters {
             let n = c.each.lock().unwrap().len();
             self.ends.entry(name.clone()).or_default().push(n);
@@ -160,6 +169,20 @@ impl bench::Repeated for Marked<'_, '_> {
 }
 
 /// p10, p50 and p90 of `v`.
+/// The mean call of each repetition, from the calls in order and where each
+/// repetition's calls end.
+fn rep_means(each: &[u64], ends: Option<&Vec<usize>>) -> Vec<f64> {
+    let mut from = 0;
+    let mut means = Vec::new();
+    for &end in ends.map_or(&[][..], Vec::as_slice) {
+        if end > from {
+            means.push(each[from..end].iter().sum::<u64>() as f64 / (end - from) as f64);
+        }
+        from = end;
+    }
+    means
+}
+
 fn deciles(v: &[f64]) -> String {
     if v.is_empty() {
         return "none".into();
@@ -278,10 +301,11 @@ fn main() {
             inner: program,
             counters: &counters,
             ends: BTreeMap::new(),
+            program: Vec::new(),
         };
         let p =
             bench::sample_point(&sampling, &mut marked).unwrap_or_else(|e| fail(&e.to_string()));
-        let ends = marked.ends;
+        let (ends, program_reps) = (marked.ends, marked.program);
         println!(
             "x = {x}: program {:.0} ns per element (CV {:.1}%)",
             p.median,
@@ -335,6 +359,16 @@ fn main() {
                 "    in the program, {}",
                 spread(&counter.each.lock().unwrap())
             );
+            let reps = rep_means(&counter.each.lock().unwrap(), ends.get(base));
+            let unit_min = u.values.iter().copied().fold(f64::INFINITY, f64::min);
+            if let Some(fastest) = reps.iter().copied().reduce(f64::min) {
+                println!(
+                    "    the minimum over repetitions (validate's statistic): in the program {fastest:.0} ns per call ({} repetitions), unit test {unit_min:.0} ns ({} repetitions), ratio {:.3}",
+                    reps.len(),
+                    u.values.len(),
+                    fastest / unit_min
+                );
+            }
             if !u.phases.is_empty() {
                 let each = counter.each.lock().unwrap();
                 let over = |calls: &[u64]| -> Vec<f64> {
@@ -386,6 +420,41 @@ fn main() {
                 slowest + hinged,
                 p.median / slowest,
                 p.median / (slowest + hinged),
+            );
+        }
+        // Per repetition: the program against the slower of its stages' mean calls in
+        // that same repetition. Near 1, the program runs at its slower stage and any gap
+        // to the unit tests is in the calls; above 1, time goes between the calls
+        // (hand-offs, a stage waiting for the other).
+        let stage_reps: Vec<Vec<f64>> = composed
+            .iter()
+            .filter(|name| Conditions::parse(name).1.stage.is_some())
+            .filter_map(|name| {
+                let base = Conditions::parse(name).0;
+                counters
+                    .get(base)
+                    .map(|c| rep_means(&c.each.lock().unwrap(), ends.get(base)))
+            })
+            .collect();
+        if stage_reps.len() >= 2 && stage_reps.iter().all(|r| r.len() == program_reps.len()) {
+            let slower: Vec<f64> = (0..program_reps.len())
+                .map(|i| stage_reps.iter().map(|r| r[i]).fold(0.0, f64::max))
+                .collect();
+            let mut over: Vec<f64> = program_reps
+                .iter()
+                .zip(&slower)
+                .map(|(p, s)| p / s)
+                .collect();
+            over.sort_by(f64::total_cmp);
+            let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+            println!(
+                "  per repetition ({}): the program over its slower stage's mean call in that repetition: min {:.3} median {:.3} max {:.3}; the program's fastest repetition {:.0} ns per element, the fastest slower-stage mean {:.0} ns",
+                over.len(),
+                over[0],
+                over[over.len() / 2],
+                over[over.len() - 1],
+                min(&program_reps),
+                min(&slower),
             );
         }
         // A pipeline of single blocks: replay its stages' recorded calls through a
