@@ -168,7 +168,6 @@ impl bench::Repeated for Marked<'_, '_> {
     }
 }
 
-/// p10, p50 and p90 of `v`.
 /// The mean call of each repetition, from the calls in order and where each
 /// repetition's calls end.
 fn rep_means(each: &[u64], ends: Option<&Vec<usize>>) -> Vec<f64> {
@@ -183,6 +182,7 @@ fn rep_means(each: &[u64], ends: Option<&Vec<usize>>) -> Vec<f64> {
     means
 }
 
+/// p10, p50 and p90 of `v`.
 fn deciles(v: &[f64]) -> String {
     if v.is_empty() {
         return "none".into();
@@ -436,7 +436,10 @@ fn main() {
                     .map(|c| rep_means(&c.each.lock().unwrap(), ends.get(base)))
             })
             .collect();
-        if stage_reps.len() >= 2 && stage_reps.iter().all(|r| r.len() == program_reps.len()) {
+        if stage_reps.len() >= 2
+            && !program_reps.is_empty()
+            && stage_reps.iter().all(|r| r.len() == program_reps.len())
+        {
             let slower: Vec<f64> = (0..program_reps.len())
                 .map(|i| stage_reps.iter().map(|r| r[i]).fold(0.0, f64::max))
                 .collect();
