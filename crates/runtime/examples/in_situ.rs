@@ -168,18 +168,26 @@ impl bench::Repeated for Marked<'_, '_> {
     }
 }
 
-/// The mean call of each repetition, from the calls in order and where each
-/// repetition's calls end.
-fn rep_means(each: &[u64], ends: Option<&Vec<usize>>) -> Vec<f64> {
+/// The calls of each repetition, from the calls in order and where each repetition's
+/// calls end (a repetition without calls is left out).
+fn repetitions<'a>(each: &'a [u64], ends: Option<&'a Vec<usize>>) -> Vec<&'a [u64]> {
     let mut from = 0;
-    let mut means = Vec::new();
+    let mut reps = Vec::new();
     for &end in ends.map_or(&[][..], Vec::as_slice) {
         if end > from {
-            means.push(each[from..end].iter().sum::<u64>() as f64 / (end - from) as f64);
+            reps.push(&each[from..end]);
         }
         from = end;
     }
-    means
+    reps
+}
+
+/// The mean call of each repetition ([`repetitions`]).
+fn rep_means(each: &[u64], ends: Option<&Vec<usize>>) -> Vec<f64> {
+    repetitions(each, ends)
+        .into_iter()
+        .map(|r| r.iter().sum::<u64>() as f64 / r.len() as f64)
+        .collect()
 }
 
 /// p10, p50 and p90 of `v`.
@@ -380,14 +388,11 @@ fn main() {
                 };
                 let pooled = over(&each);
                 // Per repetition (a window needs 64 calls of one repetition).
-                let mut per_rep = Vec::new();
-                let mut from = 0;
-                for &end in ends.get(base).map_or(&[][..], Vec::as_slice) {
-                    if end - from >= bench::PHASE_WINDOW {
-                        per_rep.extend(over(&each[from..end]));
-                    }
-                    from = end;
-                }
+                let per_rep: Vec<f64> = repetitions(&each, ends.get(base))
+                    .into_iter()
+                    .filter(|r| r.len() >= bench::PHASE_WINDOW)
+                    .flat_map(over)
+                    .collect();
                 println!(
                     "    phases (window means of {} calls; the unit test's over each repetition's mean, as its summary's quantiles): unit test {}; in the program over each repetition's mean {}, over the mean of all repetitions {}",
                     bench::PHASE_WINDOW,
