@@ -629,6 +629,14 @@ fn validate_saves_measurements() {
         let stage = &phases["series"]["pipe(inc, nop)->inc_stage1_of_inc_then_nop"];
         let at = stage[0]["phases"].as_array().unwrap();
         assert!(!at.is_empty() && at.len() <= 64, "{phases}");
+        // And both stages' mean call in every repetition of the test, in pipeline order.
+        let reps = stage[0]["stages"].as_array().unwrap();
+        assert!(reps.len() >= 2, "{phases}");
+        for r in reps {
+            let r = r.as_array().unwrap();
+            assert_eq!(r.len(), 2, "{phases}");
+            assert!(r.iter().all(|v| v.as_f64().unwrap() > 0.0), "{phases}");
+        }
         // Composed without them, the pipeline's model is the shorter.
         let modular = |o: &Output| -> String {
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -548,7 +548,11 @@ fn write_series(
                 .map(|(name, points)| {
                     let points = points
                         .into_iter()
-                        .map(|(x, phases)| PhasesAt { x, phases })
+                        .map(|p| PhasesAt {
+                            x: p.x,
+                            phases: p.phases,
+                            stages: p.stages,
+                        })
                         .collect();
                     (name, points)
                 })
@@ -565,7 +569,9 @@ const PHASES_FILE: &str = "phases.json";
 
 /// DIR/phases.json: per saved block series (its callpath in blocks*.txt) and size, the
 /// quantiles of its unit test's window means over its repetition's mean
-/// (`bench::PointStats::phases`), which blocks*.txt cannot hold.
+/// (`bench::PointStats::phases`) and every stage's mean call in each of its repetitions
+/// (`bench::PointStats::stages`; runs saved before 2026-11-28 have none), which
+/// blocks*.txt cannot hold.
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PhasesFile {
@@ -578,7 +584,10 @@ struct PhasesFile {
 #[serde(deny_unknown_fields)]
 struct PhasesAt {
     x: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     phases: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    stages: Vec<Vec<f64>>,
 }
 
 /// Attach DIR/phases.json, when there is one, to the saved `series` of the same names
@@ -589,7 +598,7 @@ fn read_phases(
 ) -> anyhow::Result<()> {
     let Some(file): Option<PhasesFile> = read_saved_json(
         &dir.join(PHASES_FILE),
-        "{\"window\": calls, \"series\": {callpath: [{\"x\": size, \"phases\": [ratio, ...]}, ...]}}",
+        "{\"window\": calls, \"series\": {callpath: [{\"x\": size, \"phases\": [ratio, ...], \"stages\": [[ns, ...], ...]}, ...]}}",
     )?
     else {
         return Ok(());
@@ -606,6 +615,7 @@ fn read_phases(
                     .copied()
                     .filter(|v| v.is_finite())
                     .collect();
+                point.stages = at.stages.clone();
             }
         }
     }

@@ -191,6 +191,11 @@ pub struct PhaseLoss {
     /// `(ratio_i, weight_i)`; a weight is a model too (constant, or piecewise over the
     /// sizes the phases were measured at).
     pub hinges: Vec<(f64, Expr)>,
+    /// What the pipeline loses because its stages are not at their fastest in the same
+    /// repetitions, as a share of its slowest stage's time (added times it): its best
+    /// repetition over the slowest of its stages' best ones, less 1, as its stages' unit
+    /// tests measured it (a model like the weights; `None`: not measured).
+    pub apart: Option<Expr>,
 }
 
 /// One saturating overhead term (see [`Overhead::saturating`]).
@@ -333,9 +338,15 @@ impl Overhead {
             }
         }
         for p in &self.phases {
-            let Some(times) = slack(p.pipeline).filter(|t| t.second != Expr::constant(0.0)) else {
+            let Some(times) = slack(p.pipeline) else {
                 continue;
             };
+            if let Some(apart) = p.apart.as_ref().filter(|w| **w != Expr::constant(0.0)) {
+                out = Expr::add(out, Expr::mul(apart.clone(), times.slowest.clone()));
+            }
+            if times.second == Expr::constant(0.0) {
+                continue;
+            }
             for (ratio, weight) in &p.hinges {
                 if !ratio.is_finite() || *weight == Expr::constant(0.0) {
                     continue;
@@ -461,11 +472,19 @@ pub fn predict_with_overhead(
         ));
     }
     for p in overhead.map_or(&[][..], |o| &o.phases[..]) {
-        notes.push(format!(
-            "includes what {} loses to its stages' phases: {} hinges on the next slowest stage's time over the slowest's",
-            p.what,
-            p.hinges.len()
-        ));
+        if !p.hinges.is_empty() {
+            notes.push(format!(
+                "includes what {} loses to its stages' phases: {} hinges on the next slowest stage's time over the slowest's",
+                p.what,
+                p.hinges.len()
+            ));
+        }
+        if let Some(apart) = &p.apart {
+            notes.push(format!(
+                "includes what {} loses to its stages' best repetitions not coinciding: ({apart}) x its slowest stage's time",
+                p.what
+            ));
+        }
     }
     if comp.pipelines.len() > analysed.len() {
         notes.push(format!(
@@ -968,12 +987,14 @@ mod tests {
             what: "the pipeline".into(),
             pipeline: 0,
             hinges: vec![(0.8, Expr::constant(0.5)), (0.95, Expr::constant(1.0))],
+            apart: None,
         });
-        let with = |term: &str| {
+        let with_o = |o: &Overhead, term: &str| {
             let t = parse_term("t", term).unwrap();
             let comp = compose(&t, &comps, opts).unwrap();
             at(&o.apply_composed(&comp, &t, &comps, opts), 100.0)
         };
+        let with = |term: &str| with_o(&o, term);
         // Equal stages (1000 each): 0.5 · (1000 − 800) + 1 · (1000 − 950).
         assert_eq!(with("pipe(a, b)"), 1000.0 + 100.0 + 50.0);
         // The next slowest at 0.9 of the slowest: only the first hinge.
@@ -986,6 +1007,15 @@ mod tests {
         assert_eq!(at(&o.apply(&comp.model), 100.0), 1000.0);
         // In tpool(2, ...) the stages are halved, and so is the loss per element.
         assert_eq!(with("tpool(2, pipe(a, b))"), (1000.0 + 150.0) / 2.0);
+        // Stages whose best repetitions do not coincide: a share of the slowest stage's
+        // time on top, whatever the next slowest takes; 0 adds nothing.
+        let mut apart = o.clone();
+        apart.phases[0].apart = Some(Expr::constant(0.04));
+        assert_eq!(with_o(&apart, "pipe(a, b)"), 1000.0 + 40.0 + 100.0 + 50.0);
+        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0 + 40.0);
+        assert_eq!(with_o(&apart, "pipe(a)"), 1000.0 + 40.0);
+        apart.phases[0].apart = Some(Expr::constant(0.0));
+        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0);
     }
 
     #[test]

@@ -126,6 +126,13 @@ pub struct PointStats {
     /// `max` of a pipeline (`bench::tandem::phase_hinges`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<f64>,
+    /// A pipeline stage's unit test ([`Stage`]): every stage's mean call in each
+    /// repetition kept (rows in the order of `values`; columns in pipeline order), empty for other measurements. The stages run faster in some
+    /// repetitions than in others, not all in the same ones: the pipeline's best
+    /// repetition is slower than the slowest of its stages' best ones
+    /// (`validate::apart_factor`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<Vec<f64>>,
 }
 
 /// Calls per window of a stage's phases ([`PointStats::phases`]): the runtime's queue
@@ -226,6 +233,7 @@ fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats 
         batch,
         converged,
         phases: Vec::new(),
+        stages: Vec::new(),
     }
 }
 
@@ -512,6 +520,16 @@ pub trait Repeated {
     fn take_phases(&mut self) -> Vec<f64> {
         Vec::new()
     }
+    /// Every stage's mean call per repetition so far ([`PointStats::stages`]), taken
+    /// away: a pipeline stage's unit test has them, nothing else.
+    fn take_stages(&mut self) -> Vec<Vec<f64>> {
+        Vec::new()
+    }
+    /// One repetition whose figure is not kept (a warm-up): [`Repeated::one`], leaving
+    /// no row in [`Repeated::take_stages`].
+    fn warm_up(&mut self) -> Result<(), Error> {
+        self.one().map(drop)
+    }
 }
 
 /// A unit performance test of one kernel at one size, ready to repeat: distinct inputs
@@ -535,6 +553,8 @@ pub struct KernelSampler<'a> {
     gather: Option<gather::Gather>,
     /// A stage's phases over the repetitions so far ([`PointStats::phases`]).
     phases: Vec<f64>,
+    /// Every stage's mean call per repetition so far ([`PointStats::stages`]).
+    stages: Vec<Vec<f64>>,
 }
 
 impl<'a> KernelSampler<'a> {
@@ -617,6 +637,7 @@ impl<'a> KernelSampler<'a> {
             replica: None,
             gather: None,
             phases: Vec::new(),
+            stages: Vec::new(),
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -692,6 +713,18 @@ impl Repeated for KernelSampler<'_> {
 
     fn take_phases(&mut self) -> Vec<f64> {
         std::mem::take(&mut self.phases)
+    }
+
+    fn take_stages(&mut self) -> Vec<Vec<f64>> {
+        std::mem::take(&mut self.stages)
+    }
+
+    fn warm_up(&mut self) -> Result<(), Error> {
+        self.one()?;
+        if self.rig.is_some() {
+            self.stages.pop();
+        }
+        Ok(())
     }
 
     fn one(&mut self) -> Result<f64, Error> {
@@ -1362,7 +1395,7 @@ pub fn sample_rounds(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     for item in items.iter_mut() {
         for _ in 0..spec.warmup {
-            item.one()?;
+            item.warm_up()?;
         }
     }
     let n = items.len();
@@ -1392,7 +1425,7 @@ pub fn sample_rounds(
             if reps == 0 {
                 continue;
             }
-            items[i].one()?;
+            items[i].warm_up()?;
             for _ in 0..reps {
                 let v = items[i].one()?;
                 values[i].push(v);
@@ -1419,6 +1452,7 @@ pub fn sample_rounds(
             let done = converged(&values);
             let mut stats = point(item.x(), values, item.batch(), done);
             stats.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
+            stats.stages = item.take_stages();
             Rounded { stats, per_round }
         })
         .collect())
@@ -1426,9 +1460,17 @@ pub fn sample_rounds(
 
 /// Repeat one measurement according to `spec` (see [`sample`]) and summarise it.
 pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointStats, Error> {
-    let (values, converged) = sample(spec, || item.one())?;
+    for _ in 0..spec.warmup {
+        item.warm_up()?;
+    }
+    let warm = Sampling {
+        warmup: 0,
+        ..spec.clone()
+    };
+    let (values, converged) = sample(&warm, || item.one())?;
     let mut p = point(item.x(), values, item.batch(), converged);
     p.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
+    p.stages = item.take_stages();
     Ok(p)
 }
 

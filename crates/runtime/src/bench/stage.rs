@@ -136,7 +136,9 @@ impl<'a> KernelSampler<'a> {
 
     /// One repetition of a stage's unit test: a fresh stream through the whole pipeline,
     /// every stage on a thread of its own pinned to a core (stage j on core j); ns per call
-    /// of the timed stage.
+    /// of the timed stage. Every stage is timed the same way ([`time_stage`]): the timed
+    /// one's phases are kept, and every stage's mean call goes into the repetition's row
+    /// of [`super::PointStats::stages`].
     pub(super) fn one_in_pipeline(&mut self) -> Result<f64, Error> {
         let rig = self.rig.as_ref().expect("a stage's test has its pipeline");
         let n = rig.ops.len();
@@ -159,112 +161,109 @@ impl<'a> KernelSampler<'a> {
             0 => Source::Stream(stream.take().unwrap_or_default().into_iter()),
             _ => Source::Queue(receivers[j].take().expect("each queue has one reader")),
         };
-        let this = &*self;
         // Stage j on core j (modulo the cores), as a pinned program places its stages.
-        std::thread::scope(|scope| {
-            let mut helpers = Vec::with_capacity(n - 1);
-            for j in (0..n).filter(|&j| j != rig.index) {
-                let (input, output) = (source(j, &mut receivers), senders[j].take());
-                let (op, name) = (&rig.ops[j], &rig.names[j]);
-                helpers.push(on_core(scope, LOAD_THREAD_NAME, j, move || {
-                    run_stage(op, name, input, output)
-                }));
-            }
-            let (input, output) = (source(rig.index, &mut receivers), senders[rig.index].take());
-            let timed = on_core(scope, TIMED_THREAD_NAME, rig.index, move || {
-                this.time_stage(input, output, group)
-            })
-            .join();
-            let failed = || Error::Run("a thread of a stage's unit test failed".into());
-            for h in helpers {
-                h.join().map_err(|_| failed())??;
-            }
-            timed.map_err(|_| failed())?
-        })
-        .map(|(ns, phases)| {
-            self.phases.extend(phases);
-            ns
-        })
-    }
-
-    /// Take the elements of `input` in groups of what is waiting (at most `group`), time
-    /// the calls on each group, and hand what they return on to `output`: ns per call,
-    /// and the phases ([`super::PointStats::phases`]): the mean call of each run of
-    /// consecutive groups of at least [`PHASE_WINDOW`] calls over the mean of all.
-    fn time_stage(
-        &self,
-        mut input: Source,
-        output: Option<Sender<Data>>,
-        group: usize,
-    ) -> Result<(f64, Vec<f64>), Error> {
-        let mut total = Duration::ZERO;
-        let mut calls = 0_usize;
-        let mut taken = Vec::with_capacity(group);
-        let mut returned = Vec::with_capacity(group);
-        // Windows so far (ns, calls), and the one being filled.
-        let mut windows: Vec<(Duration, usize)> = Vec::new();
-        let mut window = (Duration::ZERO, 0_usize);
-        let done = |total: Duration, calls: usize, windows: Vec<(Duration, usize)>| {
-            let mean = total.as_nanos() as f64 / calls as f64;
-            let phases = windows
-                .into_iter()
-                .map(|(t, k)| t.as_nanos() as f64 / k as f64 / mean)
+        let timed: Vec<Result<Timed, Error>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..n)
+                .map(|j| {
+                    let (input, output) = (source(j, &mut receivers), senders[j].take());
+                    let (op, name) = (&rig.ops[j], rig.names[j].as_str());
+                    let thread = if j == rig.index {
+                        TIMED_THREAD_NAME
+                    } else {
+                        LOAD_THREAD_NAME
+                    };
+                    on_core(scope, thread, j, move || {
+                        time_stage(input, output, group, name, |d| call(op, name, d))
+                    })
+                })
                 .collect();
-            (mean, phases)
-        };
-        while let Some(first) = input.next() {
-            taken.push(first);
-            input.more(&mut taken, group);
-            let t = Instant::now();
-            for d in taken.drain(..) {
-                returned.push(self.call(d)?);
-            }
-            let took = t.elapsed();
-            total += took;
-            calls += returned.len();
-            window = (window.0 + took, window.1 + returned.len());
-            if window.1 >= PHASE_WINDOW {
-                windows.push(std::mem::take(&mut window));
-            }
-            match &output {
-                Some(tx) => {
-                    for d in returned.drain(..) {
-                        // The stage after this one stopped: it reports why.
-                        if tx.send(d).is_err() {
-                            return Ok(done(total, calls, windows));
-                        }
-                    }
-                }
-                None => returned.clear(),
-            }
-        }
-        if calls == 0 {
-            return Err(Error::Run(format!(
-                "no element reached `{}` in its pipeline",
-                self.kernel.name()
-            )));
-        }
-        Ok(done(total, calls, windows))
+            threads
+                .into_iter()
+                .map(|t| {
+                    t.join().unwrap_or_else(|_| {
+                        Err(Error::Run("a thread of a stage's unit test failed".into()))
+                    })
+                })
+                .collect()
+        });
+        // The first stage that failed, in pipeline order: the ones after it failed (or
+        // saw nothing) because of it.
+        let timed = timed.into_iter().collect::<Result<Vec<Timed>, Error>>()?;
+        let index = rig.index;
+        self.stages.push(timed.iter().map(|t| t.mean).collect());
+        let Timed { mean, phases } = timed.into_iter().nth(index).expect("the timed stage ran");
+        self.phases.extend(phases);
+        Ok(mean)
     }
 }
 
-/// A stage of a unit test's pipeline that is not timed: call the block on every element
-/// of `input` and hand what it returns on to `output` (or drop it, the last stage).
-fn run_stage(
-    op: &Op,
-    name: &str,
+/// What [`time_stage`] measured of one stage in one repetition.
+struct Timed {
+    /// ns per call.
+    mean: f64,
+    /// The phases ([`super::PointStats::phases`]).
+    phases: Vec<f64>,
+}
+
+/// Take the elements of `input` in groups of what is waiting (at most `group`), time the
+/// calls of `block` (named `name`) on each group, and hand what they return on to `output`
+/// (or drop it, the last stage): ns per call, and the phases
+/// ([`super::PointStats::phases`]): the mean call of each run of consecutive groups of at
+/// least [`PHASE_WINDOW`] calls over the mean of all.
+fn time_stage(
     mut input: Source,
     output: Option<Sender<Data>>,
-) -> Result<(), Error> {
-    while let Some(d) = input.next() {
-        let out = call(op, name, d)?;
-        if let Some(tx) = &output {
-            if tx.send(out).is_err() {
-                break;
+    group: usize,
+    name: &str,
+    mut block: impl FnMut(Data) -> Result<Data, Error>,
+) -> Result<Timed, Error> {
+    let mut total = Duration::ZERO;
+    let mut calls = 0_usize;
+    let mut taken = Vec::with_capacity(group);
+    let mut returned = Vec::with_capacity(group);
+    // Windows so far (ns, calls), and the one being filled.
+    let mut windows: Vec<(Duration, usize)> = Vec::new();
+    let mut window = (Duration::ZERO, 0_usize);
+    let done = |total: Duration, calls: usize, windows: Vec<(Duration, usize)>| {
+        let mean = total.as_nanos() as f64 / calls as f64;
+        let phases = windows
+            .into_iter()
+            .map(|(t, k)| t.as_nanos() as f64 / k as f64 / mean)
+            .collect();
+        Timed { mean, phases }
+    };
+    while let Some(first) = input.next() {
+        taken.push(first);
+        input.more(&mut taken, group);
+        let t = Instant::now();
+        for d in taken.drain(..) {
+            returned.push(block(d)?);
+        }
+        let took = t.elapsed();
+        total += took;
+        calls += returned.len();
+        window = (window.0 + took, window.1 + returned.len());
+        if window.1 >= PHASE_WINDOW {
+            windows.push(std::mem::take(&mut window));
+        }
+        match &output {
+            Some(tx) => {
+                for d in returned.drain(..) {
+                    // The stage after this one stopped: it reports why.
+                    if tx.send(d).is_err() {
+                        return Ok(done(total, calls, windows));
+                    }
+                }
             }
+            None => returned.clear(),
         }
     }
-    Ok(())
+    if calls == 0 {
+        return Err(Error::Run(format!(
+            "no element reached `{name}` in its pipeline"
+        )));
+    }
+    Ok(done(total, calls, windows))
 }
 
 /// The blocks named `kernels` in `registry` and their operations, for the unit test of the
@@ -413,6 +412,17 @@ mod tests {
         log.seen.lock().unwrap().clear();
         let ns = s.one().unwrap();
         assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        // Every stage was timed the same way: its mean call, in pipeline order, the
+        // middle one the figure returned.
+        let rows = s.take_stages();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].len(), 3, "{rows:?}");
+        assert_eq!(rows[0][1], ns);
+        assert!(
+            rows[0].iter().all(|v| v.is_finite() && *v >= 0.0),
+            "{rows:?}"
+        );
+        assert!(s.take_stages().is_empty(), "taken");
         let batch = s.batch() as usize;
         assert!(batch >= 1);
         // Every element went through the three stages, in order.
@@ -471,10 +481,20 @@ mod tests {
         assert!((0.5..2.0).contains(&mean), "{:?}", p.phases);
         assert!(p.phases[0] <= 1.05 && *p.phases.last().unwrap() >= 0.95);
         assert!(s.take_phases().is_empty(), "taken by the summary");
+        // Both stages' mean call in every repetition kept (not the warm-ups): the timed
+        // stage's column is the repetitions' figures.
+        assert!(p
+            .stages
+            .iter()
+            .all(|r| r.len() == 2 && r[0] > 0.0 && r[1] > 0.0));
+        let timed: Vec<f64> = p.stages.iter().map(|r| r[1]).collect();
+        assert_eq!(timed, p.values, "{p:?}");
+        assert!(s.take_stages().is_empty(), "taken by the summary");
         // A block timed alone has none.
         let inc = reg.get("inc").unwrap().as_ref();
         let alone = crate::bench::time_kernel(inc, 1024, &Inputs::default(), &spec, 1 << 30);
-        assert!(alone.unwrap().phases.is_empty());
+        let alone = alone.unwrap();
+        assert!(alone.phases.is_empty() && alone.stages.is_empty());
     }
 
     #[test]
