@@ -647,13 +647,41 @@ fn validate_saves_measurements() {
         let with = modular(&tiny_again(&dir, &["--json"]));
         let without = modular(&tiny_again(&dir, &["--no-phases", "--json"]));
         assert!(without.len() < with.len(), "{without}\nvs\n{with}");
+        // Stages at their best in different repetitions (each 1.2 times the other's
+        // best when the other is at its own): with --stages-apart the pipeline loses a
+        // fifth of its slowest stage's time on top; by default nothing changes.
+        let mut apart = phases.clone();
+        for (name, at) in apart["series"].as_object_mut().unwrap() {
+            if name.starts_with("pipe(inc, nop)->") {
+                for p in at.as_array_mut().unwrap() {
+                    p["stages"] = serde_json::json!([[100.0, 120.0], [120.0, 100.0]]);
+                }
+            }
+        }
+        std::fs::write(dir.join("phases.json"), apart.to_string()).unwrap();
+        assert_eq!(modular(&tiny_again(&dir, &["--json"])), with);
+        let added = modular(&tiny_again(&dir, &["--stages-apart", "--json"]));
+        assert!(added.len() > with.len(), "{added}\nvs\n{with}");
+        assert!(added.contains("0.2"), "{added}");
+        let dir_arg = dir.to_str().unwrap();
+        assert_user_error(
+            &[
+                "validate",
+                "--suite",
+                "tiny",
+                "--from",
+                dir_arg,
+                "--stages-apart",
+                "--no-phases",
+            ],
+            "cannot be used with",
+        );
         // A malformed file is the user's error, located.
         std::fs::write(
             dir.join("phases.json"),
             "{\"window\": 64,\n \"series\": 3}\n",
         )
         .unwrap();
-        let dir_arg = dir.to_str().unwrap();
         assert_user_error(
             &[
                 "validate",

@@ -475,6 +475,14 @@ pub struct Options {
     /// (the stochastic `max`, [`phase_losses`]) wherever its stages' unit tests recorded
     /// them ([`bench::PointStats::phases`]). On by default.
     pub phases: bool,
+    /// With [`Options::phases`], also add what each pipeline of single blocks loses to its
+    /// stages' best repetitions not coinciding ([`PhaseLoss::apart`], [`apart_factor`])
+    /// wherever its stages' unit tests recorded every stage's time per repetition
+    /// ([`bench::PointStats::stages`]). Off by default: on `pipe(inc, inc)` the stage
+    /// tests' factor matched the program at x ≤ 4,096 but read up to 1.43 at 98,304 …
+    /// 229,376 where the program ran within 1.04 of its slower stage (docs/validation.md,
+    /// "The stages' best repetitions").
+    pub apart: bool,
 }
 
 impl Options {
@@ -567,6 +575,7 @@ impl Default for Options {
             host_check: true,
             quiet_wait: std::time::Duration::ZERO,
             phases: true,
+            apart: false,
         }
     }
 }
@@ -2511,7 +2520,7 @@ fn with_phases(overhead: Option<Overhead>, phases: Vec<PhaseLoss>) -> Option<Ove
 /// weight a constant per size, stepping at the geometric middles between the sizes. And
 /// per size where its stages' unit tests recorded every stage's time per repetition, what
 /// it loses to its stages' best repetitions not coinciding ([`PhaseLoss::apart`]: the
-/// mean of the tests' [`apart_factor`]s, less 1). Pipelines with a stage that is a
+/// mean of the tests' [`apart_factor`]s, less 1; with [`Options::apart`]). Pipelines with a stage that is a
 /// pattern, or without a stage's unit test, have none.
 fn phase_losses(
     as_composed: &Plan,
@@ -2578,6 +2587,7 @@ fn phase_losses(
             }
             let factors: Vec<f64> = here
                 .iter()
+                .filter(|_| opts.apart)
                 .filter(|p| p.stages.first().is_some_and(|r| r.len() == stages.len()))
                 .filter_map(|p| apart_factor(&p.stages, opts.measure))
                 .collect();
@@ -4209,6 +4219,12 @@ mod tests {
                 },
             ]
         };
+        // Off by default: nothing to add then.
+        assert!(losses("pipe(inc, inc)", &timed_apart, &opts).is_empty());
+        let opts = Options {
+            apart: true,
+            ..opts.clone()
+        };
         let got = losses("pipe(inc, inc)", &timed_apart, &opts);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0].hinges.is_empty(), "{got:?}");
@@ -4224,7 +4240,11 @@ mod tests {
             }]
         };
         assert!(losses("pipe(inc, inc)", &wrong, &opts).is_empty());
-        // Told not to: none either.
+        // Told not to add the phases: none either.
+        let off = Options {
+            phases: false,
+            ..opts.clone()
+        };
         assert!(losses("pipe(inc, inc)", &timed_apart, &off).is_empty());
     }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every saved paper run with the judged rows (J to AY) validated again from its
+# Every saved paper run with the judged rows (J to AZ) validated again from its
 # measurements, nothing run: `--modeler perfcompose` (one PMNF model per block, the
 # default of `validate` before 2026-11-26 15:00 UTC) and `--modeler segmented` (two models joined at a
 # cache size where the block's measurements step up there), at the caches of the host
@@ -13,7 +13,7 @@ ONLY=()
 while IFS= read -r t; do ONLY+=(--only "$t"); done < <(grep -o "'[^']*'" docs/results/paper-runY-judged/run.sh | tr -d "'")
 RUNS=(paper-runJ paper-runL paper-runQ-pinned paper-runS paper-runU paper-runW paper-runX paper-runY-judged paper-runZ paper-runAA-judged
   paper-runAB-judged paper-runAC-inc paper-runAD-patterns paper-runAE-judged paper-runAF-judged paper-runAG-judged paper-runAH-replica paper-runAI-streamend
-  paper-runAJ-handoff paper-runAK-relative paper-runAL-misses paper-runAM-calls paper-runAN-spun paper-runAO-again paper-runAQ-quiet paper-runAT-phases paper-runAU paper-runAV paper-runAW paper-runAX paper-runAY)
+  paper-runAJ-handoff paper-runAK-relative paper-runAL-misses paper-runAM-calls paper-runAN-spun paper-runAO-again paper-runAQ-quiet paper-runAT-phases paper-runAU paper-runAV paper-runAW paper-runAX paper-runAY paper-runAZ)
 for run in "${RUNS[@]}"; do
   [[ -d docs/results/$run ]] || continue
   if [[ -f docs/results/$run/machine.json ]]; then

@@ -135,6 +135,13 @@ pub struct Args {
     /// DIR/phases.json with --save; see docs/validation.md, "The stochastic max")
     #[arg(long)]
     pub no_phases: bool,
+    /// Also add what each pipeline of single blocks loses to its stages' best repetitions
+    /// not coinciding, from every stage's time per repetition of its stages' unit tests
+    /// (saved in DIR/phases.json since 2026-11-28). Off by default: it matched the
+    /// program at small sizes and over-predicted at large ones (docs/validation.md, "The
+    /// stages' best repetitions")
+    #[arg(long, conflicts_with = "no_phases")]
+    pub stages_apart: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -410,6 +417,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         host_check: !args.no_host_check,
         quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
         phases: !args.no_phases,
+        apart: args.stages_apart,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
