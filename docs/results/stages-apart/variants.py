@@ -14,20 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-
-def fail(msg):
-    print(f"error: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        fail(f"{path}:{e.lineno}:{e.colno}: {e.msg}")
+from apart import fail, load  # the same folder: missing or malformed files, exit 2
 
 
 def main(pc, dirs):
