@@ -2441,13 +2441,18 @@ pub type Phases = BTreeMap<String, PhasesOf>;
 /// One block's phases per size ([`Phases`]).
 pub type PhasesOf = Vec<PhasesAt>;
 
-/// What a stage's unit test recorded at one size besides its times.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What a stage's unit test recorded at one size besides its times; also the entries of
+/// a saved run's `phases.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PhasesAt {
     pub x: u64,
     /// [`bench::PointStats::phases`] (may be empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<f64>,
-    /// [`bench::PointStats::stages`] (may be empty).
+    /// [`bench::PointStats::stages`] (may be empty; runs saved before 2026-11-28 have
+    /// none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<Vec<f64>>,
 }
 
@@ -2520,8 +2525,8 @@ fn with_phases(overhead: Option<Overhead>, phases: Vec<PhaseLoss>) -> Option<Ove
 /// weight a constant per size, stepping at the geometric middles between the sizes. And
 /// per size where its stages' unit tests recorded every stage's time per repetition, what
 /// it loses to its stages' best repetitions not coinciding ([`PhaseLoss::apart`]: the
-/// mean of the tests' [`apart_factor`]s, less 1; with [`Options::apart`]). Pipelines with a stage that is a
-/// pattern, or without a stage's unit test, have none.
+/// mean of the tests' [`apart_factor`]s, less 1; with [`Options::apart`]). Pipelines
+/// with a stage that is a pattern, or without a stage's unit test, have none.
 fn phase_losses(
     as_composed: &Plan,
     c: &Case,
@@ -2585,9 +2590,11 @@ fn phase_losses(
             if all.len() == stages.len() && !hinges.is_empty() {
                 at.push((x, hinges));
             }
+            if !opts.apart {
+                continue;
+            }
             let factors: Vec<f64> = here
                 .iter()
-                .filter(|_| opts.apart)
                 .filter(|p| p.stages.first().is_some_and(|r| r.len() == stages.len()))
                 .filter_map(|p| apart_factor(&p.stages, opts.measure))
                 .collect();

@@ -551,20 +551,7 @@ fn write_series(
         let p = dir.join(PHASES_FILE);
         let file = PhasesFile {
             window: perfcompose_runtime::bench::PHASE_WINDOW,
-            series: phases
-                .into_iter()
-                .map(|(name, points)| {
-                    let points = points
-                        .into_iter()
-                        .map(|p| PhasesAt {
-                            x: p.x,
-                            phases: p.phases,
-                            stages: p.stages,
-                        })
-                        .collect();
-                    (name, points)
-                })
-                .collect(),
+            series: phases,
         };
         std::fs::write(&p, serde_json::to_string(&file)? + "\n")
             .with_context(|| format!("cannot write {}", p.display()))?;
@@ -585,17 +572,7 @@ const PHASES_FILE: &str = "phases.json";
 struct PhasesFile {
     /// Calls per window.
     window: usize,
-    series: std::collections::BTreeMap<String, Vec<PhasesAt>>,
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PhasesAt {
-    x: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    phases: Vec<f64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    stages: Vec<Vec<f64>>,
+    series: validate::Phases,
 }
 
 /// Attach DIR/phases.json, when there is one, to the saved `series` of the same names
