@@ -274,6 +274,47 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     );
     let o = perfcompose(&["validate", "--suite", "tiny", "--pin", "--no-pin"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // `--co-running` composes with the calibration's sweeping pipelines; a calibration
+    // stored without them, or none, is an error (status 2) before anything is measured.
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--only",
+        "pipe(inc, nop)",
+        "--no-host-check",
+        "--co-running",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    old.as_object_mut().unwrap().remove("pipe_sweep");
+    let old_file = dir.join("before-sweep.json");
+    std::fs::write(&old_file, old.to_string()).unwrap();
+    for extra in [
+        &["--calibration", old_file.to_str().unwrap()][..],
+        &["--no-overhead"][..],
+    ] {
+        let mut args = vec!["validate", "--suite", "tiny", "--co-running"];
+        args.extend_from_slice(extra);
+        let o = perfcompose(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+    }
+    let o = perfcompose(&[
+        "validate",
+        "--suite",
+        "tiny",
+        "--co-running",
+        "--calibration",
+        old_file.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("no pipelines of sweeping stages"),
+        "{}",
+        stderr(&o)
+    );
 
     // predict adds the calibrated overhead of the design (and says so), unless told not to.
     let cal: serde_json::Value =
@@ -316,6 +357,22 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         // A stage busy for T (±15% per call) takes at least 0.85 T per element.
         let t = p["spin_ns"].as_f64().unwrap();
         assert!(p["stage_min_ns"].as_f64().unwrap() >= 0.85 * t, "{p}");
+    }
+    // Pipelines of two sweeping stages against one, per element size.
+    let sweep = &cal["pipe_sweep"];
+    assert_eq!(sweep["passes"].as_u64(), Some(10), "{cal}");
+    let bytes: Vec<u64> = sweep["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(bytes, [4096, 8192, 16384, 32768, 65536, 131072], "{cal}");
+    for p in sweep["points"].as_array().unwrap() {
+        for (median, min) in [("stage_ns", "stage_min_ns"), ("pipe_ns", "pipe_min_ns")] {
+            let (median, min) = (p[median].as_f64().unwrap(), p[min].as_f64().unwrap());
+            assert!(min > 0.0 && min <= median, "{p}");
+        }
     }
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     // The block call: the `nop` unit test at x = 1,024, median and fastest repetition.

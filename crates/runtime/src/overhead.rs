@@ -21,6 +21,7 @@ use crate::data::Data;
 use crate::error::Error;
 use crate::kernel::Registry;
 use crate::plan::Plan;
+use perfcompose_core::compose::predict::PipelineTime;
 
 /// One calibrated pattern.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -95,6 +96,10 @@ pub struct Calibration {
     /// `pipe(nop, nop)`'s hand-off at every slack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipe_handoff: Option<HandoffCalibration>,
+    /// Pipelines of two equal stages that sweep memory, against one such stage alone
+    /// (absent in calibrations stored before 2026-11-28): see [`SweepCalibration`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe_sweep: Option<SweepCalibration>,
     /// What one MapReduce job costs beyond its map and reduce calls (absent in
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -131,6 +136,10 @@ pub struct Calibration {
     /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
     #[serde(skip)]
     pub minimum: bool,
+    /// Add what busy stages that sweep memory cost each other ([`SweepCalibration`];
+    /// not stored: the analysis's choice, `validate --co-running`).
+    #[serde(skip)]
+    pub co_running: bool,
 }
 
 /// What a block's unit test counts per call beyond the block's own work: the `nop` unit
@@ -888,6 +897,131 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
     Ok(HandoffCalibration { points })
 }
 
+/// Pipelines of two equal stages that sweep memory ([`SweepPoint`]), against one such
+/// stage alone: what busy stages that stream their elements through the caches cost each
+/// other.
+///
+/// The busy hand-off ([`HandoffCalibration`]) is measured with stages that spin on the
+/// clock in registers: they take their time whatever the other core does, and leave the
+/// caches alone. Blocks of real designs do a fixed amount of memory work, and two of them
+/// on the two cores at once slow each other: `pipe(inc, inc)` ran 1.1–1.3× its slower
+/// stage's unit test at x = 1,024–8,192 in runs AH–AZ, while the spinning pipelines of the
+/// same calibrations ran within 1.01–1.05× their stage (docs/validation.md, "Busy stages
+/// that sweep memory"). Composition (`validate --co-running`) adds, per pipeline, the
+/// extra over the spinning one's equal-stage hand-off at the time of the slowest stage's
+/// busy neighbour (its next slowest stage): straight lines through the points
+/// ([`SweepCalibration::knots`]), so a pipeline whose other stages are `nop` pays next to
+/// nothing.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SweepCalibration {
+    /// Passes of each call over its element ([`SWEEP_PASSES`]).
+    pub passes: u32,
+    pub points: Vec<SweepPoint>,
+}
+
+/// One element size of the sweep calibration ([`SweepCalibration`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SweepPoint {
+    /// Bytes of each element (an array of `u64`).
+    pub bytes: u64,
+    /// ns per element of one sweeping stage alone: median and fastest repetition.
+    pub stage_ns: f64,
+    pub stage_min_ns: f64,
+    /// ns per element of the pipeline of two: median and fastest repetition.
+    pub pipe_ns: f64,
+    pub pipe_min_ns: f64,
+}
+
+impl SweepPoint {
+    /// The stage's time and what the second stage added, with the statistic composition
+    /// uses (fastest repetitions with `minimum`, medians otherwise).
+    pub fn stage_and_extra(&self, minimum: bool) -> (f64, f64) {
+        if minimum {
+            (self.stage_min_ns, self.pipe_min_ns - self.stage_min_ns)
+        } else {
+            (self.stage_ns, self.pipe_ns - self.stage_ns)
+        }
+    }
+}
+
+impl SweepCalibration {
+    /// `(stage time, extra − equal)` knots through the points ([`knots`]: non-decreasing,
+    /// from no time at no cost, flat beyond the last), `equal` the busy hand-off of
+    /// spinning stages that composition adds anyway ([`HandoffCalibration::equal_ns`]).
+    /// Empty when no point costs more.
+    pub fn knots(&self, minimum: bool, equal_ns: f64) -> Vec<(f64, f64)> {
+        let points: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .map(|p| {
+                let (t, extra) = p.stage_and_extra(minimum);
+                (t, extra - equal_ns)
+            })
+            .collect();
+        knots(&points)
+    }
+}
+
+/// Element sizes of the sweep calibration, bytes: about the arrays of the paper suite's
+/// `inc` at x = 1,024 … 32,768 (4 bytes each), where the co-running loss of
+/// `pipe(inc, inc)` shows.
+pub const SWEEP_BYTES: [u64; 6] = [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10];
+
+/// Passes of a sweeping stage over its element (as many as `inc` makes).
+pub const SWEEP_PASSES: u32 = 10;
+
+/// `passes` passes over `v`, adding 1 to every element: fixed work on memory, unlike
+/// [`spin`], so it slows down when its core does.
+fn sweep(mut v: Vec<u64>, passes: u32) -> Vec<u64> {
+    for _ in 0..passes {
+        for e in v.iter_mut() {
+            *e = e.wrapping_add(1);
+        }
+        v = std::hint::black_box(v);
+    }
+    v
+}
+
+/// Measure `pipe(sweep, sweep)` against `sweep` alone for each size of [`SWEEP_BYTES`]
+/// ([`SweepCalibration`]): stream driver, side by side after one untimed stream each,
+/// streams of about 20 ms of fresh arrays (the caches evicted before each, as a design's
+/// stream elements are cold).
+pub fn calibrate_sweep(repetitions: usize, config: &Config) -> Result<SweepCalibration, Error> {
+    let stage = || crate::block("sweep", |v: Vec<u64>| sweep(v, SWEEP_PASSES));
+    let mut points = Vec::new();
+    for &bytes in &SWEEP_BYTES {
+        let len = (bytes / 8).max(1) as usize;
+        // Size the stream from one warm call: about 20 ms.
+        let probe = {
+            let v = sweep(vec![1; len], 1);
+            let t = Instant::now();
+            std::hint::black_box(sweep(v, SWEEP_PASSES));
+            t.elapsed().as_nanos().max(1) as usize
+        };
+        let count = (20_000_000 / probe).clamp(64, 20_000);
+        let stream = || {
+            let s: Vec<Vec<u64>> = (0..count).map(|i| vec![i as u64; len]).collect();
+            crate::bench::evict_caches();
+            s
+        };
+        let single = array_program(stage(), config)?;
+        let piped = array_program(crate::pipe(stage(), stage()), config)?;
+        let (a, b) = side_by_side_samples(&single, &piped, stream, repetitions)?;
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        points.push(SweepPoint {
+            bytes,
+            stage_ns: stats::median(&a),
+            stage_min_ns: min(&a),
+            pipe_ns: stats::median(&b),
+            pipe_min_ns: min(&b),
+        });
+    }
+    Ok(SweepCalibration {
+        passes: SWEEP_PASSES,
+        points,
+    })
+}
+
 /// The wake-up cost through the calibrated points: `(wait, extra)` knots with straight
 /// lines between them ([`wake_segments`]). The extra of a point is `pipe − stage` less
 /// that of the busy pipelines that wait too briefly to sleep — the median over the points
@@ -1354,6 +1488,8 @@ pub fn calibrate(
     )?);
     progress("pipe(spin(T), spin(T - d))", terms.len(), terms.len() + 1);
     let pipe_handoff = Some(calibrate_handoff(repetitions.clamp(1, 11), config)?);
+    progress("pipe(sweep, sweep)", terms.len(), terms.len() + 1);
+    let pipe_sweep = Some(calibrate_sweep(repetitions.clamp(1, 11), config)?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
@@ -1370,6 +1506,7 @@ pub fn calibrate(
         patterns,
         pipe_wake,
         pipe_handoff,
+        pipe_sweep,
         mapreduce,
         mapreduce_busy,
         pool_busy,
@@ -1377,6 +1514,7 @@ pub fn calibrate(
         spin_us: Some(Calibration::spin_of(config).as_micros() as u64),
         block_call,
         minimum: false,
+        co_running: false,
     };
     // The wake-up fitted on the waits the workers do not spin through.
     calibration.refit_wake();
@@ -1586,6 +1724,9 @@ impl Calibration {
     ) -> perfcompose_core::compose::predict::Overhead {
         let mut saturating = Vec::new();
         self.slack_terms(plan, &mut saturating);
+        if self.co_running {
+            self.co_running_terms(plan, &mut saturating);
+        }
         self.busy_pools(plan, 1.0, &mut saturating);
         self.busy_jobs(plan, 1.0, &mut saturating);
         perfcompose_core::compose::predict::Overhead {
@@ -1594,6 +1735,62 @@ impl Calibration {
             saturating,
             phases: Vec::new(),
         }
+    }
+
+    /// What each hand-off of a pipeline of busy stages costs at no slack: the spinning
+    /// stages' ([`HandoffCalibration::equal_ns`]), or `pipe(nop, nop)`'s extra over `nop`
+    /// in calibrations without them.
+    fn busy_handoff_ns(&self) -> f64 {
+        match self
+            .pipe_handoff
+            .as_ref()
+            .and_then(|h| h.equal_ns(self.minimum))
+        {
+            Some(equal) => equal,
+            None => self
+                .cost("pipe(nop, nop)")
+                .map_or(0.0, |c| c - self.stage_ns()),
+        }
+    }
+
+    /// For every pipeline of `plan` with a [`SweepCalibration`]: what its slowest stage
+    /// loses to a busy neighbour sweeping memory next to it, beyond the busy hand-off
+    /// ([`Calibration::busy_handoff_ns`]) already in [`Calibration::overhead_ns`], at the
+    /// pipeline's next slowest stage's time (straight lines through
+    /// [`SweepCalibration::knots`], scaled like the slack terms inside task pools).
+    fn co_running_terms(
+        &self,
+        plan: &Plan,
+        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+    ) {
+        let Some(sweep) = self.pipe_sweep.as_ref() else {
+            return;
+        };
+        let segments = wake_segments(&sweep.knots(self.minimum, self.busy_handoff_ns()));
+        if segments.is_empty() {
+            return;
+        }
+        each_pipeline(plan, self.cores, &mut |pipe, index, scale, stages| {
+            if stages.len() < 2 {
+                return;
+            }
+            let k = segments.len();
+            for (i, &(from, slope, rise)) in segments.iter().enumerate() {
+                out.push(perfcompose_core::compose::predict::Saturating {
+                    what: format!(
+                        "busy stages sweeping memory next to each other in {pipe} (part {} of {k} of the calibrated curve)",
+                        i + 1
+                    ),
+                    scale,
+                    slope,
+                    cap_ns: rise,
+                    threshold_ns: from,
+                    pipeline_slack: Some(index),
+                    pipeline_time: PipelineTime::NextSlowest,
+                    relative_threshold: 0.0,
+                });
+            }
+        });
     }
 
     /// For every task pool of `n` ≤ cores workers with a [`PoolBusy`] calibration: the
@@ -1621,6 +1818,7 @@ impl Calibration {
                             cap_ns: delta,
                             threshold_ns: 0.0,
                             pipeline_slack: None,
+                            pipeline_time: PipelineTime::Slack,
                             relative_threshold: 0.0,
                         });
                     }
@@ -1658,6 +1856,7 @@ impl Calibration {
                             cap_ns: b.cap_ns,
                             threshold_ns: 0.0,
                             pipeline_slack: None,
+                            pipeline_time: PipelineTime::Slack,
                             relative_threshold: 0.0,
                         });
                     }
@@ -1707,6 +1906,7 @@ impl Calibration {
                     cap_ns: rise,
                     threshold_ns: from,
                     pipeline_slack: Some(index),
+                    pipeline_time: PipelineTime::Slack,
                     relative_threshold,
                 });
             }
@@ -1739,6 +1939,7 @@ impl Calibration {
                     cap_ns: w.cap_ns,
                     threshold_ns: w.threshold_ns,
                     pipeline_slack: Some(index),
+                    pipeline_time: PipelineTime::Slack,
                     relative_threshold: 0.0,
                 }),
                 _ => {}
@@ -1789,14 +1990,7 @@ impl Calibration {
                     + parts.iter().map(|p| self.extra(p)).sum::<f64>()
             }
             Plan::Pipe(parts) => {
-                let per = match self
-                    .pipe_handoff
-                    .as_ref()
-                    .and_then(|h| h.equal_ns(self.minimum))
-                {
-                    Some(equal) => equal,
-                    None => self.cost("pipe(nop, nop)").map_or(0.0, |c| c - stage),
-                };
+                let per = self.busy_handoff_ns();
                 // The slowest stage's (a stage's extra may be negative: its calls).
                 per * parts.len().saturating_sub(1) as f64
                     + parts
@@ -1850,6 +2044,7 @@ mod tests {
             repetitions: 1,
             pipe_wake: None,
             pipe_handoff: None,
+            pipe_sweep: None,
             mapreduce: Vec::new(),
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
@@ -1857,6 +2052,7 @@ mod tests {
             spin_us: None,
             block_call: None,
             minimum: false,
+            co_running: false,
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -2425,6 +2621,107 @@ mod tests {
         c.pipe_handoff = Some(none);
         assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
         assert!(c.overhead(&pipe, "test").saturating.is_empty());
+    }
+
+    fn sweep_point(bytes: u64, stage: f64, pipe: f64) -> SweepPoint {
+        SweepPoint {
+            bytes,
+            stage_ns: stage,
+            stage_min_ns: stage - 10.0,
+            pipe_ns: pipe,
+            pipe_min_ns: pipe - 30.0,
+        }
+    }
+
+    #[test]
+    fn busy_sweeping_neighbours_cost_the_slowest_stage_at_the_next_slowest_stages_time() {
+        use perfcompose_core::components::Components;
+        use perfcompose_core::compose::{compose, ComposeOptions};
+        let mut c = cal();
+        c.pipe_handoff = Some(handoff());
+        // Extras over the stage alone (medians): 100, 260, 560, 510; less the spinning
+        // stages' hand-off of 60 that the constant has already: 40, 200, 500, 450, the
+        // last two pooled (never falling), from no time at no cost.
+        let sweep = SweepCalibration {
+            passes: SWEEP_PASSES,
+            points: vec![
+                sweep_point(4 << 10, 1000.0, 1100.0),
+                sweep_point(8 << 10, 2000.0, 2260.0),
+                sweep_point(16 << 10, 4000.0, 4560.0),
+                sweep_point(32 << 10, 8000.0, 8510.0),
+            ],
+        };
+        assert_eq!(
+            sweep.knots(false, 60.0),
+            [
+                (0.0, 0.0),
+                (1000.0, 40.0),
+                (2000.0, 200.0),
+                (4000.0, 475.0),
+                (8000.0, 475.0)
+            ]
+        );
+        // The fastest repetitions: stages 10 less, extras 20 less, hand-off 50.
+        assert_eq!(sweep.knots(true, 50.0)[1], (990.0, 30.0));
+        c.pipe_sweep = Some(sweep);
+        let k = |s: &str| Plan::Kernel(s.into());
+        let pipe = Plan::Pipe(vec![k("a"), k("b")]);
+        let co_running = |c: &Calibration, plan: &Plan| -> Vec<_> {
+            c.overhead(plan, "test")
+                .saturating
+                .into_iter()
+                .filter(|s| s.what.contains("sweeping memory"))
+                .collect()
+        };
+        // Only when asked (`validate --co-running`), and never in the constant.
+        assert!(co_running(&c, &pipe).is_empty());
+        let without = c.overhead(&pipe, "test");
+        c.co_running = true;
+        assert!((c.overhead_ns(&pipe) - 160.0).abs() < TOL);
+        let terms = co_running(&c, &pipe);
+        assert_eq!(terms.len(), 3, "{terms:?}");
+        assert!(terms
+            .iter()
+            .all(|s| s.pipeline_slack == Some(0) && s.pipeline_time == PipelineTime::NextSlowest));
+        let o = c.overhead(&pipe, "test");
+        assert_eq!(o.saturating.len(), without.saturating.len() + 3);
+        // At the next slowest stage's time: a `nop`-like neighbour of 30 ns costs next to
+        // nothing, a busy one what the curve says there, whatever the slowest stage takes.
+        let term = perfcompose_core::term::parse_term("t", "pipe(a, b)").unwrap();
+        let opts = ComposeOptions { cores: Some(2) };
+        for (a, b, loss) in [
+            (5000.0, 30.0, 1.2),
+            (5000.0, 1500.0, 120.0),
+            (5000.0, 3000.0, 337.5),
+            (5000.0, 5000.0, 475.0),
+            (3000.0, 5000.0, 337.5),
+        ] {
+            let comps =
+                Components::from_models("t", &[("a", &a.to_string()), ("b", &b.to_string())])
+                    .unwrap();
+            let comp = compose(&term, &comps, opts).unwrap();
+            let at = |o: &perfcompose_core::compose::predict::Overhead| {
+                o.apply_composed(&comp, &term, &comps, opts)
+                    .eval_at(&[])
+                    .unwrap()
+            };
+            let v = at(&o) - at(&without);
+            assert!((v - loss).abs() < 1e-9, "a = {a}, b = {b}: {v}");
+        }
+        // A lone block, a seq and a pool of single blocks are no pipelines.
+        for plan in [
+            k("a"),
+            Plan::Seq(vec![k("a"), k("b")]),
+            Plan::TPool(2, Box::new(k("a"))),
+        ] {
+            assert!(co_running(&c, &plan).is_empty(), "{plan}");
+        }
+        // Nothing costs more than the spinning hand-off: no terms.
+        c.pipe_sweep = Some(SweepCalibration {
+            passes: SWEEP_PASSES,
+            points: vec![sweep_point(4 << 10, 1000.0, 1050.0)],
+        });
+        assert!(co_running(&c, &pipe).is_empty());
     }
 
     #[test]

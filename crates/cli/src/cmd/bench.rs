@@ -608,6 +608,26 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             points.join(", ")
         )?;
     }
+    if let Some(sw) = &cal.pipe_sweep {
+        let points: Vec<String> = sw
+            .points
+            .iter()
+            .map(|p| {
+                let (stage, extra) = p.stage_and_extra(true);
+                format!(
+                    "{} KiB: {stage:.0} ns alone, +{extra:.0} ns (median +{:.0})",
+                    p.bytes >> 10,
+                    p.stage_and_extra(false).1
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "busy stages sweeping memory (pipe(sweep, sweep) against sweep, {} passes over arrays of u64), fastest repetitions: {}; added with `validate --co-running`",
+            sw.passes,
+            points.join(", ")
+        )?;
+    }
     for b in &cal.pool_busy {
         let points: Vec<String> = b
             .points

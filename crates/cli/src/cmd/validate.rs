@@ -142,6 +142,13 @@ pub struct Args {
     /// stages' best repetitions")
     #[arg(long, conflicts_with = "no_phases")]
     pub stages_apart: bool,
+    /// Also add what a pipeline's slowest stage loses to a busy neighbour sweeping memory
+    /// on the other core, at the neighbour's time, from the overhead calibration's
+    /// pipelines of two sweeping stages (`pipe_sweep`, calibrated since 2026-11-28; an
+    /// older calibration is an error). Off by default until live runs show it
+    /// (docs/validation.md, "Busy stages that sweep memory")
+    #[arg(long, conflicts_with = "no_overhead")]
+    pub co_running: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -346,6 +353,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         super::input::calibration(args.calibration.as_deref().or(saved_calibration.as_deref()))?
             .map(|(c, _)| c)
     };
+    let mut overhead = overhead;
+    if args.co_running {
+        match overhead.as_mut() {
+            Some(c) if c.pipe_sweep.is_some() => c.co_running = true,
+            Some(_) => bail!(
+                "--co-running: the overhead calibration has no pipelines of sweeping stages (stored before 2026-11-28): \
+                 recalibrate with `perfcompose bench --overhead`, or give one that has them with --calibration"
+            ),
+            None => bail!("--co-running needs an overhead calibration: `perfcompose bench --overhead`"),
+        }
+    }
     let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let caches = if args.caches.len() == 1 && args.caches[0] == "none" {
         Vec::new()
