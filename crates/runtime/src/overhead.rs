@@ -904,14 +904,13 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
 /// The busy hand-off ([`HandoffCalibration`]) is measured with stages that spin on the
 /// clock in registers: they take their time whatever the other core does, and leave the
 /// caches alone. Blocks of real designs do a fixed amount of memory work, and two of them
-/// on the two cores at once slow each other: `pipe(inc, inc)` ran 1.1–1.3× its slower
-/// stage's unit test at x = 1,024–8,192 in runs AH–AZ, while the spinning pipelines of the
-/// same calibrations ran within 1.01–1.05× their stage (docs/validation.md, "Busy stages
-/// that sweep memory"). Composition (`validate --co-running`) adds, per pipeline, the
-/// extra over the spinning one's equal-stage hand-off at the time of the slowest stage's
-/// busy neighbour (its next slowest stage): straight lines through the points
-/// ([`SweepCalibration::knots`]), so a pipeline whose other stages are `nop` pays next to
-/// nothing.
+/// on the two cores at once slow each other: `pipe(inc, inc)` ran 1.05–1.69× its first
+/// stage's unit test at x = 1,024–8,192 in runs AK–AZ, while two spinning stages cost
+/// 16–70 ns over one of 1–2 µs (docs/validation.md, "Busy stages that sweep memory").
+/// Composition (`validate --co-running`) adds, per pipeline, the extra over the spinning
+/// stages' equal-stage hand-off at the time of the slowest stage's busy neighbour (its
+/// next slowest stage): straight lines through the points ([`SweepCalibration::knots`]),
+/// so a pipeline whose other stages are `nop` pays next to nothing.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SweepCalibration {
     /// Passes of each call over its element ([`SWEEP_PASSES`]).

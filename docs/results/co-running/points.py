@@ -7,24 +7,13 @@ ROUND/co-running.json evaluated at x; the points of ROUND/measured/points.json).
 Usage: python3 points.py ROUND CONFIGURATION, e.g.
     python3 points.py docs/results/co-running/round1 'pipe(inc, inc)'
 A missing or malformed file, or an unknown configuration: a message, exit status 2."""
-import json
 import math
+import os
 import sys
 
-
-def fail(msg):
-    print(f"error: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        fail(f"{path}:{e.lineno}:{e.colno}: {e.msg}")
+# The message-and-status-2 helpers of the stages-apart scripts.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stages-apart"))
+from apart import fail, load  # noqa: E402
 
 
 def piecewise(x, *a):
