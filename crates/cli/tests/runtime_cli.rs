@@ -311,7 +311,8 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         old_file.to_str().unwrap(),
     ]);
     assert!(
-        stderr(&o).contains("no pipelines of sweeping stages"),
+        stderr(&o).contains("no pipelines of sweeping stages")
+            && stderr(&o).contains("before-sweep.json"),
         "{}",
         stderr(&o)
     );

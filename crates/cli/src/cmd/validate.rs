@@ -347,23 +347,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_ref()
         .map(|dir| dir.join("overhead-calibration.json"))
         .filter(|p| p.is_file());
-    let overhead = if args.no_overhead {
+    let mut overhead = if args.no_overhead {
         None
     } else {
         super::input::calibration(args.calibration.as_deref().or(saved_calibration.as_deref()))?
-            .map(|(c, _)| c)
     };
-    let mut overhead = overhead;
     if args.co_running {
         match overhead.as_mut() {
-            Some(c) if c.pipe_sweep.is_some() => c.co_running = true,
-            Some(_) => bail!(
-                "--co-running: the overhead calibration has no pipelines of sweeping stages (stored before 2026-11-28): \
-                 recalibrate with `perfcompose bench --overhead`, or give one that has them with --calibration"
+            Some((c, _)) if c.pipe_sweep.is_some() => c.co_running = true,
+            Some((_, path)) => bail!(
+                "--co-running: the overhead calibration {} has no pipelines of sweeping stages (`pipe_sweep`, stored since 2026-11-28): \
+                 recalibrate with `perfcompose bench --overhead`, or give one that has them with --calibration",
+                path.display()
             ),
             None => bail!("--co-running needs an overhead calibration: `perfcompose bench --overhead`"),
         }
     }
+    let overhead = overhead.map(|(c, _)| c);
     let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let caches = if args.caches.len() == 1 && args.caches[0] == "none" {
         Vec::new()
