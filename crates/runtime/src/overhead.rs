@@ -287,6 +287,12 @@ fn side_by_side_samples<E: Send + std::fmt::Debug + 'static>(
     Ok((ta, tb))
 }
 
+/// The median and the fastest of `samples` (ns per element of repetitions).
+fn median_min(samples: &[f64]) -> (f64, f64) {
+    let fastest = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    (stats::median(samples), fastest)
+}
+
 /// Busy times of the task-pool calibration, ns.
 pub const POOL_SPINS: [u64; 3] = [1_000, 2_000, 4_000];
 
@@ -640,6 +646,31 @@ pub(crate) fn each_pipeline(plan: &Plan, cores: usize, f: &mut OnPipeline<'_>) {
     walk(plan, cores, 1.0, &mut 0, f)
 }
 
+/// A calibrated curve's segments ([`wake_segments`]) as saturating terms named `what` on
+/// one pipeline: `(index, scale, time)` its index in the composition, the scale of the
+/// task pools around it and which of its times the curve is over.
+fn curve_terms(
+    what: String,
+    segments: &[(f64, f64, f64)],
+    (index, scale, time): (usize, f64, PipelineTime),
+    relative_threshold: f64,
+    out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
+) {
+    let k = segments.len();
+    for (i, &(from, slope, rise)) in segments.iter().enumerate() {
+        out.push(perfcompose_core::compose::predict::Saturating {
+            what: format!("{what} (part {} of {k} of the calibrated curve)", i + 1),
+            scale,
+            slope,
+            cap_ns: rise,
+            threshold_ns: from,
+            pipeline_slack: Some(index),
+            pipeline_time: time,
+            relative_threshold,
+        });
+    }
+}
+
 /// One measured stage time.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct WakePoint {
@@ -884,14 +915,14 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
         let single = array_program(varying_spin_block(ns, 0), config)?;
         let piped = array_program(crate::pipe(varying_spin_block(ns, 0), second), config)?;
         let (a, b) = side_by_side_samples(&single, &piped, array_stream(ns), repetitions)?;
-        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let ((stage_ns, stage_min_ns), (pipe_ns, pipe_min_ns)) = (median_min(&a), median_min(&b));
         points.push(HandoffPoint {
             spin_ns: ns as f64,
             slack_ns: slack as f64,
-            stage_ns: stats::median(&a),
-            stage_min_ns: min(&a),
-            pipe_ns: stats::median(&b),
-            pipe_min_ns: min(&b),
+            stage_ns,
+            stage_min_ns,
+            pipe_ns,
+            pipe_min_ns,
         });
     }
     Ok(HandoffCalibration { points })
@@ -1006,13 +1037,13 @@ pub fn calibrate_sweep(repetitions: usize, config: &Config) -> Result<SweepCalib
         let single = array_program(stage(), config)?;
         let piped = array_program(crate::pipe(stage(), stage()), config)?;
         let (a, b) = side_by_side_samples(&single, &piped, stream, repetitions)?;
-        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let ((stage_ns, stage_min_ns), (pipe_ns, pipe_min_ns)) = (median_min(&a), median_min(&b));
         points.push(SweepPoint {
             bytes,
-            stage_ns: stats::median(&a),
-            stage_min_ns: min(&a),
-            pipe_ns: stats::median(&b),
-            pipe_min_ns: min(&b),
+            stage_ns,
+            stage_min_ns,
+            pipe_ns,
+            pipe_min_ns,
         });
     }
     Ok(SweepCalibration {
@@ -1773,22 +1804,13 @@ impl Calibration {
             if stages.len() < 2 {
                 return;
             }
-            let k = segments.len();
-            for (i, &(from, slope, rise)) in segments.iter().enumerate() {
-                out.push(perfcompose_core::compose::predict::Saturating {
-                    what: format!(
-                        "busy stages sweeping memory next to each other in {pipe} (part {} of {k} of the calibrated curve)",
-                        i + 1
-                    ),
-                    scale,
-                    slope,
-                    cap_ns: rise,
-                    threshold_ns: from,
-                    pipeline_slack: Some(index),
-                    pipeline_time: PipelineTime::NextSlowest,
-                    relative_threshold: 0.0,
-                });
-            }
+            curve_terms(
+                format!("busy stages sweeping memory next to each other in {pipe}"),
+                &segments,
+                (index, scale, PipelineTime::NextSlowest),
+                0.0,
+                out,
+            );
         });
     }
 
@@ -1890,45 +1912,23 @@ impl Calibration {
             .map(|h| wake_segments(&h.ramp_knots(self.minimum)))
             .unwrap_or_default();
         let wake = self.pipe_wake.as_ref();
-        let parts = |what: String,
-                     segments: &[(f64, f64, f64)],
-                     relative_threshold: f64,
-                     index,
-                     scale,
-                     out: &mut Vec<Saturating>| {
-            let k = segments.len();
-            for (i, &(from, slope, rise)) in segments.iter().enumerate() {
-                out.push(Saturating {
-                    what: format!("{what} (part {} of {k} of the calibrated curve)", i + 1),
-                    scale,
-                    slope,
-                    cap_ns: rise,
-                    threshold_ns: from,
-                    pipeline_slack: Some(index),
-                    pipeline_time: PipelineTime::Slack,
-                    relative_threshold,
-                });
-            }
-        };
         each_pipeline(plan, self.cores, &mut |pipe, index, scale, stages| {
             if stages.len() < 2 {
                 return;
             }
-            parts(
+            curve_terms(
                 format!("busy stages' hand-off at the slack of {pipe}"),
                 &ramp,
+                (index, scale, PipelineTime::Slack),
                 HANDOFF_SLACK_RESOLUTION,
-                index,
-                scale,
                 out,
             );
             match wake {
-                Some(w) if !w.knots.is_empty() => parts(
+                Some(w) if !w.knots.is_empty() => curve_terms(
                     format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
                     &wake_segments(&w.knots),
+                    (index, scale, PipelineTime::Slack),
                     0.0,
-                    index,
-                    scale,
                     out,
                 ),
                 Some(w) if w.slope > 0.0 && w.cap_ns > 0.0 => out.push(Saturating {
