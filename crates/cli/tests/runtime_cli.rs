@@ -369,6 +369,11 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
             let (median, min) = (p[median].as_f64().unwrap(), p[min].as_f64().unwrap());
             assert!(min > 0.0 && min <= median, "{p}");
         }
+        // Each pipeline over the stage run right before it: a finite median of pairs.
+        assert!(
+            p["paired_extra_ns"].as_f64().is_some_and(f64::is_finite),
+            "{p}"
+        );
     }
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     // The block call: the `nop` unit test at x = 1,024, median and fastest repetition.

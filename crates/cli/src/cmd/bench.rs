@@ -614,16 +614,22 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             .iter()
             .map(|p| {
                 let (stage, extra) = p.stage_and_extra(true);
+                let how = match p.paired_extra_ns {
+                    Some(_) => "each pipeline over the stage right before it".to_string(),
+                    None => format!(
+                        "fastest repetitions; medians +{:.0}",
+                        p.stage_and_extra(false).1
+                    ),
+                };
                 format!(
-                    "{} KiB: {stage:.0} ns alone, +{extra:.0} ns (median +{:.0})",
-                    p.bytes >> 10,
-                    p.stage_and_extra(false).1
+                    "{} KiB: {stage:.0} ns alone, +{extra:.0} ns ({how})",
+                    p.bytes >> 10
                 )
             })
             .collect();
         writeln!(
             out,
-            "busy stages sweeping memory (pipe(sweep, sweep) against sweep, {} passes over arrays of u64), fastest repetitions: {}; added with `validate --co-running`",
+            "busy stages sweeping memory (pipe(sweep, sweep) against sweep, {} passes over arrays of u64; the stage's fastest repetition): {}; added with `validate --co-running`",
             sw.passes,
             points.join(", ")
         )?;
