@@ -457,7 +457,14 @@ fn validate_tiny_suite_json_schema() {
     assert_eq!(v["cores"], 1);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4);
-    let mut keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    // The stable keys, and the documented added field of the host check (a row within
+    // the cores, on a machine of two cores or more).
+    let mut keys: Vec<&String> = rows[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| *k != "host_check")
+        .collect();
     keys.sort();
     assert_eq!(
         keys,
@@ -478,6 +485,15 @@ fn validate_tiny_suite_json_schema() {
         .unwrap();
     assert_eq!(tp["threads"], 2);
     assert_eq!(tp["within_cores"], false);
+    assert!(tp.get("host_check").is_none(), "{tp}");
+    // The rows of one thread: the host's speed around each (no neighbour on one core).
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    for r in rows.iter().filter(|r| r["threads"] == 1) {
+        if two_cores {
+            assert_eq!(r["host_check"]["before"].as_f64(), Some(1.0), "{r}");
+            assert!(r["host_check"]["speed_change"].as_f64().is_some(), "{r}");
+        }
+    }
     for r in rows {
         assert!(r["time_error"].as_f64().unwrap() >= 0.0);
         perfcompose_core::model::parse_model(r["modular"].as_str().unwrap()).unwrap();
@@ -998,19 +1014,26 @@ fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself()
     assert!(plain.status.success(), "{}", stderr(&plain));
     let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(plain["rows"][0].get("repeat_error").is_none(), "{plain}");
-    // With two cores, every row of two threads carries the host check taken right
-    // before and right after it (no wait asked for); a row of one thread none.
+    // With two cores, every row within them carries the host check taken right before
+    // and right after it (no wait asked for): the host's speed, and for two threads
+    // the neighbours' slowdowns (none claimed for one thread).
     let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
     for row in plain["rows"].as_array().unwrap() {
         let host = row.get("host_check");
-        if two_cores && row["threads"] == 2 {
+        if two_cores && row["within_cores"] == true {
             let host = host.unwrap_or_else(|| panic!("{row}"));
             for end in ["before", "after"] {
-                assert!(host[end].as_f64().is_some_and(|w| w >= 1.0), "{row}");
+                let worst = host[end].as_f64();
+                if row["threads"] == 1 {
+                    assert_eq!(worst, Some(1.0), "{row}");
+                } else {
+                    assert!(worst.is_some_and(|w| w >= 1.0), "{row}");
+                }
             }
             assert_eq!(host["waited_s"].as_f64(), Some(0.0), "{row}");
-        } else if row["threads"] == 1 {
-            assert!(host.is_none(), "{row}");
+            for ratio in ["speed_change", "slowdown"] {
+                assert!(host[ratio].as_f64().is_some_and(|r| r > 0.0), "{row}");
+            }
         }
     }
 }

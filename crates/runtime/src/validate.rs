@@ -640,9 +640,33 @@ pub struct HostAtRow {
     /// ([`Options::quiet_wait`]), and what the first check of that wait read (`None`:
     /// no wait, the first check read quiet).
     pub waited: Option<(std::time::Duration, bench::neighbour::NeighbourCheck)>,
+    /// Each work's fastest idle median over the checks before this one (the fastest host
+    /// of the suite so far; `None` at the first check): what [`HostAtRow::slowdown`] and
+    /// `--wait-quiet` compare the host's speed with.
+    pub fastest: Option<bench::neighbour::NeighbourCheck>,
 }
 
 impl HostAtRow {
+    /// How much slower the host ran the check's works alone when the measurement began
+    /// than the fastest check before it (1.0 at the first).
+    pub fn slowdown(&self) -> f64 {
+        self.fastest
+            .as_ref()
+            .map_or(1.0, |f| self.before.slowdown(f))
+    }
+
+    /// The check's works alone right after the measurement over right before it (the
+    /// work that moved the most; 1.25: the host a quarter slower at the end).
+    pub fn speed_change(&self) -> f64 {
+        self.after.speed_change(&self.before)
+    }
+
+    /// Whether the host's speed moved across the measurement by more than
+    /// [`bench::neighbour::SPEED_TOLERANCE`] either way.
+    pub fn speed_moved(&self) -> bool {
+        self.speed_change().ln().abs() > bench::neighbour::SPEED_TOLERANCE.ln()
+    }
+
     /// The largest slowdown either end read.
     pub fn worst(&self) -> f64 {
         self.before.worst().max(self.after.worst())
@@ -880,6 +904,10 @@ pub struct JsonHost {
     pub before: f64,
     pub after: f64,
     pub waited_s: f64,
+    /// [`HostAtRow::speed_change`].
+    pub speed_change: f64,
+    /// [`HostAtRow::slowdown`].
+    pub slowdown: f64,
 }
 
 impl HostAtRow {
@@ -888,6 +916,8 @@ impl HostAtRow {
             before: self.before.worst(),
             after: self.after.worst(),
             waited_s: self.waited.as_ref().map_or(0.0, |(d, _)| d.as_secs_f64()),
+            speed_change: self.speed_change(),
+            slowdown: self.slowdown(),
         }
     }
 }
@@ -1944,11 +1974,20 @@ pub fn run_suite_with(
         plan.build(registry, opts.config.clone())?;
         parsed.push((term, plan));
     }
-    // The host check around each configuration of two threads or more within the cores;
-    // the last check taken, while nothing has run since.
-    let gated = |plan: &Plan| opts.host_check && (2..=opts.cores).contains(&plan.threads());
-    let check = || bench::neighbour::check(registry, bench::neighbour::VALIDATE_ROUNDS);
+    // The host check around each configuration within the cores (its speed alone for one
+    // thread; next to busy neighbours too for two or more); the last check taken, while
+    // nothing has run since; each work's fastest idle time so far.
+    let gated = |plan: &Plan| opts.host_check && plan.threads() <= opts.cores;
+    let check = |plan: &Plan| {
+        let rounds = bench::neighbour::VALIDATE_ROUNDS;
+        if plan.threads() >= 2 {
+            bench::neighbour::check(registry, rounds)
+        } else {
+            bench::neighbour::check_idle(registry, rounds)
+        }
+    };
     let mut fresh_check: Option<bench::neighbour::NeighbourCheck> = None;
+    let mut fastest: Option<bench::neighbour::NeighbourCheck> = None;
     let mut first_check = None;
     let mut last_check = None;
 
@@ -1989,14 +2028,30 @@ pub fn run_suite_with(
     let mut rows = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
         let host_before = if gated(plan) {
+            // A check without neighbours serves a design of one thread only.
+            let fresh = fresh_check
+                .take()
+                .filter(|c| c.has_neighbours() || plan.threads() < 2);
             let gate = wait_for_quiet(
-                fresh_check.take(),
-                check,
+                fresh,
+                || check(plan),
+                fastest.as_ref(),
                 opts.quiet_wait,
                 QUIET_RECHECK,
                 std::thread::sleep,
             )?;
-            first_check = first_check.or_else(|| gate.as_ref().map(|g| g.before.clone()));
+            if let Some(g) = &gate {
+                if g.before.has_neighbours() {
+                    first_check = first_check.or_else(|| Some(g.before.clone()));
+                }
+                for c in g.waited.iter().map(|(_, c)| c).chain([&g.before]) {
+                    fastest = Some(
+                        fastest
+                            .as_ref()
+                            .map_or_else(|| c.fastest(c), |f| f.fastest(c)),
+                    );
+                }
+            }
             gate
         } else {
             None
@@ -2078,13 +2133,16 @@ pub fn run_suite_with(
         )?;
         row.notes.extend(revisit_notes);
         if let Some(gate) = host_before {
-            if let Some(after) = check()? {
+            if let Some(after) = check(plan)? {
                 row.host = Some(HostAtRow {
                     after: after.clone(),
                     ..gate
                 });
                 note_host(&mut row);
-                last_check = Some(after.clone());
+                fastest = fastest.map(|f| f.fastest(&after));
+                if after.has_neighbours() {
+                    last_check = Some(after.clone());
+                }
                 fresh_check = Some(after);
             }
         }
@@ -2129,13 +2187,16 @@ pub const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_secs(15
 
 /// The host check before a configuration ([`Options::quiet_wait`]): `fresh` (a check
 /// taken right before, with nothing run since) or a new `check`; while it reads a busy
-/// neighbour over [`bench::neighbour::NEIGHBOUR_TOLERANCE`] and less than `limit` has
-/// passed, `sleep` for `every` and check again. The last check, as a [`HostAtRow`]
-/// whose `after` is that check too until the configuration has run; `None` where the
-/// machine cannot run the check.
+/// neighbour over [`bench::neighbour::NEIGHBOUR_TOLERANCE`], or the check's works alone
+/// more than [`bench::neighbour::SPEED_TOLERANCE`] slower than in `fastest` (each
+/// work's fastest idle time of the suite so far), and less than `limit` has passed,
+/// `sleep` for `every` and check again. The last check, as a [`HostAtRow`] whose
+/// `after` is that check too until the configuration has run; `None` where the machine
+/// cannot run the check.
 pub fn wait_for_quiet(
     fresh: Option<bench::neighbour::NeighbourCheck>,
     mut check: impl FnMut() -> Result<Option<bench::neighbour::NeighbourCheck>, Error>,
+    fastest: Option<&bench::neighbour::NeighbourCheck>,
     limit: std::time::Duration,
     every: std::time::Duration,
     mut sleep: impl FnMut(std::time::Duration),
@@ -2146,9 +2207,12 @@ pub fn wait_for_quiet(
     }) else {
         return Ok(None);
     };
+    let unsettled = |c: &bench::neighbour::NeighbourCheck| {
+        c.disturbing() || fastest.is_some_and(|f| c.slowdown(f) > bench::neighbour::SPEED_TOLERANCE)
+    };
     let mut last = first.clone();
     let mut waited = std::time::Duration::ZERO;
-    while last.disturbing() && waited < limit {
+    while unsettled(&last) && waited < limit {
         let pause = every.min(limit - waited);
         sleep(pause);
         waited += pause;
@@ -2161,30 +2225,63 @@ pub fn wait_for_quiet(
         before: last.clone(),
         after: last,
         waited: (waited > std::time::Duration::ZERO).then_some((waited, first)),
+        fastest: fastest.cloned(),
     }))
 }
 
-/// The notes of a row of two threads or more on the host check around it
-/// ([`Row::host`]): how long the suite waited for a quiet host, if it did; and on a
-/// row that misses its target, whether a busy core slowed a block on the other by more
-/// than [`bench::neighbour::NEIGHBOUR_TOLERANCE`] at either end of its measurement (such
-/// a design's threads run next to each other by construction, and how much that costs
-/// moved with the minute: its unit tests met it only while they ran) or the check read
-/// quiet at both ends (then the miss is not a neighbour that was there at the ends).
+/// The notes of a row on the host check around it ([`Row::host`]): how long the suite
+/// waited for the host before measuring, if it did; and on a row within the cores that
+/// misses its target, whether the host's speed (the check's works alone) moved by more
+/// than [`bench::neighbour::SPEED_TOLERANCE`] from right before its measurement to right
+/// after it (its blocks and its program, measured minutes apart, then met hosts of
+/// different speeds: run BA read `inc` 22–42% apart a minute apart), and for two
+/// threads or more, whether a busy core slowed a block on the other by more than
+/// [`bench::neighbour::NEIGHBOUR_TOLERANCE`] at either end (such a design's threads run
+/// next to each other by construction, and how much that costs moved with the minute:
+/// its unit tests met it only while they ran) or the check read quiet at both ends
+/// (then the miss is not a neighbour that was there at the ends).
 fn note_host(row: &mut Row) {
     let Some(host) = &row.host else {
         return;
     };
     let tolerance = bench::neighbour::NEIGHBOUR_TOLERANCE;
+    let speed = bench::neighbour::SPEED_TOLERANCE;
     if let Some((waited, first)) = &host.waited {
-        row.notes.push(format!(
-            "waited {:.0} s for a quiet host before measuring: a busy core slowed a block on the other by {:.2}x at first, {:.2}x when the measurement began (tolerance {tolerance:.2}x)",
-            waited.as_secs_f64(),
-            first.worst(),
-            host.before.worst(),
-        ));
+        let slower = |c: &bench::neighbour::NeighbourCheck| {
+            host.fastest.as_ref().map_or(1.0, |f| c.slowdown(f))
+        };
+        row.notes.push(if host.before.has_neighbours() {
+            format!(
+                "waited {:.0} s for the host before measuring: a busy core slowed a block on the other by {:.2}x and the check's blocks alone took {:.2}x their fastest time in this suite at first, {:.2}x and {:.2}x when the measurement began (tolerances {tolerance:.2}x and {speed:.2}x)",
+                waited.as_secs_f64(),
+                first.worst(),
+                slower(first),
+                host.before.worst(),
+                host.slowdown(),
+            )
+        } else {
+            format!(
+                "waited {:.0} s for the host before measuring: the check's blocks alone took {:.2}x their fastest time in this suite at first, {:.2}x when the measurement began (tolerance {speed:.2}x)",
+                waited.as_secs_f64(),
+                slower(first),
+                host.slowdown(),
+            )
+        });
     }
-    if !row.within_cores || row.threads < 2 || row.passed() != Some(false) {
+    if !row.within_cores || row.passed() != Some(false) {
+        return;
+    }
+    let change = host.speed_change();
+    row.notes.push(if host.speed_moved() {
+        format!(
+            "the host's speed moved across this configuration: the check's blocks alone took {change:.2}x as long right after it as right before (over {speed:.2}x either way): its blocks and its program, measured minutes apart, met hosts of different speeds"
+        )
+    } else {
+        format!(
+            "the host's speed held across this configuration ({change:.2}x from right before to right after it, tolerance {speed:.2}x)"
+        )
+    });
+    if row.threads < 2 || !host.before.has_neighbours() {
         return;
     }
     let (before, after) = (host.before.worst(), host.after.worst());
@@ -3570,8 +3667,15 @@ mod tests {
         }
     }
 
+    /// A check of the host's speed alone: `inc` alone took `idle_ms`.
+    fn speed_check(idle_ms: f64) -> bench::neighbour::NeighbourCheck {
+        let mut c = neighbour_check(f64::NAN, f64::NAN);
+        c.works[0].idle_ms = idle_ms;
+        c
+    }
+
     #[test]
-    fn the_host_check_around_a_row_is_noted_on_the_missed_rows_of_two_threads() {
+    fn the_host_check_around_a_row_is_noted_on_the_missed_rows() {
         let check = neighbour_check;
         let row = |threads: usize, time_error: f64, within_cores: bool| Row {
             group: String::new(),
@@ -3597,43 +3701,64 @@ mod tests {
                 before,
                 after,
                 waited: None,
+                fastest: None,
             });
             note_host(&mut r);
             r.notes
         };
-        // Within target, one thread (meets no neighbour), or more threads than cores
-        // (reported only): nothing to say, whatever the check read.
-        for r in [row(2, 0.05, true), row(1, 0.18, true), row(4, 0.30, false)] {
-            assert!(notes(r, check(1.43, 1.61), check(1.0, 1.05)).is_empty());
+        // Within target, or more threads than cores (reported only): nothing to say,
+        // whatever the check read.
+        for r in [row(2, 0.05, true), row(1, 0.05, true), row(4, 0.30, false)] {
+            assert!(notes(r, check(1.43, 1.61), speed_check(2.0)).is_empty());
         }
-        // A missed row of two threads: disturbed at one end …
-        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.43, 1.61));
+        // A missed row of one thread: whether the host's speed moved across it, ...
+        let n = notes(row(1, 0.18, true), speed_check(1.0), speed_check(1.25));
         assert_eq!(n.len(), 1);
         assert!(
-            n[0].contains("up to 1.05x right before this configuration and 1.61x right after"),
+            n[0].starts_with("the host's speed moved across this configuration")
+                && n[0].contains("took 1.25x as long right after it"),
             "{}",
             n[0]
         );
-        // … or quiet at both: the note says the neighbour is not the reason.
-        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.0, 1.08));
+        let n = notes(row(1, 0.18, true), speed_check(1.0), speed_check(0.8));
+        assert!(n[0].contains("took 0.80x as long"), "{}", n[0]);
+        // ... or held.
+        let n = notes(row(1, 0.18, true), speed_check(1.0), speed_check(1.05));
         assert_eq!(n.len(), 1);
-        assert!(n[0].contains("read quiet right before"), "{}", n[0]);
+        assert!(n[0].starts_with("the host's speed held across this configuration (1.05x"));
+        // A missed row of two threads: the speed, and a neighbour at one end ...
+        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.43, 1.61));
+        assert_eq!(n.len(), 2);
+        assert!(n[0].starts_with("the host's speed held"), "{}", n[0]);
+        assert!(
+            n[1].contains("up to 1.05x right before this configuration and 1.61x right after"),
+            "{}",
+            n[1]
+        );
+        // ... or quiet at both: the note says the neighbour is not the reason.
+        let n = notes(row(2, 0.18, true), check(1.02, 1.05), check(1.0, 1.08));
+        assert_eq!(n.len(), 2);
+        assert!(n[1].contains("read quiet right before"), "{}", n[1]);
         // No check around the row: no note.
         let mut r = row(2, 0.18, true);
         note_host(&mut r);
         assert!(r.notes.is_empty());
-        // A wait is noted on any row, passed or not.
+        // A wait is noted on any row, passed or not, against the fastest check before.
         let mut r = row(2, 0.05, true);
+        let mut first = check(1.3, 1.5);
+        first.works[0].idle_ms = 1.4;
         r.host = Some(HostAtRow {
             before: check(1.0, 1.04),
             after: check(1.0, 1.02),
-            waited: Some((std::time::Duration::from_secs(45), check(1.3, 1.5))),
+            waited: Some((std::time::Duration::from_secs(45), first)),
+            fastest: Some(speed_check(0.8)),
         });
         note_host(&mut r);
         assert_eq!(r.notes.len(), 1);
         assert!(
-            r.notes[0].starts_with("waited 45 s for a quiet host")
-                && r.notes[0].contains("1.50x at first, 1.04x when"),
+            r.notes[0].starts_with("waited 45 s for the host")
+                && r.notes[0].contains("by 1.50x and the check's blocks alone took 1.75x")
+                && r.notes[0].contains("at first, 1.04x and 1.25x when"),
             "{}",
             r.notes[0]
         );
@@ -3642,8 +3767,22 @@ mod tests {
             Some(JsonHost {
                 before: 1.04,
                 after: 1.02,
-                waited_s: 45.0
+                waited_s: 45.0,
+                speed_change: 1.0,
+                slowdown: 1.25,
             })
+        );
+        let mut r = row(1, 0.05, true);
+        r.host = Some(HostAtRow {
+            before: speed_check(1.05),
+            after: speed_check(1.05),
+            waited: Some((std::time::Duration::from_secs(15), speed_check(1.5))),
+            fastest: Some(speed_check(1.0)),
+        });
+        note_host(&mut r);
+        assert_eq!(
+            r.notes,
+            ["waited 15 s for the host before measuring: the check's blocks alone took 1.50x their fastest time in this suite at first, 1.05x when the measurement began (tolerance 1.10x)"]
         );
     }
 
@@ -3661,6 +3800,7 @@ mod tests {
                     checks += 1;
                     Ok(left.next().map(|&(a, m)| neighbour_check(a, m)))
                 },
+                None,
                 Duration::from_secs(limit_s),
                 Duration::from_secs(15),
                 |d| slept += d,
@@ -3695,6 +3835,44 @@ mod tests {
         // A machine that cannot run the check: nothing.
         let (got, checks, _) = run(&[], None, 60);
         assert_eq!((got, checks), (None, 1));
+    }
+
+    #[test]
+    fn the_suite_waits_for_the_hosts_speed_to_come_back_to_its_fastest() {
+        use std::time::Duration;
+        let fastest = speed_check(1.0);
+        let run = |readings: &[f64], limit_s: u64| {
+            let mut left = readings.iter();
+            let mut slept = Duration::ZERO;
+            let got = wait_for_quiet(
+                None,
+                || Ok(left.next().map(|&ms| speed_check(ms))),
+                Some(&fastest),
+                Duration::from_secs(limit_s),
+                Duration::from_secs(15),
+                |d| slept += d,
+            )
+            .unwrap()
+            .unwrap();
+            (got, slept.as_secs())
+        };
+        // Within 1.10x of the fastest: at once.
+        let (got, slept) = run(&[1.08], 60);
+        assert_eq!((slept, got.waited.is_none()), (0, true));
+        assert_eq!(got.fastest.as_ref().map(|f| f.works[0].idle_ms), Some(1.0));
+        assert!((got.slowdown() - 1.08).abs() < 1e-12);
+        // Half speed, then back: one pause.
+        let (got, slept) = run(&[2.0, 1.02], 60);
+        assert_eq!(slept, 15);
+        assert_eq!(
+            got.waited.as_ref().map(|(_, c)| c.works[0].idle_ms),
+            Some(2.0)
+        );
+        assert!((got.slowdown() - 1.02).abs() < 1e-12);
+        // Half speed throughout: up to the limit, then measured anyway.
+        let (got, slept) = run(&[2.0; 8], 40);
+        assert_eq!(slept, 40);
+        assert_eq!(got.slowdown(), 2.0);
     }
 
     fn reanalysis_options() -> Options {

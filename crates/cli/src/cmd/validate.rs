@@ -117,15 +117,18 @@ pub struct Args {
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
-    /// Do not check, right before and right after each design of two threads or more,
-    /// how much a busy core slows `inc` and `qsort` on another (under a second each; by
-    /// default a row of two threads that misses says whether the slowdowns exceeded
-    /// 1.10x at either end of its measurement, and rows.jsonl and --json give them)
+    /// Do not check, right before and right after each design within the cores, how
+    /// fast the host runs `inc` and `qsort` alone and, for two threads or more, how much
+    /// a busy core slows them on another (under a second each; by default a row that
+    /// misses says whether the host's speed moved by more than 1.10x across it and
+    /// whether a neighbour's slowdown exceeded 1.10x at either end, and rows.jsonl and
+    /// --json give them)
     #[arg(long, conflicts_with = "wait_quiet")]
     pub no_host_check: bool,
-    /// Before measuring a design of two threads or more, while the host check reads a
-    /// busy core slowing a block on the other by more than 1.10x, wait up to SECS for
-    /// the host to quiet down, checking again every 15 s; the row notes any wait.
+    /// Before measuring each design, while the host check reads the blocks alone more
+    /// than 1.10x slower than their fastest check of the suite so far or, for two
+    /// threads or more, a busy core slowing a block on the other by more than 1.10x,
+    /// wait up to SECS, checking again every 15 s; the row notes any wait.
     /// Default 0: measure at once
     #[arg(long, value_name = "SECS", default_value_t = 0)]
     pub wait_quiet: u64,
@@ -815,11 +818,36 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "not included (run `perfcompose bench --overhead` to calibrate)"
         }
     )?;
+    let speeds: Vec<(&str, f64)> = report
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?.speed_change())))
+        .collect();
+    if !speeds.is_empty() {
+        let tolerance = perfcompose_runtime::bench::neighbour::SPEED_TOLERANCE;
+        let moved = speeds
+            .iter()
+            .filter(|(_, r)| r.ln().abs() > tolerance.ln())
+            .count();
+        let worst = speeds
+            .iter()
+            .copied()
+            .max_by(|a, b| a.1.ln().abs().total_cmp(&b.1.ln().abs()));
+        writeln!(
+            out,
+            "host speed, the check's blocks alone right after each of the {} designs within the cores over right before it: {moved} moved by more than {tolerance:.2}x either way{}",
+            speeds.len(),
+            worst.map_or(String::new(), |(c, r)| format!(", the most {r:.2}x ({c})")),
+        )?;
+    }
     if let Some([before, after]) = &report.host_check {
         let around: Vec<(&str, f64)> = report
             .rows
             .iter()
-            .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?.worst())))
+            .filter_map(|r| {
+                let host = r.host.as_ref().filter(|h| h.before.has_neighbours())?;
+                Some((r.configuration.as_str(), host.worst()))
+            })
             .collect();
         let disturbed = around
             .iter()

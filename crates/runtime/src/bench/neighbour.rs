@@ -78,6 +78,13 @@ pub struct NeighbourCheck {
 /// time of a design of two threads depend on the minute it runs: `validate` says so.
 pub const NEIGHBOUR_TOLERANCE: f64 = 1.10;
 
+/// A host that runs the check's works alone more than this much slower than the fastest
+/// check of the suite so far, or whose speed moved by more than this across a
+/// configuration, is not the host its blocks were measured on (`validate` notes it and,
+/// with `--wait-quiet`, waits for the speed to come back). Run BA (2026-11-28) read
+/// `inc`'s unit test 22–42% apart a minute apart.
+pub const SPEED_TOLERANCE: f64 = 1.10;
+
 impl NeighbourCheck {
     /// The largest slowdown a busy neighbour caused (1.0 without any work).
     pub fn worst(&self) -> f64 {
@@ -91,6 +98,70 @@ impl NeighbourCheck {
     /// Whether a busy neighbour slowed some work by more than [`NEIGHBOUR_TOLERANCE`].
     pub fn disturbing(&self) -> bool {
         self.worst() > NEIGHBOUR_TOLERANCE
+    }
+
+    /// Whether the check timed the works next to busy loads (not [`check_idle`]'s).
+    pub fn has_neighbours(&self) -> bool {
+        self.works
+            .iter()
+            .any(|w| w.alu.is_finite() || w.mem.is_finite())
+    }
+
+    /// How much slower the host ran the works alone than in `reference`: the largest
+    /// ratio of idle medians over the works both timed (1.0 without any).
+    pub fn slowdown(&self, reference: &NeighbourCheck) -> f64 {
+        self.idle_ratios(reference).fold(1.0, f64::max)
+    }
+
+    /// The ratio of idle medians, `self` over `earlier`, of the work whose time moved the
+    /// most either way (1.0 without any): 1.25 a quarter slower now, 0.80 as much faster.
+    pub fn speed_change(&self, earlier: &NeighbourCheck) -> f64 {
+        self.idle_ratios(earlier).fold(1.0, |worst, r| {
+            if r.ln().abs() > worst.ln().abs() {
+                r
+            } else {
+                worst
+            }
+        })
+    }
+
+    fn idle_ratios<'a>(&'a self, other: &'a NeighbourCheck) -> impl Iterator<Item = f64> + 'a {
+        self.works.iter().filter_map(move |w| {
+            let o = other.works.iter().find(|o| o.work == w.work)?;
+            let r = w.idle_ms / o.idle_ms;
+            (r.is_finite() && r > 0.0).then_some(r)
+        })
+    }
+
+    /// Each work's fastest idle median of `self` and `other` (the fastest host seen),
+    /// as a check without neighbours; works only one of them timed are kept as timed.
+    pub fn fastest(&self, other: &NeighbourCheck) -> NeighbourCheck {
+        let mut works: Vec<Neighbour> = self
+            .works
+            .iter()
+            .map(|w| {
+                let o = other.works.iter().find(|o| o.work == w.work);
+                Neighbour {
+                    work: w.work.clone(),
+                    idle_ms: o.map_or(w.idle_ms, |o| w.idle_ms.min(o.idle_ms)),
+                    alu: f64::NAN,
+                    mem: f64::NAN,
+                }
+            })
+            .collect();
+        for o in &other.works {
+            if !works.iter().any(|w| w.work == o.work) {
+                works.push(Neighbour {
+                    alu: f64::NAN,
+                    mem: f64::NAN,
+                    ..o.clone()
+                });
+            }
+        }
+        NeighbourCheck {
+            rounds: self.rounds.max(other.rounds),
+            works,
+        }
     }
 
     /// "`inc` x=65536 1.43x next to arithmetic, 1.61x next to a memory stream; …".
@@ -116,8 +187,14 @@ pub type Work<'a> = (&'a str, &'a (dyn Fn() + Sync));
 /// run, so that caches and page tables are as the timed run finds them). `None` on a machine that grants fewer than
 /// two cores. The calling thread is not pinned: the timed thread is a thread of its own.
 pub fn check_with(works: &[Work<'_>], rounds: usize) -> Option<NeighbourCheck> {
+    check_next_to(works, rounds, &LOADS)
+}
+
+/// [`check_with`] next to `loads` only (in that order, rotating); a ratio of a load not
+/// run is NaN, and without [`Load::Idle`] every ratio is.
+pub fn check_next_to(works: &[Work<'_>], rounds: usize, loads: &[Load]) -> Option<NeighbourCheck> {
     let cores = core_affinity::get_core_ids().unwrap_or_default();
-    if cores.len() < 2 || works.is_empty() {
+    if cores.len() < 2 || works.is_empty() || loads.is_empty() {
         return None;
     }
     let llc = super::last_level_cache_bytes() as usize;
@@ -126,9 +203,9 @@ pub fn check_with(works: &[Work<'_>], rounds: usize) -> Option<NeighbourCheck> {
     let mut times = vec![vec![Vec::new(); LOADS.len()]; works.len()];
     // Round 0 warms the caches, the page tables and the clock frequency up: not kept.
     for round in 0..=rounds.max(1) {
-        for k in 0..LOADS.len() {
-            let li = (k + round) % LOADS.len();
-            let load = LOADS[li];
+        for k in 0..loads.len() {
+            let load = loads[(k + round) % loads.len()];
+            let li = LOADS.iter().position(|&l| l == load).unwrap_or(0);
             let stop = AtomicBool::new(false);
             let timed = std::thread::scope(|s| {
                 let stop = &stop;
@@ -181,7 +258,7 @@ pub fn check_with(works: &[Work<'_>], rounds: usize) -> Option<NeighbourCheck> {
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };
     let works = works
         .iter()
@@ -210,6 +287,21 @@ pub const VALIDATE_ROUNDS: usize = 5;
 /// copies of one input of 65,536 elements, the blocks whose designs of two threads it
 /// judges. `None` with fewer than two cores, or without both kernels in `registry`.
 pub fn check(registry: &Registry, rounds: usize) -> Result<Option<NeighbourCheck>, Error> {
+    check_kernels(registry, rounds, &LOADS)
+}
+
+/// [`check`] with the other core idle only: the host's speed, not its neighbours (a
+/// third of the time), for the rows of one thread.
+pub fn check_idle(registry: &Registry, rounds: usize) -> Result<Option<NeighbourCheck>, Error> {
+    check_kernels(registry, rounds, &[Load::Idle])
+}
+
+/// [`check`] next to `loads`.
+fn check_kernels(
+    registry: &Registry,
+    rounds: usize,
+    loads: &[Load],
+) -> Result<Option<NeighbourCheck>, Error> {
     let (Ok(inc), Ok(qsort)) = (registry.get("inc"), registry.get("qsort")) else {
         return Ok(None);
     };
@@ -226,12 +318,13 @@ pub fn check(registry: &Registry, rounds: usize) -> Result<Option<NeighbourCheck
     };
     let inc_work = || run(&inc, &inc_input, 100);
     let qsort_work = || run(&qsort, &qsort_input, 4);
-    Ok(check_with(
+    Ok(check_next_to(
         &[
             ("`inc` x=65536 (x100)", &inc_work),
             ("`qsort` x=65536 (x4)", &qsort_work),
         ],
         rounds,
+        loads,
     ))
 }
 
@@ -298,5 +391,69 @@ mod tests {
     fn the_kernels_check_needs_both_kernels() {
         let empty = Registry::empty();
         assert_eq!(check(&empty, 1).unwrap(), None);
+        assert_eq!(check_idle(&empty, 1).unwrap(), None);
+    }
+
+    fn timed(idle: &[(&str, f64)]) -> NeighbourCheck {
+        NeighbourCheck {
+            rounds: 5,
+            works: idle
+                .iter()
+                .map(|&(work, idle_ms)| Neighbour {
+                    work: work.into(),
+                    idle_ms,
+                    alu: f64::NAN,
+                    mem: f64::NAN,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_hosts_speed_is_the_works_alone_against_an_earlier_check() {
+        let fast = timed(&[("inc", 10.0), ("qsort", 20.0)]);
+        let slow = timed(&[("inc", 12.5), ("qsort", 19.0)]);
+        assert_eq!(slow.slowdown(&fast), 1.25);
+        assert_eq!(fast.slowdown(&slow), 20.0 / 19.0);
+        assert_eq!(slow.speed_change(&fast), 1.25);
+        assert_eq!(fast.speed_change(&slow), 0.8);
+        // The fastest of each work, whichever check timed it.
+        let best = slow.fastest(&fast);
+        let idle: Vec<(&str, f64)> = best
+            .works
+            .iter()
+            .map(|w| (w.work.as_str(), w.idle_ms))
+            .collect();
+        assert_eq!(idle, [("inc", 10.0), ("qsort", 19.0)]);
+        assert!(!best.has_neighbours());
+        assert!(checked(&[(1.0, 1.1)]).has_neighbours());
+        // Works only one check timed are kept, and compared with nothing.
+        let other = timed(&[("nop", 1.0)]);
+        assert_eq!(fast.fastest(&other).works.len(), 3);
+        assert_eq!(fast.slowdown(&other), 1.0);
+        assert_eq!(fast.speed_change(&other), 1.0);
+        // An idle-only check claims no neighbour.
+        assert_eq!(slow.worst(), 1.0);
+        assert!(!slow.disturbing());
+    }
+
+    #[test]
+    fn an_idle_check_times_every_work_alone_only() {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            calls.fetch_add(1, Ordering::Relaxed);
+            black_box(alu(10_000));
+        };
+        match check_next_to(&[("alu", &work)], 2, &[Load::Idle]) {
+            // 1 + 2 rounds x 1 load x (untimed + timed) runs.
+            Some(c) => {
+                assert!(c.works[0].idle_ms > 0.0);
+                assert!(c.works[0].alu.is_nan() && c.works[0].mem.is_nan());
+                assert!(!c.has_neighbours());
+                assert_eq!(calls.load(Ordering::Relaxed), 6);
+            }
+            None => assert!(core_affinity::get_core_ids().unwrap_or_default().len() < 2),
+        }
+        assert_eq!(check_next_to(&[("alu", &work)], 2, &[]), None);
     }
 }
