@@ -640,19 +640,18 @@ pub struct HostAtRow {
     /// ([`Options::quiet_wait`]), and what the first check of that wait read (`None`:
     /// no wait, the first check read quiet).
     pub waited: Option<(std::time::Duration, bench::neighbour::NeighbourCheck)>,
-    /// Each work's fastest idle median over the checks before this one (the fastest host
-    /// of the suite so far; `None` at the first check): what [`HostAtRow::slowdown`] and
-    /// `--wait-quiet` compare the host's speed with.
-    pub fastest: Option<bench::neighbour::NeighbourCheck>,
+    /// Each work's median idle time over the suite's checks before this configuration
+    /// ([`bench::neighbour::typical`]: the host's usual speed so far; `None` at the
+    /// first): what [`HostAtRow::slowdown`] and `--wait-quiet` compare the host's speed
+    /// with.
+    pub usual: Option<bench::neighbour::NeighbourCheck>,
 }
 
 impl HostAtRow {
     /// How much slower the host ran the check's works alone when the measurement began
-    /// than the fastest check before it (1.0 at the first).
+    /// than its usual speed before ([`HostAtRow::usual`]; 1.0 at the first).
     pub fn slowdown(&self) -> f64 {
-        self.fastest
-            .as_ref()
-            .map_or(1.0, |f| self.before.slowdown(f))
+        self.usual.as_ref().map_or(1.0, |f| self.before.slowdown(f))
     }
 
     /// The check's works alone right after the measurement over right before it (the
@@ -1976,7 +1975,7 @@ pub fn run_suite_with(
     }
     // The host check around each configuration within the cores (its speed alone for one
     // thread; next to busy neighbours too for two or more); the last check taken, while
-    // nothing has run since; each work's fastest idle time so far.
+    // nothing has run since; every check so far (the host's usual speed).
     let gated = |plan: &Plan| opts.host_check && plan.threads() <= opts.cores;
     let check = |plan: &Plan| {
         let rounds = bench::neighbour::VALIDATE_ROUNDS;
@@ -1987,7 +1986,7 @@ pub fn run_suite_with(
         }
     };
     let mut fresh_check: Option<bench::neighbour::NeighbourCheck> = None;
-    let mut fastest: Option<bench::neighbour::NeighbourCheck> = None;
+    let mut speeds: Vec<bench::neighbour::NeighbourCheck> = Vec::new();
     let mut first_check = None;
     let mut last_check = None;
 
@@ -2035,7 +2034,7 @@ pub fn run_suite_with(
             let gate = wait_for_quiet(
                 fresh,
                 || check(plan),
-                fastest.as_ref(),
+                bench::neighbour::typical(&speeds).as_ref(),
                 opts.quiet_wait,
                 QUIET_RECHECK,
                 std::thread::sleep,
@@ -2044,13 +2043,8 @@ pub fn run_suite_with(
                 if g.before.has_neighbours() {
                     first_check = first_check.or_else(|| Some(g.before.clone()));
                 }
-                for c in g.waited.iter().map(|(_, c)| c).chain([&g.before]) {
-                    fastest = Some(
-                        fastest
-                            .as_ref()
-                            .map_or_else(|| c.fastest(c), |f| f.fastest(c)),
-                    );
-                }
+                speeds.extend(g.waited.iter().map(|(_, c)| c.clone()));
+                speeds.push(g.before.clone());
             }
             gate
         } else {
@@ -2139,7 +2133,7 @@ pub fn run_suite_with(
                     ..gate
                 });
                 note_host(&mut row);
-                fastest = fastest.map(|f| f.fastest(&after));
+                speeds.push(after.clone());
                 if after.has_neighbours() {
                     last_check = Some(after.clone());
                 }
@@ -2188,15 +2182,15 @@ pub const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_secs(15
 /// The host check before a configuration ([`Options::quiet_wait`]): `fresh` (a check
 /// taken right before, with nothing run since) or a new `check`; while it reads a busy
 /// neighbour over [`bench::neighbour::NEIGHBOUR_TOLERANCE`], or the check's works alone
-/// more than [`bench::neighbour::SPEED_TOLERANCE`] slower than in `fastest` (each
-/// work's fastest idle time of the suite so far), and less than `limit` has passed,
+/// more than [`bench::neighbour::SPEED_TOLERANCE`] slower than in `usual` (each work's
+/// median idle time over the suite's checks so far), and less than `limit` has passed,
 /// `sleep` for `every` and check again. The last check, as a [`HostAtRow`] whose
 /// `after` is that check too until the configuration has run; `None` where the machine
 /// cannot run the check.
 pub fn wait_for_quiet(
     fresh: Option<bench::neighbour::NeighbourCheck>,
     mut check: impl FnMut() -> Result<Option<bench::neighbour::NeighbourCheck>, Error>,
-    fastest: Option<&bench::neighbour::NeighbourCheck>,
+    usual: Option<&bench::neighbour::NeighbourCheck>,
     limit: std::time::Duration,
     every: std::time::Duration,
     mut sleep: impl FnMut(std::time::Duration),
@@ -2208,7 +2202,7 @@ pub fn wait_for_quiet(
         return Ok(None);
     };
     let unsettled = |c: &bench::neighbour::NeighbourCheck| {
-        c.disturbing() || fastest.is_some_and(|f| c.slowdown(f) > bench::neighbour::SPEED_TOLERANCE)
+        c.disturbing() || usual.is_some_and(|u| c.slowdown(u) > bench::neighbour::SPEED_TOLERANCE)
     };
     let mut last = first.clone();
     let mut waited = std::time::Duration::ZERO;
@@ -2225,7 +2219,7 @@ pub fn wait_for_quiet(
         before: last.clone(),
         after: last,
         waited: (waited > std::time::Duration::ZERO).then_some((waited, first)),
-        fastest: fastest.cloned(),
+        usual: usual.cloned(),
     }))
 }
 
@@ -2248,11 +2242,11 @@ fn note_host(row: &mut Row) {
     let speed = bench::neighbour::SPEED_TOLERANCE;
     if let Some((waited, first)) = &host.waited {
         let slower = |c: &bench::neighbour::NeighbourCheck| {
-            host.fastest.as_ref().map_or(1.0, |f| c.slowdown(f))
+            host.usual.as_ref().map_or(1.0, |u| c.slowdown(u))
         };
         row.notes.push(if host.before.has_neighbours() {
             format!(
-                "waited {:.0} s for the host before measuring: a busy core slowed a block on the other by {:.2}x and the check's blocks alone took {:.2}x their fastest time in this suite at first, {:.2}x and {:.2}x when the measurement began (tolerances {tolerance:.2}x and {speed:.2}x)",
+                "waited {:.0} s for the host before measuring: a busy core slowed a block on the other by {:.2}x and the check's blocks alone took {:.2}x their usual time in this suite at first, {:.2}x and {:.2}x when the measurement began (tolerances {tolerance:.2}x and {speed:.2}x)",
                 waited.as_secs_f64(),
                 first.worst(),
                 slower(first),
@@ -2261,7 +2255,7 @@ fn note_host(row: &mut Row) {
             )
         } else {
             format!(
-                "waited {:.0} s for the host before measuring: the check's blocks alone took {:.2}x their fastest time in this suite at first, {:.2}x when the measurement began (tolerance {speed:.2}x)",
+                "waited {:.0} s for the host before measuring: the check's blocks alone took {:.2}x their usual time in this suite at first, {:.2}x when the measurement began (tolerance {speed:.2}x)",
                 waited.as_secs_f64(),
                 slower(first),
                 host.slowdown(),
@@ -3701,7 +3695,7 @@ mod tests {
                 before,
                 after,
                 waited: None,
-                fastest: None,
+                usual: None,
             });
             note_host(&mut r);
             r.notes
@@ -3743,7 +3737,7 @@ mod tests {
         let mut r = row(2, 0.18, true);
         note_host(&mut r);
         assert!(r.notes.is_empty());
-        // A wait is noted on any row, passed or not, against the fastest check before.
+        // A wait is noted on any row, passed or not, against the usual speed before.
         let mut r = row(2, 0.05, true);
         let mut first = check(1.3, 1.5);
         first.works[0].idle_ms = 1.4;
@@ -3751,7 +3745,7 @@ mod tests {
             before: check(1.0, 1.04),
             after: check(1.0, 1.02),
             waited: Some((std::time::Duration::from_secs(45), first)),
-            fastest: Some(speed_check(0.8)),
+            usual: Some(speed_check(0.8)),
         });
         note_host(&mut r);
         assert_eq!(r.notes.len(), 1);
@@ -3777,12 +3771,12 @@ mod tests {
             before: speed_check(1.05),
             after: speed_check(1.05),
             waited: Some((std::time::Duration::from_secs(15), speed_check(1.5))),
-            fastest: Some(speed_check(1.0)),
+            usual: Some(speed_check(1.0)),
         });
         note_host(&mut r);
         assert_eq!(
             r.notes,
-            ["waited 15 s for the host before measuring: the check's blocks alone took 1.50x their fastest time in this suite at first, 1.05x when the measurement began (tolerance 1.10x)"]
+            ["waited 15 s for the host before measuring: the check's blocks alone took 1.50x their usual time in this suite at first, 1.05x when the measurement began (tolerance 1.10x)"]
         );
     }
 
@@ -3838,16 +3832,16 @@ mod tests {
     }
 
     #[test]
-    fn the_suite_waits_for_the_hosts_speed_to_come_back_to_its_fastest() {
+    fn the_suite_waits_for_the_hosts_speed_to_come_back_to_its_usual() {
         use std::time::Duration;
-        let fastest = speed_check(1.0);
+        let usual = speed_check(1.0);
         let run = |readings: &[f64], limit_s: u64| {
             let mut left = readings.iter();
             let mut slept = Duration::ZERO;
             let got = wait_for_quiet(
                 None,
                 || Ok(left.next().map(|&ms| speed_check(ms))),
-                Some(&fastest),
+                Some(&usual),
                 Duration::from_secs(limit_s),
                 Duration::from_secs(15),
                 |d| slept += d,
@@ -3856,10 +3850,10 @@ mod tests {
             .unwrap();
             (got, slept.as_secs())
         };
-        // Within 1.10x of the fastest: at once.
+        // Within 1.10x of the usual speed: at once.
         let (got, slept) = run(&[1.08], 60);
         assert_eq!((slept, got.waited.is_none()), (0, true));
-        assert_eq!(got.fastest.as_ref().map(|f| f.works[0].idle_ms), Some(1.0));
+        assert_eq!(got.usual.as_ref().map(|u| u.works[0].idle_ms), Some(1.0));
         assert!((got.slowdown() - 1.08).abs() < 1e-12);
         // Half speed, then back: one pause.
         let (got, slept) = run(&[2.0, 1.02], 60);

@@ -126,7 +126,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "wait_quiet")]
     pub no_host_check: bool,
     /// Before measuring each design, while the host check reads the blocks alone more
-    /// than 1.10x slower than their fastest check of the suite so far or, for two
+    /// than 1.10x slower than their median over the suite's checks so far or, for two
     /// threads or more, a busy core slowing a block on the other by more than 1.10x,
     /// wait up to SECS, checking again every 15 s; the row notes any wait.
     /// Default 0: measure at once

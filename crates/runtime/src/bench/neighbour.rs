@@ -78,10 +78,10 @@ pub struct NeighbourCheck {
 /// time of a design of two threads depend on the minute it runs: `validate` says so.
 pub const NEIGHBOUR_TOLERANCE: f64 = 1.10;
 
-/// A host that runs the check's works alone more than this much slower than the fastest
-/// check of the suite so far, or whose speed moved by more than this across a
-/// configuration, is not the host its blocks were measured on (`validate` notes it and,
-/// with `--wait-quiet`, waits for the speed to come back). Run BA (2026-11-28) read
+/// A host that runs the check's works alone more than this much slower than its usual
+/// speed in the suite so far ([`typical`]), or whose speed moved by more than this across
+/// a configuration, is not the host its blocks were measured on (`validate` notes it
+/// and, with `--wait-quiet`, waits for the speed to come back). Run BA (2026-11-28) read
 /// `inc`'s unit test 22–42% apart a minute apart.
 pub const SPEED_TOLERANCE: f64 = 1.10;
 
@@ -131,37 +131,6 @@ impl NeighbourCheck {
             let r = w.idle_ms / o.idle_ms;
             (r.is_finite() && r > 0.0).then_some(r)
         })
-    }
-
-    /// Each work's fastest idle median of `self` and `other` (the fastest host seen),
-    /// as a check without neighbours; works only one of them timed are kept as timed.
-    pub fn fastest(&self, other: &NeighbourCheck) -> NeighbourCheck {
-        let mut works: Vec<Neighbour> = self
-            .works
-            .iter()
-            .map(|w| {
-                let o = other.works.iter().find(|o| o.work == w.work);
-                Neighbour {
-                    work: w.work.clone(),
-                    idle_ms: o.map_or(w.idle_ms, |o| w.idle_ms.min(o.idle_ms)),
-                    alu: f64::NAN,
-                    mem: f64::NAN,
-                }
-            })
-            .collect();
-        for o in &other.works {
-            if !works.iter().any(|w| w.work == o.work) {
-                works.push(Neighbour {
-                    alu: f64::NAN,
-                    mem: f64::NAN,
-                    ..o.clone()
-                });
-            }
-        }
-        NeighbourCheck {
-            rounds: self.rounds.max(other.rounds),
-            works,
-        }
     }
 
     /// "`inc` x=65536 1.43x next to arithmetic, 1.61x next to a memory stream; …".
@@ -275,6 +244,40 @@ pub fn check_next_to(works: &[Work<'_>], rounds: usize, loads: &[Load]) -> Optio
         .collect();
     Some(NeighbourCheck {
         rounds: rounds.max(1),
+        works,
+    })
+}
+
+/// Each work's median idle time over `checks` (the host's usual speed so far), as a
+/// check without neighbours; `None` without checks. A work missing from some checks has
+/// the median of those that timed it.
+pub fn typical(checks: &[NeighbourCheck]) -> Option<NeighbourCheck> {
+    let first = checks.first()?;
+    let mut names: Vec<&str> = Vec::new();
+    for w in checks.iter().flat_map(|c| &c.works) {
+        if !names.contains(&w.work.as_str()) {
+            names.push(&w.work);
+        }
+    }
+    let works = names
+        .into_iter()
+        .map(|name| {
+            let idle: Vec<f64> = checks
+                .iter()
+                .flat_map(|c| c.works.iter().filter(|w| w.work == name))
+                .map(|w| w.idle_ms)
+                .filter(|t| t.is_finite())
+                .collect();
+            Neighbour {
+                work: name.to_string(),
+                idle_ms: super::stats::median(&idle),
+                alu: f64::NAN,
+                mem: f64::NAN,
+            }
+        })
+        .collect();
+    Some(NeighbourCheck {
+        rounds: first.rounds,
         works,
     })
 }
@@ -417,19 +420,24 @@ mod tests {
         assert_eq!(fast.slowdown(&slow), 20.0 / 19.0);
         assert_eq!(slow.speed_change(&fast), 1.25);
         assert_eq!(fast.speed_change(&slow), 0.8);
-        // The fastest of each work, whichever check timed it.
-        let best = slow.fastest(&fast);
-        let idle: Vec<(&str, f64)> = best
+        // Each work's median over the checks, whichever timed it.
+        let checks = [
+            fast.clone(),
+            slow.clone(),
+            timed(&[("inc", 30.0), ("nop", 1.0)]),
+        ];
+        let usual = typical(&checks).unwrap();
+        let idle: Vec<(&str, f64)> = usual
             .works
             .iter()
             .map(|w| (w.work.as_str(), w.idle_ms))
             .collect();
-        assert_eq!(idle, [("inc", 10.0), ("qsort", 19.0)]);
-        assert!(!best.has_neighbours());
+        assert_eq!(idle, [("inc", 12.5), ("qsort", 19.5), ("nop", 1.0)]);
+        assert!(!usual.has_neighbours());
         assert!(checked(&[(1.0, 1.1)]).has_neighbours());
-        // Works only one check timed are kept, and compared with nothing.
+        assert_eq!(typical(&[]), None);
+        // Works only one check timed are compared with nothing.
         let other = timed(&[("nop", 1.0)]);
-        assert_eq!(fast.fastest(&other).works.len(), 3);
         assert_eq!(fast.slowdown(&other), 1.0);
         assert_eq!(fast.speed_change(&other), 1.0);
         // An idle-only check claims no neighbour.
