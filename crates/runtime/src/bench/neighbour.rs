@@ -1,4 +1,5 @@
-//! The host check: how much a busy core slows a block on another core down, right now.
+//! The host check: how fast the host runs a block right now, and how much a busy core
+//! slows it down on another core.
 //!
 //! A design of two threads runs two blocks at once; their unit tests run one (or, for
 //! `_parN` and the stages of a pipeline, next to the others while they are timed). On a
@@ -6,7 +7,10 @@
 //! core, or share a memory bus with another tenant, a busy neighbour slows a block by
 //! 0–60%, and by how much changes from one minute to the next (docs/validation.md, run N
 //! and "Equal stages on the AMD host"). A unit test cannot know which a program will
-//! meet, so `validate` measures it before and after a suite with such designs and says so.
+//! meet, so `validate` measures it right before and right after each such design and
+//! says so. The blocks' times alone ([`check_idle`] for designs of one thread) are the
+//! host's speed: a design's blocks and its program are measured minutes apart, and on a
+//! shared guest that speed moves ([`SPEED_TOLERANCE`]).
 //!
 //! Pinned to the first core, a timed thread runs a fixed piece of work while the second
 //! core is idle, spins on arithmetic in registers ([`Load::Alu`]), or streams through
