@@ -991,7 +991,7 @@ impl SweepPoint {
     }
 }
 
-/// The median of `b[i] − a[i]` over the repetitions paired by [`side_by_side_samples`]
+/// The median of `b[i] − a[i]` over the repetitions paired by `side_by_side_samples`
 /// (each `b` right after its `a`); NaN without pairs.
 pub fn paired_extra(a: &[f64], b: &[f64]) -> f64 {
     let d: Vec<f64> = a.iter().zip(b).map(|(a, b)| b - a).collect();
