@@ -818,25 +818,22 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "not included (run `perfcompose bench --overhead` to calibrate)"
         }
     )?;
-    let speeds: Vec<(&str, f64)> = report
+    let hosts: Vec<(&str, &validate::HostAtRow)> = report
         .rows
         .iter()
-        .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?.speed_change())))
+        .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?)))
         .collect();
-    if !speeds.is_empty() {
+    if !hosts.is_empty() {
         let tolerance = perfcompose_runtime::bench::neighbour::SPEED_TOLERANCE;
-        let moved = speeds
+        let moved = hosts.iter().filter(|(_, h)| h.speed_moved()).count();
+        let worst = hosts
             .iter()
-            .filter(|(_, r)| r.ln().abs() > tolerance.ln())
-            .count();
-        let worst = speeds
-            .iter()
-            .copied()
+            .map(|&(c, h)| (c, h.speed_change()))
             .max_by(|a, b| a.1.ln().abs().total_cmp(&b.1.ln().abs()));
         writeln!(
             out,
             "host speed, the check's blocks alone right after each of the {} designs within the cores over right before it: {moved} moved by more than {tolerance:.2}x either way{}",
-            speeds.len(),
+            hosts.len(),
             worst.map_or(String::new(), |(c, r)| format!(", the most {r:.2}x ({c})")),
         )?;
     }
