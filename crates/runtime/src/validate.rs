@@ -528,6 +528,22 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// What a change of the host's speed across a configuration did to its measurements
+    /// under this protocol (the end of [`note_host`]'s note on a missed row).
+    pub fn speed_change_meant(self) -> &'static str {
+        match self {
+            Protocol::Interleaved | Protocol::Sandwich => {
+                "the blocks and the program of one size, measured one after the other, may have met different speeds"
+            }
+            Protocol::Rounds => {
+                "its program and its blocks took turns in the same rounds, so only a change within a round reaches one and not the other"
+            }
+            Protocol::Separate => {
+                "its blocks, measured before all programs, and its program met hosts of different speeds"
+            }
+        }
+    }
+
     /// Whether each configuration measures its own blocks next to its program.
     pub fn per_configuration(self) -> bool {
         !matches!(self, Protocol::Separate)
@@ -2132,7 +2148,7 @@ pub fn run_suite_with(
                     after: after.clone(),
                     ..gate
                 });
-                note_host(&mut row);
+                note_host(&mut row, opts.protocol);
                 speeds.push(after.clone());
                 if after.has_neighbours() {
                     last_check = Some(after.clone());
@@ -2227,14 +2243,15 @@ pub fn wait_for_quiet(
 /// waited for the host before measuring, if it did; and on a row within the cores that
 /// misses its target, whether the host's speed (the check's works alone) moved by more
 /// than [`bench::neighbour::SPEED_TOLERANCE`] from right before its measurement to right
-/// after it (its blocks and its program, measured minutes apart, then met hosts of
-/// different speeds: run BA read `inc` 22–42% apart a minute apart), and for two
+/// after it (its blocks and its program then met hosts of different speeds, as far as
+/// `protocol` lets them, [`Protocol::speed_change_meant`]: run BA read `inc` 22–42% apart
+/// a minute apart), and for two
 /// threads or more, whether a busy core slowed a block on the other by more than
 /// [`bench::neighbour::NEIGHBOUR_TOLERANCE`] at either end (such a design's threads run
 /// next to each other by construction, and how much that costs moved with the minute:
 /// its unit tests met it only while they ran) or the check read quiet at both ends
 /// (then the miss is not a neighbour that was there at the ends).
-fn note_host(row: &mut Row) {
+fn note_host(row: &mut Row, protocol: Protocol) {
     let Some(host) = &row.host else {
         return;
     };
@@ -2268,7 +2285,8 @@ fn note_host(row: &mut Row) {
     let change = host.speed_change();
     row.notes.push(if host.speed_moved() {
         format!(
-            "the host's speed moved across this configuration: the check's blocks alone took {change:.2}x as long right after it as right before (over {speed:.2}x either way): its blocks and its program, measured minutes apart, met hosts of different speeds"
+            "the host's speed moved across this configuration: the check's blocks alone took {change:.2}x as long right after it as right before (over {speed:.2}x either way): {}",
+            protocol.speed_change_meant()
         )
     } else {
         format!(
@@ -3697,7 +3715,7 @@ mod tests {
                 waited: None,
                 usual: None,
             });
-            note_host(&mut r);
+            note_host(&mut r, Protocol::Interleaved);
             r.notes
         };
         // Within target, or more threads than cores (reported only): nothing to say,
@@ -3714,8 +3732,19 @@ mod tests {
             "{}",
             n[0]
         );
+        assert!(n[0].ends_with("may have met different speeds"), "{}", n[0]);
         let n = notes(row(1, 0.18, true), speed_check(1.0), speed_check(0.8));
         assert!(n[0].contains("took 0.80x as long"), "{}", n[0]);
+        // Under rounds the blocks and the program met the same spells.
+        let mut r = row(1, 0.18, true);
+        r.host = Some(HostAtRow {
+            before: speed_check(1.0),
+            after: speed_check(1.25),
+            waited: None,
+            usual: None,
+        });
+        note_host(&mut r, Protocol::Rounds);
+        assert!(r.notes[0].ends_with("took turns in the same rounds, so only a change within a round reaches one and not the other"), "{}", r.notes[0]);
         // ... or held.
         let n = notes(row(1, 0.18, true), speed_check(1.0), speed_check(1.05));
         assert_eq!(n.len(), 1);
@@ -3735,7 +3764,7 @@ mod tests {
         assert!(n[1].contains("read quiet right before"), "{}", n[1]);
         // No check around the row: no note.
         let mut r = row(2, 0.18, true);
-        note_host(&mut r);
+        note_host(&mut r, Protocol::Interleaved);
         assert!(r.notes.is_empty());
         // A wait is noted on any row, passed or not, against the usual speed before.
         let mut r = row(2, 0.05, true);
@@ -3747,7 +3776,7 @@ mod tests {
             waited: Some((std::time::Duration::from_secs(45), first)),
             usual: Some(speed_check(0.8)),
         });
-        note_host(&mut r);
+        note_host(&mut r, Protocol::Interleaved);
         assert_eq!(r.notes.len(), 1);
         assert!(
             r.notes[0].starts_with("waited 45 s for the host")
@@ -3773,7 +3802,7 @@ mod tests {
             waited: Some((std::time::Duration::from_secs(15), speed_check(1.5))),
             usual: Some(speed_check(1.0)),
         });
-        note_host(&mut r);
+        note_host(&mut r, Protocol::Interleaved);
         assert_eq!(
             r.notes,
             ["waited 15 s for the host before measuring: the check's blocks alone took 1.50x their usual time in this suite at first, 1.05x when the measurement began (tolerance 1.10x)"]
