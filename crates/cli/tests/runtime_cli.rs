@@ -1179,6 +1179,10 @@ fn bad_input_is_a_clear_error_with_status_2() {
     assert_user_error(&["validate", "--measure", "mode"], "unknown measure");
     assert_user_error(&["validate", "--protocol", "both"], "unknown protocol");
     assert_user_error(
+        &["validate", "--block-revisit", "both"],
+        "unknown block revisit",
+    );
+    assert_user_error(
         &[
             "validate",
             "--suite",

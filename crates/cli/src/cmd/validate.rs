@@ -117,6 +117,12 @@ pub struct Args {
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
+    /// What a block point that stands out is measured again with: `alone` (the block
+    /// alone; under the minimum that can lower the block while its program keeps its
+    /// one visit) or `visit` (the program and every block at that size again, as the
+    /// protocol measures them together; under the minimum each keeps its faster visit)
+    #[arg(long, default_value = "alone", value_name = "WHAT")]
+    pub block_revisit: String,
     /// Do not check, right before and right after each design within the cores, how
     /// fast the host runs `inc` and `qsort` alone and, for two threads or more, how much
     /// a busy core slows them on another (under a second each; by default a row that
@@ -300,6 +306,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .protocol
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--protocol: {e}"))?;
+    let block_revisit: validate::BlockRevisit = args
+        .block_revisit
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--block-revisit: {e}"))?;
     if perfcompose_core::fit::modeler(&args.modeler).is_none() {
         bail!(
             "unknown modeler `{}` (available: {})",
@@ -434,6 +444,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         protocol,
         loaded: !args.unloaded,
         revisit: !args.no_revisit,
+        block_revisit,
         caches,
         host_check: !args.no_host_check,
         quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
