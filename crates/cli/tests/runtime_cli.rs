@@ -568,7 +568,9 @@ fn disturbed_points_are_measured_again_unless_told_not_to() {
             })
             .collect();
         assert!(xs.len() <= 2, "{notes:?}");
-        // Block points measured again alone: a block of the row, a size, both values.
+        // Block points measured again with their program (the default `--block-revisit
+        // visit`): a block of the row, a size, both values of the block, which was kept,
+        // then the program's two visits and which of them was kept.
         for rest in notes
             .iter()
             .filter_map(|n| n.strip_prefix("measured block `"))
@@ -577,10 +579,19 @@ fn disturbed_points_are_measured_again_unless_told_not_to() {
                 .split_once("` at x=")
                 .expect("names the block and size");
             assert!(!block.is_empty(), "{rest}");
+            let (block_part, program_part) = rest
+                .split_once("; the program took ")
+                .unwrap_or_else(|| panic!("names the program's visits: {rest}"));
             assert!(
-                rest.contains(" again: it took ")
-                    && (rest.ends_with("kept the first visit, the faster")
-                        || rest.ends_with("kept the second visit, the faster")),
+                block_part.contains(" again with its program: it took ")
+                    && (block_part.ends_with("kept the first visit, the faster")
+                        || block_part.ends_with("kept the second visit, the faster")),
+                "{rest}"
+            );
+            assert!(
+                program_part.contains(" per element, then ")
+                    && (program_part.ends_with("kept the first visit")
+                        || program_part.ends_with("kept the second visit")),
                 "{rest}"
             );
         }

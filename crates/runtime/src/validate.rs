@@ -449,7 +449,8 @@ pub struct Options {
     /// at most [`max_revisits`] per sweep), and keep
     /// one visit ([`Keep::for_measure`]: the faster under the minimum, else the one
     /// closer to what the neighbours say); then, over the visits kept, each
-    /// block's own sweep the same way (a block point measured again alone), its offset
+    /// block's own sweep the same way (a block point measured again with its program by
+    /// default, [`Options::block_revisit`]), its offset
     /// weighed by its share of the blocks measured at its size
     /// ([`weighted_disturbed_point`]). Decided by the measurements only, never the
     /// prediction; every revisit is noted in the row ([`revisit_sweep`]).
@@ -503,22 +504,25 @@ impl Options {
 /// with ([`Options::revisit`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BlockRevisit {
-    /// The block alone, and the visit it keeps ([`Keep`]) replaces the first (the
-    /// default). Under the minimum that can only lower the block, while its program
-    /// keeps the one visit it had: the pair a protocol measures together is split, and
-    /// where the program met the same slow spell as the block's first visit the
-    /// prediction there drops below it (run BE, `tpool(2, seq(qsort, inc))`: its worst
-    /// point, predicted 16% low, a block kept from a lone second visit 14% faster).
-    /// Putting the first visits back loses more rows than it gains over the saved runs,
-    /// so the lone revisit stays the default (docs/validation.md, "Block points
-    /// measured again alone, re-analysed").
-    #[default]
+    /// The block alone, and the visit it keeps ([`Keep`]) replaces the first. Under the
+    /// minimum that can only lower the block, while its program keeps the one visit it
+    /// had: the pair a protocol measures together is split, and where the program met
+    /// the same slow spell as the block's first visit the prediction there drops below
+    /// it (run BE, `tpool(2, seq(qsort, inc))`: its worst point, predicted 16% low, a
+    /// block kept from a lone second visit 14% faster). The default until the paired
+    /// A/B of 2026-11-28 (docs/validation.md, "Block revisits alone or with their
+    /// program, A/B").
     Alone,
-    /// The whole visit again: the program and every block at that size, as the
-    /// protocol measures them together ([`merge_visit`]). Under the minimum each
+    /// The whole visit again (the default): the program and every block at that size,
+    /// as the protocol measures them together ([`merge_visit`]). Under the minimum each
     /// measurement keeps its faster visit (both are more repetitions of the same point),
     /// so the program gets the same second chance as its block; otherwise the second
-    /// visit replaces the first as a whole if its block is the one kept.
+    /// visit replaces the first as a whole if its block is the one kept. In a paired
+    /// A/B on this 2-vCPU host it met the target in more rows than [`Alone`]
+    /// (docs/validation.md, "Block revisits alone or with their program, A/B").
+    ///
+    /// [`Alone`]: BlockRevisit::Alone
+    #[default]
     Visit,
 }
 
@@ -1501,8 +1505,9 @@ fn measure_interleaved(
             }
         }
         // Then each block's own sweep, over the visits kept: a block point every
-        // repetition of which a burst slowed is measured again alone (the program's
-        // points do not show it; run V, `docs/validation.md`) — if it can move the
+        // repetition of which a burst slowed is measured again, with its program and the
+        // other blocks at that size by default ([`BlockRevisit`]; the program's points
+        // do not show it: run V, `docs/validation.md`) — if it can move the
         // prediction by the target: weighed by its share of the blocks measured at its
         // size (`nop` next to `qsort` cannot). Blocks swept over other sizes than the
         // program (a MapReduce's) have no such share and weigh 1.

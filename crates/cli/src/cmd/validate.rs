@@ -111,17 +111,19 @@ pub struct Args {
     /// Do not measure again the points that stand out from their neighbouring sizes (by
     /// default up to a quarter of a sweep's points off their neighbours by more than half
     /// the row's target — the whole target in the quick suite — are measured a second
-    /// time: a program point with its blocks, then a block point alone if its share of the
-    /// blocks there could move the prediction by that much; the faster visit is kept
+    /// time: a program point with its blocks, then a block point (with its program, see
+    /// `--block-revisit`) if its share of the blocks there could move the prediction by
+    /// that much; the faster visit is kept
     /// under the minimum, the one closer to the neighbours otherwise, and each is noted
     /// in its row).
     #[arg(long)]
     pub no_revisit: bool,
-    /// What a block point that stands out is measured again with: `alone` (the block
+    /// What a block point that stands out is measured again with: `visit` (the
+    /// program and every block at that size again, as the protocol measures them
+    /// together; under the minimum each keeps its faster visit) or `alone` (the block
     /// alone; under the minimum that can lower the block while its program keeps its
-    /// one visit) or `visit` (the program and every block at that size again, as the
-    /// protocol measures them together; under the minimum each keeps its faster visit)
-    #[arg(long, default_value = "alone", value_name = "WHAT")]
+    /// one visit)
+    #[arg(long, default_value = "visit", value_name = "WHAT")]
     pub block_revisit: String,
     /// Do not check, right before and right after each design within the cores, how
     /// fast the host runs `inc` and `qsort` alone and, for two threads or more, how much
