@@ -4203,6 +4203,8 @@ mod tests {
         assert_eq!(med(&kept.blocks[0].1), 126.0);
         assert_eq!("visit".parse(), Ok(BlockRevisit::Visit));
         assert_eq!("alone".parse(), Ok(BlockRevisit::Alone));
+        // The whole visit is the default since the live A/B of 2026-11-28.
+        assert_eq!(Options::default().block_revisit, BlockRevisit::Visit);
         assert!("both"
             .parse::<BlockRevisit>()
             .unwrap_err()
