@@ -294,8 +294,12 @@ impl InputState {
 /// stream is made for all and put in one queue that every thread takes from, as a pool's
 /// workers take the elements of one stream; a sibling that runs out, and every sibling of
 /// a warm or handed-over test, goes on with fresh copies of its own until the timed calls
-/// end. Only the timed thread's calls are counted, each timed on its own (the queue
-/// operations are the pattern's overhead, calibrated on their own). With streams of
+/// end. Each call is timed on its own (the queue operations are the pattern's overhead,
+/// calibrated on their own). Cold, the calls of every thread on the shared stream count,
+/// pooled (their summed time over their number): the threads take elements as they get
+/// free, so a thread on a slower core takes fewer, and the pooled mean is the time per
+/// call at which the threads together get through the stream — what a task pool's
+/// throughput is made of. Otherwise only the timed thread's calls count. With streams of
 /// their own the siblings did not slow `inc` down, while each worker of `tpool(2, inc)`
 /// ran 2.5× slower than `inc` alone at x = 1,024; dealt out in turn (element i to thread
 /// i mod N) the test saw most of it, but the threads drift apart, and neighbouring
@@ -359,7 +363,8 @@ impl Stage {
 /// A block of the `seq` a task pool's workers run (`tpool(2, seq(inc, inc))`), timed as
 /// the pool runs it: every thread, the timed one and its siblings, takes elements of one
 /// cold stream and runs the whole `seq` on each, block after block on the same thread;
-/// only the calls of the timed block are counted, on the timed thread. Timed next to
+/// only the calls of the timed block are counted, on every thread, pooled as a cold
+/// `_parN` test pools them ([`Conditions`]). Timed next to
 /// siblings running the block alone (`_parN`), the first `inc` of `tpool(2, seq(inc,
 /// inc))` ran 9–18% faster at x = 2,048 than next to siblings running the replica, and
 /// the second one (warm) 10–13% faster (`examples/pool_replica`,
@@ -750,6 +755,8 @@ impl Repeated for KernelSampler<'_> {
         if self.state == InputState::Cold || self.replica.is_some() {
             queue = Some(self.queued_stream(&templates, len * (self.siblings + 1))?);
         }
+        // Which block of what every thread runs is timed.
+        let timed_block = self.replica.as_ref().map_or(0, |r| r.index);
         let name = self.kernel.name().to_string();
         let ran = match &self.replica {
             Some(chain) => format!("a block of seq({})", chain.names().join(", ")),
@@ -762,7 +769,8 @@ impl Repeated for KernelSampler<'_> {
                         (Arc::clone(&templates), &chain, &stop, &started);
                     let first = queue.clone();
                     on_core(scope, LOAD_THREAD_NAME, i + 1, move || {
-                        sibling(&templates, chain, len, i, first, stop, started)
+                        let run = (chain.as_slice(), timed_block);
+                        sibling(&templates, run, len, i, first, stop, started)
                     })
                 })
                 .collect();
@@ -772,7 +780,7 @@ impl Repeated for KernelSampler<'_> {
                 started.wait();
                 let timed = match mine {
                     Some(queue) => self.time_queued(&queue),
-                    None => self.one_alone(),
+                    None => self.one_alone().map(|ns| (ns, Tally::default())),
                 };
                 stop.store(true, Ordering::Release);
                 timed
@@ -780,12 +788,23 @@ impl Repeated for KernelSampler<'_> {
             .join();
             // However the timed thread ended, the siblings stop.
             stop.store(true, Ordering::Release);
+            let mut theirs = Tally::default();
             for w in workers {
-                if w.join().is_err() {
-                    return Err(Error::Run(format!("{ran} panicked on a sibling thread")));
+                match w.join() {
+                    Ok(t) => theirs = theirs.and(t),
+                    Err(_) => {
+                        return Err(Error::Run(format!("{ran} panicked on a sibling thread")))
+                    }
                 }
             }
-            timed.map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))?
+            let (ns, mine) = timed
+                .map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))??;
+            // The timed thread took none of the shared stream (it timed one of its own
+            // afterwards): its figure alone, as the siblings did not run next to it.
+            if mine.calls == 0 {
+                return Ok(ns);
+            }
+            Ok(mine.and(theirs).per_call(clock_read_ns()))
         })
     }
 }
@@ -843,21 +862,54 @@ fn on_core<'scope, T: Send + 'scope>(
         .expect("the OS refused to start a unit test's thread")
 }
 
+/// Calls timed on one thread of a loaded unit test: their summed time and their number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    ns: u128,
+    calls: u64,
+}
+
+impl Tally {
+    /// One more call that took `ns`.
+    fn add(&mut self, ns: u128) {
+        self.ns += ns;
+        self.calls += 1;
+    }
+
+    /// The calls of both.
+    fn and(self, other: Tally) -> Tally {
+        Tally {
+            ns: self.ns + other.ns,
+            calls: self.calls + other.calls,
+        }
+    }
+
+    /// ns per call, less what reading the clock costs (`clock`); 0 without calls.
+    fn per_call(self, clock: f64) -> f64 {
+        if self.calls == 0 {
+            return 0.0;
+        }
+        (self.ns as f64 / self.calls as f64 - clock).max(0.0)
+    }
+}
+
 /// A sibling of a loaded unit test ([`Conditions::siblings`]): run `chain` (the block, or
 /// the blocks of a pool's `seq` one after the other) on what it takes from `first` (the
 /// queue of a cold stream that the timed thread takes from too), then on fresh copies of
 /// the inputs (streams of `len`, starting at another input than the timed thread) until
-/// `stop`; it signals `started` once it is ready. A panicking block ends the sibling (the
-/// caller reports it).
+/// `stop`; it signals `started` once it is ready. The calls of block `timed` of `chain`
+/// on the shared stream are timed, each on its own, and returned (those on its own
+/// streams, which the timed thread does not share, are not). A panicking block ends the
+/// sibling (the caller reports it).
 fn sibling(
     templates: &[Data],
-    chain: &[crate::kernel::Op],
+    (chain, timed): (&[crate::kernel::Op], usize),
     len: usize,
     index: usize,
     first: Option<Receiver<Data>>,
     stop: &AtomicBool,
     started: &Barrier,
-) {
+) -> Tally {
     let make = |offset: usize| copies(templates, offset, len.max(1)).unwrap_or_default();
     let mut offset = 7 * (index + 1);
     let mut stream = if first.is_some() {
@@ -867,24 +919,36 @@ fn sibling(
     };
     started.wait();
     let run = |input: Data| chain.iter().fold(input, |d, op| unit_call(op, d));
+    let mut tally = Tally::default();
     if let Some(queue) = first {
         while let Ok(input) = queue.try_recv() {
             if stop.load(Ordering::Acquire) {
-                return;
+                return tally;
             }
-            drop(std::hint::black_box(run(input)));
+            let mut d = input;
+            for (j, op) in chain.iter().enumerate() {
+                if j == timed {
+                    let t = Instant::now();
+                    d = unit_call(op, d);
+                    tally.add(t.elapsed().as_nanos());
+                } else {
+                    d = unit_call(op, d);
+                }
+            }
+            drop(std::hint::black_box(d));
         }
     }
     while !stop.load(Ordering::Acquire) {
         for input in std::mem::take(&mut stream) {
             if stop.load(Ordering::Acquire) {
-                return;
+                return tally;
             }
             drop(std::hint::black_box(run(input)));
         }
         offset += len;
         stream = make(offset);
     }
+    tally
 }
 
 /// `len` fresh copies of the distinct inputs, cycled from the `offset`-th: a stream made the
@@ -917,39 +981,40 @@ impl KernelSampler<'_> {
 
     /// Take elements from `queue` until it is empty (sibling threads take from it too)
     /// and time each call on its own: ns per call, less what reading the clock costs
-    /// ([`clock_read_ns`]). A block of a pool's `seq` gets each element from the blocks
-    /// before it and hands what it returns to the blocks after it, on this thread,
-    /// untimed. Falls back to timing a stream of its own if the siblings took everything.
-    fn time_queued(&mut self, queue: &Receiver<Data>) -> Result<f64, Error> {
-        let clock = clock_read_ns();
+    /// ([`clock_read_ns`]), and the calls themselves. A block of a pool's `seq` gets each
+    /// element from the blocks before it and hands what it returns to the blocks after
+    /// it, on this thread, untimed. Falls back to timing a stream of its own if the
+    /// siblings took everything (no calls then: none ran next to the siblings).
+    fn time_queued(&mut self, queue: &Receiver<Data>) -> Result<(f64, Tally), Error> {
         let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
-        let (mut total, mut calls) = (0u128, 0u64);
+        let mut tally = Tally::default();
         while let Ok(input) = queue.try_recv() {
             let out = match &self.replica {
-                Some(chain) => chain.run_timed(self, input, &mut total),
+                Some(chain) => chain.run_timed(self, input, &mut tally.ns),
                 None => {
                     let t = Instant::now();
                     let out = self.call(input);
-                    total += t.elapsed().as_nanos();
+                    tally.ns += t.elapsed().as_nanos();
                     out
                 }
             };
             outputs.push(out?);
-            calls += 1;
+            tally.calls += 1;
         }
         outputs.clear();
         self.outputs = outputs;
-        if calls == 0 {
-            return match &self.replica {
+        if tally.calls == 0 {
+            let alone = match &self.replica {
                 Some(chain) => {
                     let own = self.queued_stream(&chain.first(), self.batch.max(1) as usize)?;
-                    self.time_queued(&own)
+                    self.time_queued(&own)?.0
                 }
-                None => self.one_alone(),
+                None => self.one_alone()?,
             };
+            return Ok((alone, Tally::default()));
         }
-        Ok((total as f64 / calls as f64 - clock).max(0.0))
+        Ok((tally.per_call(clock_read_ns()), tally))
     }
 
     /// Time the calls on `prepared`, in order: ns per call.
@@ -1843,6 +1908,70 @@ mod tests {
         assert_eq!(on(false).len(), 2);
         assert!(!on(true).contains(&here) && !on(false).contains(&here));
         assert!(on(true).is_disjoint(&on(false)));
+    }
+
+    #[test]
+    fn cold_loaded_unit_tests_pool_the_calls_of_every_thread_on_the_shared_stream() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        // A sibling's call takes at least 10 ms; the timed thread's first call waits until
+        // a sibling has started one (so at least one ran on the shared stream), its others
+        // return at once.
+        let started = Arc::new(AtomicBool::new(false));
+        let mut reg = crate::kernel::Registry::empty();
+        let s0 = Arc::clone(&started);
+        reg.register_block("skewed", "slow on the siblings", move |d| {
+            let t = Instant::now();
+            match std::thread::current().name() {
+                Some(LOAD_THREAD_NAME) => {
+                    s0.store(true, Ordering::Release);
+                    while t.elapsed() < Duration::from_millis(10) {
+                        std::hint::spin_loop();
+                    }
+                }
+                Some(TIMED_THREAD_NAME) => {
+                    while !s0.load(Ordering::Acquire) && t.elapsed() < Duration::from_secs(10) {
+                        std::thread::yield_now();
+                    }
+                }
+                _ => {}
+            }
+            d
+        });
+        reg.register_block("pass", "passes its element on", |d| d);
+        let alone = Conditions {
+            input: InputState::Cold,
+            siblings: 1,
+            ..Default::default()
+        };
+        let in_seq = Conditions {
+            siblings: 1,
+            replica: Some(Replica {
+                index: 0,
+                kernels: vec!["skewed".into(), "pass".into()],
+            }),
+            ..Default::default()
+        };
+        for how in [alone, in_seq] {
+            started.store(false, Ordering::Release);
+            // 64 ints per element within 64 KiB: streams of at most 128 elements a thread.
+            let spec = Sampling::quick();
+            let mut s = KernelSampler::for_block(
+                &reg,
+                "skewed",
+                64,
+                &Inputs::default(),
+                &spec,
+                64 << 10,
+                how.clone(),
+            )
+            .unwrap();
+            let ns = s.one().unwrap();
+            // One call of 10 ms among at most two streams' worth: timed alone, the
+            // thread's calls would be about as long as its wait for the sibling.
+            let floor = 1e7 / (2 * s.batch()) as f64 - clock_read_ns();
+            assert!(s.batch() <= 128, "{}", s.batch());
+            assert!(ns >= floor, "{how:?}: {ns} ns per call, below {floor}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Unit tests of the blocks of a task pool's `seq` ([`Replica`]): every thread runs the
-//! whole `seq` on the elements of one cold stream, and only the calls of the timed block
-//! on the timed thread are counted.
+//! whole `seq` on the elements of one cold stream, and the calls of the timed block on
+//! every thread, on that stream, are counted, pooled (`bench::Conditions`).
 
 use std::sync::Arc;
 use std::time::Instant;
