@@ -13,9 +13,9 @@
 //! input, back to back, and counts the calls in fixed windows of wall-clock time. First
 //! each core alone (the others idle), then all cores together. Per core: its fastest
 //! window, the median and the 90th percentile, the share of windows within 1.3x of its
-//! fastest (the fast state), and how long its fast and slow spans last. Together: the
-//! share of windows in which every core was fast at once, next to the product of the
-//! cores' own shares (what independent cores would give).
+//! fastest window in either phase (the fast state), and how long its fast and slow spans
+//! last. Together: the share of windows in which every core was fast at once, next to the
+//! product of the cores' own shares (what independent cores would give).
 //!
 //!     cargo run --release -p perfcompose-runtime --example core_states [-- SECONDS [WINDOW_MS [X]]]
 //!
@@ -90,9 +90,9 @@ fn quantile(v: &[f64], q: f64) -> f64 {
     s[((s.len() - 1) as f64 * q).round() as usize]
 }
 
-/// Per window: is it within [`FAST`] of the fastest window?
-fn fast_flags(v: &[f64]) -> Vec<bool> {
-    let best = quantile(v, 0.0);
+/// Per window: is it within [`FAST`] of `best`, the core's fastest window in either phase?
+/// (Against the phase's own fastest, a core slow through the whole phase would read fast.)
+fn fast_flags(v: &[f64], best: f64) -> Vec<bool> {
     v.iter()
         .map(|&t| t.is_finite() && t <= best * FAST)
         .collect()
@@ -120,8 +120,8 @@ fn mean_span(flags: &[bool], state: bool) -> f64 {
     }
 }
 
-fn describe(label: &str, v: &[f64], ms: f64) -> f64 {
-    let flags = fast_flags(v);
+fn describe(label: &str, v: &[f64], best: f64, ms: f64) -> f64 {
+    let flags = fast_flags(v, best);
     let share = flags.iter().filter(|&&f| f).count() as f64 / flags.len() as f64;
     println!(
         "{label:<16} {:>10.0} {:>10.0} {:>10.0} {:>9.0}% {:>12.0} {:>12.0}",
@@ -165,6 +165,7 @@ fn main() {
         "", "[ns/call]", "[ns/call]", "[ns/call]", "[share]", "[ms]", "[ms]"
     );
     let alone_length = Duration::from_millis(seconds as u64 * 500);
+    let mut alone = Vec::new();
     for &core in &cores {
         let v = std::thread::scope(|s| {
             s.spawn(|| {
@@ -174,7 +175,7 @@ fn main() {
             .join()
             .expect("the timing thread")
         });
-        describe(&format!("{} alone", core.id), &v, ms);
+        alone.push(v);
     }
     let length = Duration::from_secs(seconds as u64);
     let barrier = Barrier::new(cores.len());
@@ -200,11 +201,24 @@ fn main() {
             .map(|h| h.join().expect("a timing thread"))
             .collect()
     });
-    let mut product = 1.0;
-    for (core, v) in cores.iter().zip(&all) {
-        product *= describe(&format!("{} together", core.id), v, ms);
+    // Each core's fastest window over both phases is its fast state.
+    let best: Vec<f64> = alone
+        .iter()
+        .zip(&all)
+        .map(|(a, b)| quantile(a, 0.0).min(quantile(b, 0.0)))
+        .collect();
+    for ((core, v), &b) in cores.iter().zip(&alone).zip(&best) {
+        describe(&format!("{} alone", core.id), v, b, ms);
     }
-    let flags: Vec<Vec<bool>> = all.iter().map(|v| fast_flags(v)).collect();
+    let mut product = 1.0;
+    for ((core, v), &b) in cores.iter().zip(&all).zip(&best) {
+        product *= describe(&format!("{} together", core.id), v, b, ms);
+    }
+    let flags: Vec<Vec<bool>> = all
+        .iter()
+        .zip(&best)
+        .map(|(v, &b)| fast_flags(v, b))
+        .collect();
     let n = flags.iter().map(Vec::len).min().unwrap_or(0);
     let every = (0..n).filter(|&i| flags.iter().all(|f| f[i])).count() as f64 / n.max(1) as f64;
     println!(
