@@ -492,6 +492,26 @@ fn validate_tiny_suite_json_schema() {
         if two_cores {
             assert_eq!(r["host_check"]["before"].as_f64(), Some(1.0), "{r}");
             assert!(r["host_check"]["speed_change"].as_f64().is_some(), "{r}");
+            // The cores' speed states at both ends, one share per core, judged against
+            // each core's fastest window in the run.
+            let states = &r["host_check"]["core_states"];
+            let cores = states["fastest_ns"].as_array().unwrap();
+            assert!(cores.len() >= 2, "{r}");
+            assert!(cores.iter().all(|t| t.as_f64().unwrap() > 0.0), "{r}");
+            for end in ["before", "after"] {
+                assert_eq!(
+                    states[end]["each"].as_array().unwrap().len(),
+                    cores.len(),
+                    "{r}"
+                );
+                assert_eq!(
+                    states[end]["median_ns"].as_array().unwrap().len(),
+                    cores.len(),
+                    "{r}"
+                );
+                let every = states[end]["every"].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&every), "{r}");
+            }
         }
     }
     for r in rows {

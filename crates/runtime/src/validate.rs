@@ -705,6 +705,13 @@ pub struct HostAtRow {
     /// first): what [`HostAtRow::slowdown`] and `--wait-quiet` compare the host's speed
     /// with.
     pub usual: Option<bench::neighbour::NeighbourCheck>,
+    /// The cores' speed states sampled right before and right after the measurement
+    /// ([`bench::states::validate_sample`]; `None` where the machine cannot sample them).
+    pub states: [Option<bench::states::CoreStates>; 2],
+    /// Each core's fastest window over every sample of the suite so far (over the whole
+    /// suite once it has ended, [`bench::states::fastest`]): what [`HostAtRow::states`] are
+    /// judged against.
+    pub fastest: Vec<f64>,
 }
 
 impl HostAtRow {
@@ -734,6 +741,15 @@ impl HostAtRow {
     /// Whether either end read a busy neighbour over the tolerance.
     pub fn disturbing(&self) -> bool {
         self.before.disturbing() || self.after.disturbing()
+    }
+
+    /// The shares of [`HostAtRow::states`] in the fast state, judged against
+    /// [`HostAtRow::fastest`]: right before and right after; `None` without both samples.
+    pub fn state_shares(&self) -> Option<[bench::states::Shares; 2]> {
+        let [Some(before), Some(after)] = &self.states else {
+            return None;
+        };
+        Some([before.shares(&self.fastest), after.shares(&self.fastest)])
     }
 }
 
@@ -828,6 +844,68 @@ fn add_drift_notes(rows: &mut [Row], ids: &[String], blocks: &[(usize, Series)])
     {
         row.notes.extend(notes);
     }
+}
+
+/// Judge every row's cores' speed states ([`HostAtRow::states`]) against `fastest`, each
+/// core's fastest window over the whole suite (a core slow through the first samples
+/// does not read fast then; [`bench::states::CoreStates::shares`] judges every core
+/// against the fastest of them), and note them on a row within the cores that misses its
+/// target ([`state_note`]).
+fn add_state_notes(rows: &mut [Row], fastest: &[f64]) {
+    for row in rows.iter_mut() {
+        let missed = row.within_cores && row.passed() == Some(false);
+        let threads = row.threads;
+        let Some(host) = &mut row.host else {
+            continue;
+        };
+        host.fastest = fastest.to_vec();
+        let note = host
+            .state_shares()
+            .filter(|_| missed)
+            .map(|[before, after]| state_note(threads, &before, &after, fastest));
+        row.notes.extend(note);
+    }
+}
+
+/// The note on the cores' speed states right `before` and right `after` a row of
+/// `threads` threads: each core's share of windows in its fast state (within
+/// [`bench::states::FAST`] of the fastest of `fastest`) and, for two threads or more, the
+/// share in which every core was fast at once, which is what such a program's fastest
+/// repetition needs while its blocks' unit tests need one core fast.
+fn state_note(
+    threads: usize,
+    before: &bench::states::Shares,
+    after: &bench::states::Shares,
+    fastest: &[f64],
+) -> String {
+    let join = |v: Vec<String>| v.join(" and ");
+    let pcts = |v: &[f64]| join(v.iter().map(|p| format!("{:.0}%", p * 100.0)).collect());
+    let times = |v: &[f64]| join(v.iter().map(|&t| duration(t)).collect());
+    let sample = format!(
+        "`{}` x={} on every core at once for {} s at each end, windows of {} ms; fast: within {:.2}x of the fastest window of any core in this suite, each core's fastest {} a call; medians {} right before, {} right after",
+        bench::states::KERNEL,
+        bench::states::X,
+        bench::states::VALIDATE_LENGTH.as_secs_f64(),
+        bench::states::WINDOW.as_millis(),
+        bench::states::FAST,
+        times(fastest),
+        times(&before.median_ns),
+        times(&after.median_ns),
+    );
+    if threads < 2 {
+        return format!(
+            "the cores' speed states: each core in its fast state in {} of the windows right before this configuration and {} right after ({sample})",
+            pcts(&before.each),
+            pcts(&after.each),
+        );
+    }
+    format!(
+        "the cores' speed states: every core in its fast state at once in {:.0}% of the windows right before this configuration and {:.0}% right after (each core {} before, {} after; {sample}): under the minimum a block timed on one thread finds its core's fast state, a program of {threads} threads only when every core is fast at once",
+        before.every * 100.0,
+        after.every * 100.0,
+        pcts(&before.each),
+        pcts(&after.each),
+    )
 }
 
 /// A time in ns as the unit that reads best.
@@ -958,7 +1036,7 @@ pub struct JsonRow {
 
 /// The host check around a row: the largest slowdown a busy neighbour caused right
 /// before and right after its measurement, and the seconds waited for a quiet host.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct JsonHost {
     pub before: f64,
     pub after: f64,
@@ -967,6 +1045,19 @@ pub struct JsonHost {
     pub speed_change: f64,
     /// [`HostAtRow::slowdown`].
     pub slowdown: f64,
+    /// [`HostAtRow::state_shares`], absent without them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core_states: Option<JsonCoreStates>,
+}
+
+/// The cores' speed states around a row ([`HostAtRow::state_shares`]).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JsonCoreStates {
+    /// Each core's fastest window in the suite, ns per call of [`bench::states::KERNEL`]
+    /// at [`bench::states::X`].
+    pub fastest_ns: Vec<f64>,
+    pub before: bench::states::Shares,
+    pub after: bench::states::Shares,
 }
 
 impl HostAtRow {
@@ -977,6 +1068,11 @@ impl HostAtRow {
             waited_s: self.waited.as_ref().map_or(0.0, |(d, _)| d.as_secs_f64()),
             speed_change: self.speed_change(),
             slowdown: self.slowdown(),
+            core_states: self.state_shares().map(|[before, after]| JsonCoreStates {
+                fastest_ns: self.fastest.clone(),
+                before,
+                after,
+            }),
         }
     }
 }
@@ -2108,6 +2204,17 @@ pub fn run_suite_with(
     };
     let mut fresh_check: Option<bench::neighbour::NeighbourCheck> = None;
     let mut speeds: Vec<bench::neighbour::NeighbourCheck> = Vec::new();
+    // The same for the cores' speed states: the last sample while nothing has run since,
+    // and each core's fastest window so far.
+    let mut fresh_states: Option<bench::states::CoreStates> = None;
+    let mut fastest: Vec<f64> = Vec::new();
+    let sample_states = |fastest: &mut Vec<f64>| -> Result<_, Error> {
+        let s = bench::states::validate_sample(registry)?;
+        if let Some(s) = &s {
+            bench::states::keep_fastest(fastest, s);
+        }
+        Ok(s)
+    };
     let mut first_check = None;
     let mut last_check = None;
 
@@ -2160,18 +2267,26 @@ pub fn run_suite_with(
                 QUIET_RECHECK,
                 std::thread::sleep,
             )?;
-            if let Some(g) = &gate {
+            let mut gate = gate;
+            if let Some(g) = &mut gate {
                 if g.before.has_neighbours() {
                     first_check = first_check.or_else(|| Some(g.before.clone()));
                 }
                 speeds.extend(g.waited.iter().map(|(_, c)| c.clone()));
                 speeds.push(g.before.clone());
+                // Sampled last, right before the measurement (the last design's
+                // after-sample when nothing has run or waited since).
+                g.states[0] = match fresh_states.take().filter(|_| g.waited.is_none()) {
+                    Some(s) => Some(s),
+                    None => sample_states(&mut fastest)?,
+                };
             }
             gate
         } else {
             None
         };
         fresh_check = None;
+        fresh_states = None;
         let blocks_before = block_series.len();
         let mut halves = None;
         let mut revisit_notes = Vec::new();
@@ -2249,8 +2364,12 @@ pub fn run_suite_with(
         row.notes.extend(revisit_notes);
         if let Some(gate) = host_before {
             if let Some(after) = check(plan)? {
+                let states_after = sample_states(&mut fastest)?;
+                fresh_states.clone_from(&states_after);
                 row.host = Some(HostAtRow {
                     after: after.clone(),
+                    states: [gate.states[0].clone(), states_after],
+                    fastest: fastest.clone(),
                     ..gate
                 });
                 note_host(&mut row, opts.protocol);
@@ -2271,6 +2390,7 @@ pub fn run_suite_with(
         rows.push(row);
     }
     add_drift_notes(&mut rows, &ids, &drift);
+    add_state_notes(&mut rows, &fastest);
     if opts.protocol.per_configuration() {
         let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
         for s in pooled(&all) {
@@ -2341,6 +2461,8 @@ pub fn wait_for_quiet(
         after: last,
         waited: (waited > std::time::Duration::ZERO).then_some((waited, first)),
         usual: usual.cloned(),
+        states: [None, None],
+        fastest: Vec::new(),
     }))
 }
 
@@ -3791,10 +3913,10 @@ mod tests {
         c
     }
 
-    #[test]
-    fn the_host_check_around_a_row_is_noted_on_the_missed_rows() {
-        let check = neighbour_check;
-        let row = |threads: usize, time_error: f64, within_cores: bool| Row {
+    /// A row of `threads` threads whose time error is `time_error`, judged when
+    /// `within_cores`, without a host check.
+    fn host_row(threads: usize, time_error: f64, within_cores: bool) -> Row {
+        Row {
             group: String::new(),
             configuration: format!("{threads} threads, {time_error}"),
             threads,
@@ -3812,13 +3934,116 @@ mod tests {
             error_from_measured_blocks: None,
             repeat_error: None,
             host: None,
+        }
+    }
+
+    #[test]
+    fn the_cores_speed_states_are_judged_over_the_whole_suite_and_noted_on_missed_rows() {
+        let states = |cores: Vec<Vec<f64>>| bench::states::CoreStates {
+            window_ms: 100.0,
+            cores,
         };
+        let with_states = |threads, time_error, before, after| {
+            let mut r = host_row(threads, time_error, true);
+            r.host = Some(HostAtRow {
+                before: speed_check(1.0),
+                after: speed_check(1.0),
+                waited: None,
+                usual: None,
+                states: [Some(states(before)), Some(states(after))],
+                fastest: Vec::new(),
+            });
+            r
+        };
+        // The first row's samples: both cores slow throughout (6.5 µs); judged against
+        // them alone they would read fast.
+        let slow = vec![vec![6500.0, 6600.0], vec![6400.0, 6700.0]];
+        let mut rows = vec![
+            with_states(2, 0.18, slow.clone(), slow.clone()),
+            // Core 0 fast in both windows, core 1 in the second only.
+            with_states(
+                2,
+                0.05,
+                slow.clone(),
+                vec![vec![3500.0, 3600.0], vec![6400.0, 3400.0]],
+            ),
+            with_states(
+                1,
+                0.18,
+                slow.clone(),
+                vec![vec![3500.0, 3600.0], vec![6400.0, 3400.0]],
+            ),
+        ];
+        let mut fastest = Vec::new();
+        for r in &rows {
+            for s in r.host.as_ref().unwrap().states.iter().flatten() {
+                bench::states::keep_fastest(&mut fastest, s);
+            }
+        }
+        assert_eq!(fastest, [3500.0, 3400.0]);
+        add_state_notes(&mut rows, &fastest);
+        // Judged against the suite's fastest, the first row's cores were never fast.
+        let [before, after] = rows[0].host.as_ref().unwrap().state_shares().unwrap();
+        assert_eq!((before.every, after.every), (0.0, 0.0));
+        assert_eq!(rows[0].notes.len(), 1);
+        let n = &rows[0].notes[0];
+        assert!(
+            n.starts_with("the cores' speed states: every core in its fast state at once in 0% of the windows right before this configuration and 0% right after (each core 0% and 0% before, 0% and 0% after;"),
+            "{n}"
+        );
+        assert!(
+            n.contains("3.5 µs and 3.4 µs a call; medians 6.6 µs and 6.7 µs right before"),
+            "{n}"
+        );
+        assert!(
+            n.ends_with("a program of 2 threads only when every core is fast at once"),
+            "{n}"
+        );
+        // A row within target has no note, but its shares are there for --json.
+        assert!(rows[1].notes.is_empty());
+        let json = rows[1]
+            .host
+            .as_ref()
+            .unwrap()
+            .to_json()
+            .core_states
+            .unwrap();
+        assert_eq!(json.fastest_ns, [3500.0, 3400.0]);
+        assert_eq!(json.after.each, [1.0, 0.5]);
+        assert_eq!(json.after.every, 0.5);
+        // A missed row of one thread: each core's share, not every core's at once.
+        assert!(
+            rows[2].notes[0].starts_with("the cores' speed states: each core in its fast state in 0% and 0% of the windows right before this configuration and 100% and 50% right after"),
+            "{}",
+            rows[2].notes[0]
+        );
+        // Without both samples: no shares, no note.
+        let mut r = with_states(2, 0.18, slow.clone(), slow);
+        r.host.as_mut().unwrap().states[1] = None;
+        let mut rows = vec![r];
+        add_state_notes(&mut rows, &fastest);
+        assert!(rows[0].notes.is_empty());
+        assert!(rows[0]
+            .host
+            .as_ref()
+            .unwrap()
+            .to_json()
+            .core_states
+            .is_none());
+    }
+
+    #[test]
+    fn the_host_check_around_a_row_is_noted_on_the_missed_rows() {
+        let check = neighbour_check;
+        let row = host_row;
         let notes = |mut r: Row, before, after| {
             r.host = Some(HostAtRow {
                 before,
                 after,
                 waited: None,
                 usual: None,
+                states: [None, None],
+                fastest: Vec::new(),
             });
             note_host(&mut r, Protocol::Interleaved);
             r.notes
@@ -3847,6 +4072,8 @@ mod tests {
             after: speed_check(1.25),
             waited: None,
             usual: None,
+            states: [None, None],
+            fastest: Vec::new(),
         });
         note_host(&mut r, Protocol::Rounds);
         assert!(r.notes[0].ends_with("took turns in the same rounds, so only a change within a round reaches one and not the other"), "{}", r.notes[0]);
@@ -3880,6 +4107,8 @@ mod tests {
             after: check(1.0, 1.02),
             waited: Some((std::time::Duration::from_secs(45), first)),
             usual: Some(speed_check(0.8)),
+            states: [None, None],
+            fastest: Vec::new(),
         });
         note_host(&mut r, Protocol::Interleaved);
         assert_eq!(r.notes.len(), 1);
@@ -3898,6 +4127,7 @@ mod tests {
                 waited_s: 45.0,
                 speed_change: 1.0,
                 slowdown: 1.25,
+                core_states: None,
             })
         );
         let mut r = row(1, 0.05, true);
@@ -3906,6 +4136,8 @@ mod tests {
             after: speed_check(1.05),
             waited: Some((std::time::Duration::from_secs(15), speed_check(1.5))),
             usual: Some(speed_check(1.0)),
+            states: [None, None],
+            fastest: Vec::new(),
         });
         note_host(&mut r, Protocol::Interleaved);
         assert_eq!(

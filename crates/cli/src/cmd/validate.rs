@@ -127,10 +127,12 @@ pub struct Args {
     pub block_revisit: String,
     /// Do not check, right before and right after each design within the cores, how
     /// fast the host runs `inc` and `qsort` alone and, for two threads or more, how much
-    /// a busy core slows them on another (under a second each; by default a row that
-    /// misses says whether the host's speed moved by more than 1.10x across it and
-    /// whether a neighbour's slowdown exceeded 1.10x at either end, and rows.jsonl and
-    /// --json give them)
+    /// a busy core slows them on another (under a second each), and how often each core
+    /// and every core at once runs `inc` in its fast state (a second; docs/validation.md,
+    /// "The cores' speed states"). By default a row that misses says whether the host's
+    /// speed moved by more than 1.10x across it, whether a neighbour's slowdown exceeded
+    /// 1.10x at either end and what the speed states read, and rows.jsonl and --json
+    /// give them
     #[arg(long, conflicts_with = "wait_quiet")]
     pub no_host_check: bool,
     /// Before measuring each design, while the host check reads the blocks alone more
@@ -880,6 +882,37 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             } else {
                 String::new()
             }
+        )?;
+    }
+    let shares: Vec<f64> = hosts
+        .iter()
+        .filter_map(|(_, h)| h.state_shares())
+        .flat_map(|[b, a]| [b.every, a.every])
+        .collect();
+    if let Some(fastest) = hosts
+        .first()
+        .map(|(_, h)| &h.fastest)
+        .filter(|_| !shares.is_empty())
+    {
+        use perfcompose_runtime::bench::states;
+        let mut sorted = shares.clone();
+        sorted.sort_by(f64::total_cmp);
+        let fastest: Vec<String> = fastest
+            .iter()
+            .map(|t| format!("{:.1} µs", t / 1e3))
+            .collect();
+        writeln!(
+            out,
+            "cores' speed states, `{}` x={} on every core at once for {} s at each end of the designs within the cores: every core in its fast state at once in {:.0}% of the windows (median over both ends of {} designs; {:.0}% to {:.0}%), fast being within {:.2}x of the fastest window of any core in this run (each core's fastest: {}); a design of two threads or more is at its fastest only then (docs/validation.md, \"Cores that switch between two speeds\")",
+            states::KERNEL,
+            states::X,
+            states::VALIDATE_LENGTH.as_secs_f64(),
+            sorted[sorted.len() / 2] * 100.0,
+            sorted.len() / 2,
+            sorted[0] * 100.0,
+            sorted[sorted.len() - 1] * 100.0,
+            states::FAST,
+            fastest.join(", "),
         )?;
     }
     if let Some((before, after)) = report.load {

@@ -25,6 +25,7 @@ mod gather;
 pub mod neighbour;
 mod replica;
 mod stage;
+pub mod states;
 pub mod stats;
 
 pub use stats::quantiles;
