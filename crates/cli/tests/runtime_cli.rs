@@ -248,6 +248,9 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         let line = out.lines().find(|l| l.contains(host_check)).unwrap();
         assert_eq!(line.matches("`inc` x=65536 (x100)").count(), 2, "{line}");
         assert_eq!(line.matches("`qsort` x=65536 (x4)").count(), 2, "{line}");
+        // And the cores' speed states sampled around each design of the suite.
+        let states = "cores' speed states, `inc` x=4096 on every core at once for 1 s at each end of the designs within the cores: every core in its fast state at once in ";
+        assert!(out.contains(states), "{out}");
     }
     // The calibration says the workers were pinned (the default); a run that does not
     // pin them is told that the calibration does not match it. (No host check there.)

@@ -895,7 +895,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         .filter(|_| !shares.is_empty())
     {
         use perfcompose_runtime::bench::states;
-        let mut sorted = shares.clone();
+        let mut sorted = shares;
         sorted.sort_by(f64::total_cmp);
         let fastest: Vec<String> = fastest
             .iter()
