@@ -13,9 +13,9 @@
 //! and records each core's time per call in windows of wall-clock time; a window is in the
 //! fast state when it is within [`FAST`] of the fastest window of any core over every
 //! sample that is compared ([`fastest`], [`CoreStates::shares`]), so that a core slow
-//! through one sample, or through a whole short run, does not read fast. `examples/core_states` prints the whole picture; `validate`'s host check takes a
-//! short sample at both ends of each configuration and notes the shares on a row that
-//! misses.
+//! through one sample, or through a whole short run, does not read fast.
+//! `examples/core_states` prints the whole picture; `validate`'s host check takes a short
+//! sample at both ends of each configuration and notes the shares on a row that misses.
 
 use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
@@ -24,7 +24,8 @@ use crate::data::Data;
 use crate::error::Error;
 use crate::kernel::{unit_call, Inputs, Op, Registry};
 
-/// A window is in the fast state when it is within this factor of the core's fastest.
+/// A window is in the fast state when it is within this factor of the fastest window of
+/// any core ([`CoreStates::shares`]).
 pub const FAST: f64 = 1.3;
 
 /// The kernel and size `validate` samples: the block whose halving was found first.
