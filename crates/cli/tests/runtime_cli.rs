@@ -36,8 +36,6 @@ fn assert_user_error(args: &[&str], needle: &str) {
     );
 }
 
-/// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`, which must
-/// succeed (validating saved measurements again runs nothing).
 /// `validate --suite tiny --no-overhead --protocol PROTOCOL --save DIR EXTRA...`, which
 /// must succeed.
 fn tiny_saved(dir: &std::path::Path, protocol: &str, extra: &[&str]) -> Output {
@@ -57,6 +55,8 @@ fn tiny_saved(dir: &std::path::Path, protocol: &str, extra: &[&str]) -> Output {
     o
 }
 
+/// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`, which must
+/// succeed (validating saved measurements again runs nothing).
 fn tiny_again(dir: &std::path::Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "validate",
@@ -825,6 +825,129 @@ fn validate_saves_measurements() {
         "{text}"
     );
     tiny_again(&dir, &["--protocol", "separate"]);
+}
+
+#[test]
+fn validate_measure_auto_chooses_the_statistic_from_the_cores_speed_states() {
+    let dir = scratch("measure-auto");
+    let live = tiny_saved(&dir, "interleaved", &["--measure", "auto", "--json"]);
+    let live: serde_json::Value = serde_json::from_slice(&live.stdout).unwrap();
+    let auto = &live["auto_measure"];
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    // Whatever the host read, the choice follows the rule: the mean under a half.
+    let chosen = match auto["fast_share"].as_f64() {
+        Some(share) => {
+            assert!((0.0..=1.0).contains(&share), "{auto}");
+            // Both ends of the four designs within the cores.
+            assert_eq!(auto["samples"], 8, "{auto}");
+            if share < 0.5 {
+                "mean"
+            } else {
+                "minimum"
+            }
+        }
+        None => {
+            assert!(!two_cores, "no samples on {auto}");
+            assert_eq!(auto["samples"], 0, "{auto}");
+            "minimum"
+        }
+    };
+    assert_eq!(auto["measure"], chosen, "{auto}");
+    assert_eq!(live["measure"], chosen, "{live}");
+    // Without auto the report names the statistic and has no choice in it.
+    let plain = tiny_again(&dir, &["--json"]);
+    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(plain["measure"], "minimum");
+    assert!(plain.get("auto_measure").is_none(), "{plain}");
+
+    // From the saved run: the same choice, from report.json's samples, and the rows of
+    // the statistic chosen.
+    let rows = |o: &Output| -> Vec<(String, f64)> {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["configuration"].as_str().unwrap().to_string(),
+                    r["time_error"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let again = tiny_again(&dir, &["--measure", "auto", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["auto_measure"], *auto);
+    assert_eq!(
+        rows(&again),
+        rows(&tiny_again(&dir, &["--measure", chosen, "--json"]))
+    );
+    if !two_cores {
+        return;
+    }
+    // Both branches, whatever this host read: every core slow at every end, then fast.
+    let report_path = dir.join("report.json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let with_shares = |share: f64| {
+        let mut r = report.clone();
+        for row in r["rows"].as_array_mut().unwrap() {
+            let Some(states) = row.pointer_mut("/host_check/core_states") else {
+                continue;
+            };
+            for end in ["before", "after"] {
+                for s in states[end]["each"].as_array_mut().unwrap() {
+                    *s = serde_json::json!(share);
+                }
+            }
+        }
+        std::fs::write(&report_path, r.to_string()).unwrap();
+    };
+    for (share, measure) in [(0.1, "mean"), (0.9, "minimum")] {
+        with_shares(share);
+        let o = tiny_again(&dir, &["--measure", "auto", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["auto_measure"]["measure"], measure, "{v}");
+        assert_eq!(v["auto_measure"]["fast_share"], share, "{v}");
+        assert_eq!(v["measure"], measure, "{v}");
+        assert_eq!(
+            rows(&o),
+            rows(&tiny_again(&dir, &["--measure", measure, "--json"]))
+        );
+        // The human report says which and why.
+        let o = tiny_again(&dir, &["--measure", "auto"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!("statistic: the {measure}, chosen by --measure auto: each core in its fast state in a median {:.0}% of the windows over 8 samples", share * 100.0)),
+            "{out}"
+        );
+    }
+    // A run stopped before its report: the rows written as it went.
+    std::fs::remove_file(&report_path).unwrap();
+    let o = tiny_again(&dir, &["--measure", "auto", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["auto_measure"]["samples"], 8, "{v}");
+    // A malformed report is the user's error, located.
+    std::fs::write(&report_path, "{\"rows\":\n [1,}\n").unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--no-overhead",
+            "--from",
+            dir_arg,
+            "--measure",
+            "auto",
+        ],
+        "report.json:2:",
+    );
+    assert_user_error(
+        &["validate", "--suite", "tiny", "--measure", "fastest"],
+        "--measure: ",
+    );
 }
 
 /// `validate --suite paper --only 'seq(inc, nop)' --from DIR --json EXTRA...`, which

@@ -434,6 +434,13 @@ pub struct Options {
     /// of the undisturbed time that least depends on how much of it there was;
     /// `docs/validation.md`, "Which statistic of the repetitions".
     pub measure: Measure,
+    /// `--measure auto`: measure under [`Options::measure`] (the minimum) and, once the
+    /// suite has ended, validate every row again under the mean if the cores were mostly
+    /// in their slow state at the ends of the designs ([`AutoMeasure`]): on a host whose
+    /// cores switch between two speeds and are rarely fast, a point's minimum lands in a
+    /// fast span or not depending on where its few seconds fall, for a block and its
+    /// program alike (docs/validation.md, "Which statistic on a two-state host").
+    pub auto_measure: bool,
     /// Modeler name (see `perfcompose fit --list-modelers`).
     pub modeler: String,
     /// When the blocks are measured relative to the whole programs.
@@ -626,6 +633,7 @@ impl Default for Options {
             config: Config::default(),
             memory_limit: bench::default_memory_limit(),
             measure: Measure::Minimum,
+            auto_measure: false,
             modeler: VALIDATE_MODELER.to_string(),
             protocol: Protocol::default(),
             loaded: true,
@@ -976,6 +984,95 @@ fn fit_floor(
     worst
 }
 
+/// `--measure auto` validates under the mean when each core was in its fast state in
+/// less than this share of the windows, over the ends of the designs within the cores
+/// ([`AutoMeasure::choose`]): the minimum estimates a time in the fast state only where a
+/// point's repetitions reach one, which on a host whose cores are mostly slow is up to
+/// where its seconds fall. Runs BE and BG (the cores fast together in none of the
+/// windows, each in a few) scored 24 of 31 and 7 of 14 under the mean against 18 and 4
+/// under the minimum; runs AX and AZ, at the host's usual speed, 30 and 29 of 31 under
+/// the minimum against 21 and 18 under the mean (docs/validation.md, "Which statistic
+/// on a two-state host").
+pub const AUTO_FAST_SHARE: f64 = 0.5;
+
+/// What `--measure auto` chose for a run ([`Options::auto_measure`]), and from what.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AutoMeasure {
+    /// The median over the samples of the cores' speed states (both ends of every
+    /// design within the cores) of the mean over cores of each core's share of windows
+    /// in its fast state, judged against the fastest window of any core in the whole
+    /// run; `None` without any sample (no host check, one core, or a run saved before
+    /// the samples existed), which keeps the minimum.
+    pub fast_share: Option<f64>,
+    /// How many samples [`AutoMeasure::fast_share`] is the median of.
+    pub samples: usize,
+    /// The statistic chosen: the minimum, or the mean below [`AUTO_FAST_SHARE`].
+    #[serde(serialize_with = "measure_name")]
+    pub measure: Measure,
+}
+
+fn measure_name<S: serde::Serializer>(m: &Measure, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(m.name())
+}
+
+impl AutoMeasure {
+    /// Choose from each sample's per-core fast shares (a sample without a finite share
+    /// does not count).
+    pub fn choose<'a>(samples: impl IntoIterator<Item = &'a [f64]>) -> AutoMeasure {
+        let per: Vec<f64> = samples
+            .into_iter()
+            .filter_map(|each| {
+                let finite: Vec<f64> = each.iter().copied().filter(|v| v.is_finite()).collect();
+                (!finite.is_empty()).then(|| finite.iter().sum::<f64>() / finite.len() as f64)
+            })
+            .collect();
+        let fast_share = (!per.is_empty()).then(|| perfcompose_core::measure::median(&per));
+        let measure = match fast_share {
+            Some(s) if s < AUTO_FAST_SHARE => Measure::Mean,
+            _ => Measure::Minimum,
+        };
+        AutoMeasure {
+            fast_share,
+            samples: per.len(),
+            measure,
+        }
+    }
+
+    /// From every row's [`HostAtRow::state_shares`] (judged against the fastest windows
+    /// the rows carry): both ends of each.
+    pub fn of_rows(rows: &[Row]) -> AutoMeasure {
+        let each: Vec<Vec<f64>> = rows
+            .iter()
+            .filter_map(|r| r.host.as_ref()?.state_shares())
+            .flat_map(|[before, after]| [before.each, after.each])
+            .collect();
+        AutoMeasure::choose(each.iter().map(Vec::as_slice))
+    }
+
+    /// One line for the report.
+    pub fn describe(&self) -> String {
+        match self.fast_share {
+            None => format!(
+                "statistic: the {} (--measure auto without any sample of the cores' speed states to choose from)",
+                self.measure
+            ),
+            Some(share) => format!(
+                "statistic: the {}, chosen by --measure auto: each core in its fast state in a median {:.0}% of the windows over {} samples at the ends of the designs within the cores ({} {:.0}%: {})",
+                self.measure,
+                share * 100.0,
+                self.samples,
+                if share < AUTO_FAST_SHARE { "under" } else { "at least" },
+                AUTO_FAST_SHARE * 100.0,
+                if share < AUTO_FAST_SHARE {
+                    "the cores mostly slow, where a point's minimum is at the mercy of where its few seconds fall, so every row is validated under the mean of its repetitions"
+                } else {
+                    "the cores mostly fast, so the minimum of the repetitions stands for the undisturbed time"
+                },
+            ),
+        }
+    }
+}
+
 /// The outcome of a suite.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -997,6 +1094,11 @@ pub struct Report {
     /// it did not run (no design of two threads within the cores, fewer than two cores,
     /// `--from`).
     pub host_check: Option<[bench::neighbour::NeighbourCheck; 2]>,
+    /// The statistic the rows are fitted and compared on ([`Options::measure`], or what
+    /// `--measure auto` chose).
+    pub measure: Measure,
+    /// Under `--measure auto`: what it chose and why.
+    pub auto_measure: Option<AutoMeasure>,
 }
 
 /// The 1-minute load average (Linux `/proc/loadavg`).
@@ -1014,6 +1116,13 @@ pub fn load_average() -> Option<f64> {
 pub struct JsonReport {
     pub cores: u32,
     pub rows: Vec<JsonRow>,
+    /// Added field: the statistic of the repetitions the rows are fitted and compared on
+    /// ([`Report::measure`]).
+    pub measure: &'static str,
+    /// Added field: what `--measure auto` chose and from what ([`Report::auto_measure`]),
+    /// present under it only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_measure: Option<AutoMeasure>,
 }
 
 #[derive(Serialize)]
@@ -1096,6 +1205,8 @@ impl Report {
                     host_check: r.host.as_ref().map(HostAtRow::to_json),
                 })
                 .collect(),
+            measure: self.measure.name(),
+            auto_measure: self.auto_measure.clone(),
         }
     }
 }
@@ -2253,6 +2364,8 @@ pub fn run_suite_with(
     let mut measured_so_far: Vec<Series> = series.clone();
 
     let mut rows = Vec::new();
+    // Every row's revisit notes (for a re-analysis under `--measure auto`).
+    let mut revisits: Vec<Vec<String>> = Vec::new();
     for (c, (original, plan)) in suite.cases.iter().zip(&parsed) {
         let host_before = if gated(plan) {
             // A check without neighbours serves a design of one thread only.
@@ -2361,7 +2474,8 @@ pub fn run_suite_with(
             registry,
             opts,
         )?;
-        row.notes.extend(revisit_notes);
+        row.notes.extend(revisit_notes.iter().cloned());
+        revisits.push(revisit_notes);
         if let Some(gate) = host_before {
             if let Some(after) = check(plan)? {
                 let states_after = sample_states(&mut fastest)?;
@@ -2389,7 +2503,30 @@ pub fn run_suite_with(
         ids.push(case_id(c, plan));
         rows.push(row);
     }
-    add_drift_notes(&mut rows, &ids, &drift);
+    // Every row's states judged against the whole suite's fastest windows.
+    for host in rows.iter_mut().filter_map(|r| r.host.as_mut()) {
+        host.fastest.clone_from(&fastest);
+    }
+    let auto = opts.auto_measure.then(|| AutoMeasure::of_rows(&rows));
+    let mut measure = opts.measure;
+    let mut chosen_models = None;
+    match auto.as_ref().filter(|a| a.measure != opts.measure) {
+        Some(a) => {
+            let (again, components) = under_measure(
+                suite,
+                &measured_so_far,
+                registry,
+                opts,
+                a.measure,
+                &rows,
+                &revisits,
+            )?;
+            rows = again;
+            chosen_models = Some(components);
+            measure = a.measure;
+        }
+        None => add_drift_notes(&mut rows, &ids, &drift),
+    }
     add_state_notes(&mut rows, &fastest);
     if opts.protocol.per_configuration() {
         let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
@@ -2409,12 +2546,50 @@ pub fn run_suite_with(
         cores: opts.cores,
         overhead_calibrated: opts.overhead.is_some(),
         protocol: opts.protocol,
-        components: models,
+        components: chosen_models.unwrap_or(models),
         rows,
         series,
         load,
         host_check,
+        measure,
+        auto_measure: auto,
     })
+}
+
+/// The rows of a finished live suite validated again from its own measurements
+/// (`measured`, named as [`reanalyze`] reads them) under `measure` instead of
+/// `opts.measure` (what `--measure auto` chose, [`AutoMeasure`]), with what only the live
+/// run knows carried over from `live` (each row's host check, and its notes of
+/// `revisits`), and the block models over the whole suite under `measure`. The points a
+/// revisit measured twice keep the visit chosen under `opts.measure` while the suite ran.
+fn under_measure(
+    suite: &Suite,
+    measured: &[Series],
+    registry: &Registry,
+    opts: &Options,
+    measure: Measure,
+    live: &[Row],
+    revisits: &[Vec<String>],
+) -> Result<(Vec<Row>, BTreeMap<String, Expr>), Error> {
+    let as_chosen = Options {
+        measure,
+        ..opts.clone()
+    };
+    let again = reanalyze(suite, measured, registry, &as_chosen)?;
+    if again.report.rows.len() != live.len() {
+        return Err(Error::Run(format!(
+            "--measure auto: the suite's measurements give {} rows under the {measure}, the run had {}",
+            again.report.rows.len(),
+            live.len()
+        )));
+    }
+    let mut rows = again.report.rows;
+    for ((row, old), notes) in rows.iter_mut().zip(live).zip(revisits) {
+        row.host.clone_from(&old.host);
+        row.notes.extend(notes.iter().cloned());
+        note_host(row, opts.protocol);
+    }
+    Ok((rows, again.report.components))
 }
 
 /// How often [`wait_for_quiet`] checks the host again while it waits.
@@ -2720,6 +2895,8 @@ pub fn reanalyze(
             series: blocks_used,
             load: None,
             host_check: None,
+            measure: opts.measure,
+            auto_measure: None,
         },
         missing,
     })
@@ -4545,6 +4722,122 @@ mod tests {
             row.time_error
         );
         assert!(row.time_error > row.target.unwrap());
+    }
+
+    #[test]
+    fn measure_auto_takes_the_mean_only_where_the_cores_were_mostly_slow() {
+        // Per sample, the mean over cores of each core's fast share; the median of those.
+        let slow = AutoMeasure::choose([&[0.1, 0.0][..], &[0.9, 1.0], &[0.0, 0.2]]);
+        assert_eq!(slow.samples, 3);
+        assert!((slow.fast_share.unwrap() - 0.1).abs() < 1e-12, "{slow:?}");
+        assert_eq!(slow.measure, Measure::Mean);
+        let fast = AutoMeasure::choose([&[0.9, 0.7][..], &[0.0, 0.1], &[1.0, 1.0]]);
+        assert_eq!(fast.measure, Measure::Minimum);
+        // At the bound the minimum stays; a sample without a finite share does not count.
+        let even = AutoMeasure::choose([&[0.5, f64::NAN][..], &[], &[f64::NAN]]);
+        assert_eq!((even.samples, even.fast_share), (1, Some(0.5)));
+        assert_eq!(even.measure, Measure::Minimum);
+        // Nothing to choose from: the minimum, and the report says so.
+        let none = AutoMeasure::choose([]);
+        assert_eq!((none.samples, none.fast_share), (0, None));
+        assert_eq!(none.measure, Measure::Minimum);
+        assert!(
+            none.describe().contains("without any sample"),
+            "{}",
+            none.describe()
+        );
+        assert!(slow.describe().starts_with("statistic: the mean, chosen by --measure auto: each core in its fast state in a median 10% of the windows over 3 samples"), "{}", slow.describe());
+        assert!(
+            fast.describe().contains("at least 50%"),
+            "{}",
+            fast.describe()
+        );
+        let json = serde_json::to_value(&slow).unwrap();
+        assert_eq!(json["measure"], "mean");
+        assert_eq!(json["samples"], 3);
+    }
+
+    #[test]
+    fn measure_auto_validates_a_live_run_again_under_the_mean_keeping_what_only_the_run_knew() {
+        // The program's repetitions at two sizes slowed as in the test above: the minimum
+        // sees the blocks' sum, the mean misses by the slowed repetitions.
+        let reg = Registry::builtin();
+        let xs = [1024, 2048, 4096, 8192, 16384, 32768];
+        let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
+        let suite = term_suite("seq(inc, nop)", sizes, ImageSize::Small, Sampling::quick());
+        let f = |x: f64| 3.0 + 0.6 * x;
+        let mut program = saved("seq(inc, nop)", &xs, f);
+        for p in program
+            .points
+            .iter_mut()
+            .filter(|p| [2048, 8192].contains(&p.x))
+        {
+            let v = f(p.x as f64);
+            *p = bench::PointStats::of(p.x, vec![1.3 * v, v, 1.5 * v, 1.01 * v, 1.6 * v]);
+        }
+        let all = vec![
+            program,
+            saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x),
+            saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0),
+        ];
+        let opts = reanalysis_options();
+        let mut live = reanalyze(&suite, &all, &reg, &opts).unwrap().report.rows;
+        assert!(live[0].time_error < 1e-9, "{}", live[0].time_error);
+        // Both cores slow at both ends (6.5 µs a call against a fastest window of 3.4).
+        let slow = bench::states::CoreStates {
+            window_ms: 100.0,
+            cores: vec![vec![6500.0, 6600.0], vec![6400.0, 6700.0]],
+        };
+        live[0].host = Some(HostAtRow {
+            before: speed_check(1.0),
+            after: speed_check(1.0),
+            waited: None,
+            usual: None,
+            states: [Some(slow.clone()), Some(slow)],
+            fastest: vec![3400.0, 3500.0],
+        });
+        let auto = AutoMeasure::of_rows(&live);
+        assert_eq!((auto.samples, auto.fast_share), (2, Some(0.0)));
+        assert_eq!(auto.measure, Measure::Mean);
+        let revisits = vec![vec!["measured x = 2048 again".to_string()]];
+        let (rows, components) =
+            under_measure(&suite, &all, &reg, &opts, Measure::Mean, &live, &revisits).unwrap();
+        let mean = Options {
+            measure: Measure::Mean,
+            ..opts.clone()
+        };
+        let again = reanalyze(&suite, &all, &reg, &mean).unwrap().report;
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].time_error, again.rows[0].time_error);
+        assert!(rows[0].time_error > 0.2, "{}", rows[0].time_error);
+        assert_eq!(components, again.components);
+        // (The check's NaN fields make `==` false on equal checks.)
+        assert_eq!(format!("{:?}", rows[0].host), format!("{:?}", live[0].host));
+        let notes = rows[0].notes.join("; ");
+        assert!(notes.contains("measured x = 2048 again"), "{notes}");
+        // The host notes of a row that misses, written again for the row as it now reads.
+        assert!(
+            notes.contains("the host's speed held across this configuration"),
+            "{notes}"
+        );
+        // A suite whose measurements give another number of rows is an error, not a
+        // silent mismatch.
+        let two = [live[0].clone(), live[0].clone()];
+        let err = under_measure(
+            &suite,
+            &all,
+            &reg,
+            &opts,
+            Measure::Mean,
+            &two,
+            &[vec![], vec![]],
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("give 1 rows under the mean, the run had 2"),
+            "{err}"
+        );
     }
 
     #[test]

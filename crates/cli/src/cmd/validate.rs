@@ -70,7 +70,11 @@ pub struct Args {
     pub modeler: String,
     /// Statistic of the repetitions that blocks and programs are fitted and compared on:
     /// minimum (the default: other work on the machine only slows repetitions down),
-    /// median (the seed's), mean, maximum.
+    /// median (the seed's), mean, maximum, or auto: the minimum, unless the cores' speed
+    /// states sampled at the ends of the designs (the host check) read each core fast in
+    /// under half of the windows, when every row is validated again under the mean once
+    /// the suite has ended (with --from, from DIR/report.json's samples;
+    /// docs/validation.md, "Which statistic on a two-state host")
     #[arg(long, default_value = "minimum")]
     pub measure: String,
     /// Time every block alone, as seed 000 does: no sibling threads for the workers of a
@@ -302,10 +306,14 @@ fn tiny_sampling() -> Sampling {
 pub fn run(args: Args) -> anyhow::Result<()> {
     super::bench::quiet_caught_panics();
     let registry = super::bench::registry();
-    let measure: Measure = args
-        .measure
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--measure: {e}"))?;
+    let auto_measure = args.measure.eq_ignore_ascii_case("auto");
+    let measure: Measure = if auto_measure {
+        Measure::Minimum
+    } else {
+        args.measure
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--measure: {e} or `auto`"))?
+    };
     let protocol: validate::Protocol = args
         .protocol
         .parse()
@@ -444,6 +452,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config,
         memory_limit: memory_limit(args.memory_limit),
         measure,
+        auto_measure,
         modeler: args.modeler.clone(),
         protocol,
         loaded: !args.unloaded,
@@ -467,8 +476,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
         }
-        let again =
+        let auto = if opts.auto_measure {
+            let auto = saved_auto_measure(dir)?;
+            opts.measure = auto.measure;
+            Some(auto)
+        } else {
+            None
+        };
+        let mut again =
             validate::reanalyze(&suite, &saved, &registry, &opts).map_err(anyhow::Error::from)?;
+        again.report.auto_measure = auto;
         if !again.missing.is_empty() {
             eprintln!(
                 "{} has no measurements of {} of the suite's configurations (skipped): {}",
@@ -593,6 +610,69 @@ fn write_series(
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
+}
+
+/// What `--measure auto` chooses for a saved run: from the cores' speed states of
+/// DIR/report.json's rows (judged against the whole run's fastest windows), or of
+/// DIR/rows.jsonl's for a run stopped before its report (judged against the fastest
+/// windows up to each row); the minimum for a run saved before the samples existed.
+fn saved_auto_measure(dir: &std::path::Path) -> anyhow::Result<validate::AutoMeasure> {
+    let report = dir.join("report.json");
+    let rows: Vec<serde_json::Value> = if report.is_file() {
+        let text = std::fs::read_to_string(&report)
+            .with_context(|| format!("cannot read {}", report.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not a validate report: {e}",
+                report.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
+        v.get("rows")
+            .and_then(serde_json::Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    } else {
+        let lines = dir.join("rows.jsonl");
+        if !lines.is_file() {
+            return Ok(validate::AutoMeasure::choose([]));
+        }
+        let text = std::fs::read_to_string(&lines)
+            .with_context(|| format!("cannot read {}", lines.display()))?;
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                serde_json::from_str(l).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}:{}:{}: not a row: {e}",
+                        lines.display(),
+                        i + 1,
+                        e.column()
+                    )
+                })
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let each = |row: &serde_json::Value, end: &str| -> Option<Vec<f64>> {
+        let shares = row.pointer(&format!("/host_check/core_states/{end}/each"))?;
+        Some(
+            shares
+                .as_array()?
+                .iter()
+                .filter_map(serde_json::Value::as_f64)
+                .collect(),
+        )
+    };
+    let samples: Vec<Vec<f64>> = rows
+        .iter()
+        .flat_map(|r| [each(r, "before"), each(r, "after")])
+        .flatten()
+        .collect();
+    Ok(validate::AutoMeasure::choose(
+        samples.iter().map(Vec::as_slice),
+    ))
 }
 
 /// Where a `--save DIR` run keeps its stages' phases ([`PhasesFile`]).
@@ -883,6 +963,9 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
                 String::new()
             }
         )?;
+    }
+    if let Some(auto) = &report.auto_measure {
+        writeln!(out, "{}", auto.describe())?;
     }
     let shares: Vec<f64> = hosts
         .iter()
