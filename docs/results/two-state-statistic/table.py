@@ -1,11 +1,24 @@
 #!/usr/bin/env python3
 """Table of run.sh's re-analyses: per run, each judged row's time error under the
-minimum, the median and the mean, and per run and statistic the rows within target and
-the errors summed. Usage: table.py DIR RUN..."""
+minimum, the median, the mean and `--measure auto` (with what it chose), and per run and
+statistic the rows within target and the errors summed. Usage: table.py DIR RUN..."""
 import json
 import sys
 
-STATS = ["minimum", "median", "mean"]
+STATS = ["minimum", "median", "mean", "auto"]
+
+
+def chosen(path):
+    """What `--measure auto` chose: the statistic and the median fast share."""
+    try:
+        with open(path) as f:
+            a = json.load(f).get("auto_measure")
+    except (OSError, ValueError):
+        return "-"
+    if not a:
+        return "-"
+    share = "no samples" if a["fast_share"] is None else f"fast share {100 * a['fast_share']:.0f}%"
+    return f"{a['measure']} ({share}, {a['samples']} samples)"
 
 
 def rows(path):
@@ -39,7 +52,8 @@ def main():
             rs = got[m].values()
             ok = sum(r["coefficient_error"] <= target(r) and r["time_error"] <= target(r) for r in rs)
             total = sum(100 * r["time_error"] for r in rs)
-            print(f"| {run} | {m} | {ok} of {len(rs)} | {total:.1f} |")
+            name = f"auto: {chosen(f'{out}/{run}-auto.json')}" if m == "auto" else m
+            print(f"| {run} | {name} | {ok} of {len(rs)} | {total:.1f} |")
         for c in got["minimum"]:
             cells = [f"{100 * got[m][c]['time_error']:.1f}%" if c in got[m] else "-" for m in STATS]
             detail.append(f"| {run} | `{c}` | " + " | ".join(cells) + " |")
