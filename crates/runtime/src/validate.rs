@@ -4679,13 +4679,10 @@ mod tests {
         assert_eq!(max_all_revisits(2), 0);
     }
 
-    #[test]
-    fn by_default_repetitions_slowed_by_other_work_do_not_move_the_measured_time() {
-        // `seq(inc, nop)` is exactly the sum of its blocks, but at two sizes other work
-        // slowed three of the program's five repetitions by 30-60% (it only ever adds
-        // time). The default statistic, the minimum, still sees the undisturbed program;
-        // the median sees the disturbance and misses by it.
-        let reg = Registry::builtin();
+    /// `seq(inc, nop)` over x = 1,024 … 32,768, exactly the sum of its blocks, but at
+    /// x = 2,048 and 8,192 other work slowed three of the program's five repetitions by
+    /// 30-60%: the suite, and the program and its blocks as saved.
+    fn slowed_seq_inc_nop() -> (Suite, Vec<Series>) {
         let xs = [1024, 2048, 4096, 8192, 16384, 32768];
         let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
         let suite = term_suite("seq(inc, nop)", sizes, ImageSize::Small, Sampling::quick());
@@ -4699,12 +4696,22 @@ mod tests {
             let v = f(p.x as f64);
             *p = bench::PointStats::of(p.x, vec![1.3 * v, v, 1.5 * v, 1.01 * v, 1.6 * v]);
         }
-        let blocks = [
+        let all = vec![
+            program,
             saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x),
             saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0),
         ];
-        let mut all = vec![program];
-        all.extend(blocks);
+        (suite, all)
+    }
+
+    #[test]
+    fn by_default_repetitions_slowed_by_other_work_do_not_move_the_measured_time() {
+        // `seq(inc, nop)` is exactly the sum of its blocks, but at two sizes other work
+        // slowed three of the program's five repetitions by 30-60% (it only ever adds
+        // time). The default statistic, the minimum, still sees the undisturbed program;
+        // the median sees the disturbance and misses by it.
+        let reg = Registry::builtin();
+        let (suite, all) = slowed_seq_inc_nop();
         let by_default = reanalyze(&suite, &all, &reg, &reanalysis_options()).unwrap();
         let row = &by_default.report.rows[0];
         assert_eq!(Options::default().measure, Measure::Minimum);
@@ -4762,24 +4769,7 @@ mod tests {
         // The program's repetitions at two sizes slowed as in the test above: the minimum
         // sees the blocks' sum, the mean misses by the slowed repetitions.
         let reg = Registry::builtin();
-        let xs = [1024, 2048, 4096, 8192, 16384, 32768];
-        let sizes: Vec<usize> = xs.iter().map(|&x| x as usize).collect();
-        let suite = term_suite("seq(inc, nop)", sizes, ImageSize::Small, Sampling::quick());
-        let f = |x: f64| 3.0 + 0.6 * x;
-        let mut program = saved("seq(inc, nop)", &xs, f);
-        for p in program
-            .points
-            .iter_mut()
-            .filter(|p| [2048, 8192].contains(&p.x))
-        {
-            let v = f(p.x as f64);
-            *p = bench::PointStats::of(p.x, vec![1.3 * v, v, 1.5 * v, 1.01 * v, 1.6 * v]);
-        }
-        let all = vec![
-            program,
-            saved("seq(inc, nop)->inc", &xs, |x| 0.6 * x),
-            saved("seq(inc, nop)->nop_warm", &xs, |_| 3.0),
-        ];
+        let (suite, all) = slowed_seq_inc_nop();
         let opts = reanalysis_options();
         let mut live = reanalyze(&suite, &all, &reg, &opts).unwrap().report.rows;
         assert!(live[0].time_error < 1e-9, "{}", live[0].time_error);
