@@ -2529,10 +2529,14 @@ pub fn run_suite_with(
     }
     add_state_notes(&mut rows, &fastest);
     if opts.protocol.per_configuration() {
-        let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
-        for s in pooled(&all) {
-            let breaks = key_breaks.get(&s.name).cloned().unwrap_or_default();
-            models.insert(s.name.clone(), fit_series(&s, opts, &breaks)?);
+        // The pooled models under `opts.measure`, unless `--measure auto` fitted them
+        // under another statistic already.
+        if chosen_models.is_none() {
+            let all: Vec<Series> = block_series.iter().map(|(_, s)| s.clone()).collect();
+            for s in pooled(&all) {
+                let breaks = key_breaks.get(&s.name).cloned().unwrap_or_default();
+                models.insert(s.name.clone(), fit_series(&s, opts, &breaks)?);
+            }
         }
         // Saved per configuration, callpath `configuration->block`.
         let programs = std::mem::take(&mut series);
