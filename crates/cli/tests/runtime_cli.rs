@@ -36,8 +36,19 @@ fn assert_user_error(args: &[&str], needle: &str) {
     );
 }
 
-/// `validate --suite tiny --no-overhead --protocol PROTOCOL --save DIR EXTRA...`, which
-/// must succeed.
+/// `args` then `extra`, with `--measure minimum` unless `extra` names a statistic: the
+/// default, `auto`, chooses from the cores' speed states as the test finds them, and the
+/// tests of other things check what the minimum gives (the choice itself:
+/// `validate_measure_auto_chooses_the_statistic_from_the_cores_speed_states`).
+fn with_statistic<'a>(args: &mut Vec<&'a str>, extra: &[&'a str]) {
+    if !extra.contains(&"--measure") {
+        args.extend_from_slice(&["--measure", "minimum"]);
+    }
+    args.extend_from_slice(extra);
+}
+
+/// `validate --suite tiny --no-overhead --protocol PROTOCOL --save DIR EXTRA...`
+/// ([`with_statistic`]), which must succeed.
 fn tiny_saved(dir: &std::path::Path, protocol: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "validate",
@@ -49,15 +60,23 @@ fn tiny_saved(dir: &std::path::Path, protocol: &str, extra: &[&str]) -> Output {
         "--save",
         dir.to_str().unwrap(),
     ];
-    args.extend_from_slice(extra);
+    with_statistic(&mut args, extra);
     let o = perfcompose(&args);
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     o
 }
 
-/// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`, which must
-/// succeed (validating saved measurements again runs nothing).
+/// `perfcompose validate --suite tiny --no-overhead --from DIR EXTRA...`
+/// ([`with_statistic`]), which must succeed (validating saved measurements again runs
+/// nothing).
 fn tiny_again(dir: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = Vec::new();
+    with_statistic(&mut args, extra);
+    tiny_again_by_default(dir, &args)
+}
+
+/// [`tiny_again`] with the statistic left to the default (`auto`) unless `extra` names one.
+fn tiny_again_by_default(dir: &std::path::Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "validate",
         "--suite",
@@ -640,11 +659,14 @@ fn disturbed_points_are_measured_again_unless_told_not_to() {
 #[test]
 fn validate_saves_measurements() {
     let dir = scratch("save");
+    // Under the minimum, as `tiny_again` validates it again ([`with_statistic`]).
     let o = perfcompose(&[
         "validate",
         "--suite",
         "tiny",
         "--no-overhead",
+        "--measure",
+        "minimum",
         "--save",
         dir.to_str().unwrap(),
     ]);
@@ -854,11 +876,16 @@ fn validate_measure_auto_chooses_the_statistic_from_the_cores_speed_states() {
     };
     assert_eq!(auto["measure"], chosen, "{auto}");
     assert_eq!(live["measure"], chosen, "{live}");
-    // Without auto the report names the statistic and has no choice in it.
-    let plain = tiny_again(&dir, &["--json"]);
+    // With a statistic named the report names it and has no choice in it.
+    let plain = tiny_again(&dir, &["--measure", "minimum", "--json"]);
     let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert_eq!(plain["measure"], "minimum");
     assert!(plain.get("auto_measure").is_none(), "{plain}");
+    // Without one, auto chooses (the default since run BI).
+    let default = tiny_again_by_default(&dir, &["--json"]);
+    let default: serde_json::Value = serde_json::from_slice(&default.stdout).unwrap();
+    assert_eq!(default["auto_measure"], *auto, "{default}");
+    assert_eq!(default["measure"], chosen, "{default}");
 
     // From the saved run: the same choice, from report.json's samples, and the rows of
     // the statistic chosen.
@@ -1358,5 +1385,32 @@ fn bad_input_is_a_clear_error_with_status_2() {
             "seq(inc, nop)",
         ],
         "",
+    );
+}
+
+#[test]
+fn validate_pin_lone_tests_times_the_lone_blocks_on_the_first_core_and_runs_every_row() {
+    let dir = scratch("pin-lone-tests");
+    let o = tiny_saved(&dir, "interleaved", &["--pin-lone-tests", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let plain = tiny_again(&dir, &["--json"]);
+    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{v}");
+    assert_eq!(rows.len(), plain["rows"].as_array().unwrap().len());
+    for r in rows {
+        assert!(r["time_error"].as_f64().is_some_and(f64::is_finite), "{r}");
+    }
+    // It says how blocks are measured, so it means nothing for saved measurements.
+    assert_user_error(
+        &[
+            "validate",
+            "--suite",
+            "tiny",
+            "--from",
+            dir.to_str().unwrap(),
+            "--pin-lone-tests",
+        ],
+        "cannot be used with",
     );
 }

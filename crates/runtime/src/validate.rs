@@ -494,6 +494,14 @@ pub struct Options {
     /// 229,376 where the program ran within 1.04 of its slower stage (docs/validation.md,
     /// "The stages' best repetitions").
     pub apart: bool,
+    /// Time each block that is timed alone on a thread pinned to the first core, where a
+    /// pinned program of one thread runs its worker ([`bench::Conditions::first_core`]),
+    /// instead of on the calling thread, which `ps` found on the other core. Off by
+    /// default: on the host at its usual speed the paired A/B of 2026-11-29 put
+    /// `seq(inc, inc)` and `seq(inc, nop)` within target either way, 1.2 points
+    /// further off with it on average; where the cores switch speeds on their own it is
+    /// untried (docs/validation.md, "Lone unit tests on the program's core").
+    pub pin_lone_tests: bool,
 }
 
 impl Options {
@@ -644,6 +652,7 @@ impl Default for Options {
             quiet_wait: std::time::Duration::ZERO,
             phases: true,
             apart: false,
+            pin_lone_tests: false,
         }
     }
 }
@@ -1594,7 +1603,10 @@ fn measure_interleaved(
             &inputs,
             &suite.sampling,
             limit,
-            needs[k].3.clone(),
+            bench::Conditions {
+                first_core: opts.pin_lone_tests,
+                ..needs[k].3.clone()
+            },
         )
     };
     // One visit of program point `i`: its blocks and the program, as the protocol says.
@@ -2343,7 +2355,10 @@ pub fn run_suite_with(
                 &Inputs::with_image(image),
                 &suite.sampling,
                 opts.memory_limit,
-                state,
+                bench::Conditions {
+                    first_core: opts.pin_lone_tests,
+                    ..state
+                },
                 progress,
             )?;
             s.name = key.clone();

@@ -69,13 +69,14 @@ pub struct Args {
     #[arg(long, default_value = perfcompose_runtime::validate::VALIDATE_MODELER)]
     pub modeler: String,
     /// Statistic of the repetitions that blocks and programs are fitted and compared on:
-    /// minimum (the default: other work on the machine only slows repetitions down),
-    /// median (the seed's), mean, maximum, or auto: the minimum, unless the cores' speed
-    /// states sampled at the ends of the designs (the host check) read each core fast in
-    /// under half of the windows, when every row is validated again under the mean once
-    /// the suite has ended (with --from, from DIR/report.json's samples;
-    /// docs/validation.md, "Which statistic on a two-state host")
-    #[arg(long, default_value = "minimum")]
+    /// auto (the default): the minimum (other work on the machine only slows
+    /// repetitions down), unless the cores' speed states sampled at the ends of the
+    /// designs (the host check) read each core fast in under half of the windows, when
+    /// every row is validated again under the mean once the suite has ended (with
+    /// --from, from DIR/report.json's samples; a run saved without them keeps the
+    /// minimum; docs/validation.md, "Which statistic on a two-state host"); or one of
+    /// minimum, median (the seed's), mean, maximum
+    #[arg(long, default_value = "auto")]
     pub measure: String,
     /// Time every block alone, as seed 000 does: no sibling threads for the workers of a
     /// task pool or a MapReduce, no neighbouring stages for a pipeline's stages (inputs
@@ -166,6 +167,13 @@ pub struct Args {
     /// (docs/validation.md, "Busy stages that sweep memory")
     #[arg(long, conflicts_with = "no_overhead")]
     pub co_running: bool,
+    /// Time each block that is timed alone on a thread pinned to the first core, where a
+    /// pinned program of one thread runs its worker, instead of on the calling thread
+    /// (found on the other core). Off by default until a run on a host whose cores
+    /// switch speeds on their own shows it (docs/validation.md, "Lone unit tests on the
+    /// program's core")
+    #[arg(long, conflicts_with = "from")]
+    pub pin_lone_tests: bool,
     /// Sizes of the machine's data caches, one per level, comma-separated: `48K,2M,260M`
     /// (K, M, G: binary multiples). The segmented modeler breaks a block's model only
     /// where its input outgrows one within its sweep; `none`: wherever the data says
@@ -463,6 +471,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
         phases: !args.no_phases,
         apart: args.stages_apart,
+        pin_lone_tests: args.pin_lone_tests,
     };
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;

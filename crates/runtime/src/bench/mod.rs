@@ -323,6 +323,11 @@ pub struct Conditions {
     /// The `seq` a task pool's workers run that the block is part of, if it is timed as
     /// one of its blocks (with `siblings` > 0).
     pub replica: Option<Replica>,
+    /// A block timed alone (no siblings, stage or replica): on a thread pinned to the
+    /// first core, where a pinned program of one thread runs its worker, instead of on
+    /// the calling thread, wherever the OS put it (`validate --pin-lone-tests`;
+    /// [`KernelSampler::one_alone_on_first_core`]).
+    pub first_core: bool,
 }
 
 /// A block timed as a stage of a pipeline whose stages are single blocks (`pipe(qsort,
@@ -557,6 +562,8 @@ pub struct KernelSampler<'a> {
     replica: Option<replica::Chain>,
     /// A warm per-key reduction: the map outputs it gathers each key's values from.
     gather: Option<gather::Gather>,
+    /// Time a lone block on the first core ([`Conditions::first_core`]).
+    first_core: bool,
     /// A stage's phases over the repetitions so far ([`PointStats::phases`]).
     phases: Vec<f64>,
     /// Every stage's mean call per repetition so far ([`PointStats::stages`]).
@@ -601,6 +608,7 @@ impl<'a> KernelSampler<'a> {
             siblings,
             stage,
             replica,
+            first_core,
         } = how.into();
         if let Some(stage) = stage {
             return Err(Error::Run(format!(
@@ -642,6 +650,7 @@ impl<'a> KernelSampler<'a> {
             rig: None,
             replica: None,
             gather: None,
+            first_core,
             phases: Vec::new(),
             stages: Vec::new(),
         };
@@ -738,6 +747,9 @@ impl Repeated for KernelSampler<'_> {
             return self.one_in_pipeline();
         }
         if self.siblings == 0 && self.replica.is_none() {
+            if self.first_core {
+                return self.one_alone_on_first_core();
+            }
             return self.one_alone();
         }
         let stop = AtomicBool::new(false);
@@ -962,6 +974,29 @@ fn copies(templates: &[Data], offset: usize, len: usize) -> Option<Vec<Data>> {
 
 impl KernelSampler<'_> {
     /// One repetition on this thread alone (see [`Repeated::one`]).
+    /// [`KernelSampler::one_alone`] on a thread pinned to the first core, where a pinned
+    /// program of one thread runs its worker ([`crate::Config::pin`] pins round robin from
+    /// the first core) and a loaded test its timed thread: a block and its program of one
+    /// thread are timed on the same core ([`Conditions::first_core`]; a handed-over
+    /// input's writer then runs on the next core). On the shared AMD guest each core
+    /// switches between a fast and a slow state on its own ([`states`]); timed on the
+    /// calling thread, wherever the OS had put it, a lone block met the other core's
+    /// state while its program met the first core's (`ps` found the calling thread on
+    /// the second core and the program's worker on the first: docs/validation.md, "Lone
+    /// unit tests on the program's core").
+    fn one_alone_on_first_core(&mut self) -> Result<f64, Error> {
+        let name = self.kernel.name().to_string();
+        std::thread::scope(|scope| {
+            on_core(scope, TIMED_THREAD_NAME, 0, || self.one_alone())
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(Error::Run(format!(
+                        "the timed thread of `{name}`'s test failed"
+                    )))
+                })
+        })
+    }
+
     fn one_alone(&mut self) -> Result<f64, Error> {
         let batch = self.batch as usize;
         if let Some(g) = &mut self.gather {
@@ -1073,15 +1108,23 @@ impl KernelSampler<'_> {
         let (tx, rx) = crossbeam_channel::bounded::<Data>(crate::ctx::DEFAULT_CAPACITY);
         let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
+        let first_core = self.first_core;
         let timed = std::thread::scope(|scope| {
-            scope.spawn(move || {
+            let write = move || {
                 for mut d in stream {
                     d.touch();
                     if tx.send(d).is_err() {
                         break;
                     }
                 }
-            });
+            };
+            // With the timed calls on the first core, the stage before on the next one,
+            // as a pinned pipeline places it ([`KernelSampler::one_alone_on_first_core`]).
+            if first_core {
+                on_core(scope, LOAD_THREAD_NAME, 1, write);
+            } else {
+                scope.spawn(write);
+            }
             let mut total = Duration::ZERO;
             let mut taken = Vec::with_capacity(group);
             while let Ok(first) = rx.recv() {
@@ -1817,28 +1860,86 @@ mod tests {
         let (c, t) = (Arc::clone(&calls), Arc::clone(&threads));
         reg.register_block("count", "counts its calls", move |d| {
             c.fetch_add(1, Ordering::Relaxed);
-            t.lock().unwrap().insert(std::thread::current().id());
+            let me = std::thread::current();
+            t.lock()
+                .unwrap()
+                .insert((me.id(), me.name().map(str::to_string)));
             d
         });
         let kernel = reg.get("count").unwrap().as_ref();
         let spec = Sampling::quick();
-        let mut s = KernelSampler::new(
-            kernel,
-            1024,
-            &Inputs::default(),
-            &spec,
-            1 << 30,
-            InputState::Remote,
-        )
-        .unwrap();
-        let before = calls.load(Ordering::Relaxed);
-        let ns = s.one().unwrap();
-        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
-        assert_eq!(calls.load(Ordering::Relaxed) - before, s.batch());
-        // The helper thread only writes the inputs; the kernel runs here.
-        let seen = threads.lock().unwrap();
-        assert_eq!(seen.len(), 1);
-        assert!(seen.contains(&std::thread::current().id()));
+        for first_core in [false, true] {
+            let how = Conditions {
+                input: InputState::Remote,
+                first_core,
+                ..Default::default()
+            };
+            let mut s =
+                KernelSampler::new(kernel, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
+            // Sizing the batch called the kernel here: only the repetition's calls count.
+            let before = calls.load(Ordering::Relaxed);
+            threads.lock().unwrap().clear();
+            let ns = s.one().unwrap();
+            assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+            assert_eq!(calls.load(Ordering::Relaxed) - before, s.batch());
+            // The helper thread only writes the inputs; the kernel runs on this thread,
+            // or on the timed one of the first core.
+            let seen = threads.lock().unwrap();
+            assert_eq!(seen.len(), 1);
+            let (id, name) = seen.iter().next().unwrap();
+            assert_eq!(*id == std::thread::current().id(), !first_core);
+            if first_core {
+                assert_eq!(name.as_deref(), Some(TIMED_THREAD_NAME));
+            }
+        }
+    }
+
+    #[test]
+    fn lone_unit_tests_asked_to_run_on_the_first_core_do_so_in_every_state() {
+        use std::sync::Mutex;
+        use std::thread::ThreadId;
+        // (thread, its name) of every call.
+        type Calls = Vec<(ThreadId, Option<String>)>;
+        let log: Arc<Mutex<Calls>> = Arc::default();
+        let mut reg = crate::kernel::Registry::empty();
+        let l = Arc::clone(&log);
+        reg.register_block("log", "logs its thread", move |d| {
+            let me = std::thread::current();
+            l.lock()
+                .unwrap()
+                .push((me.id(), me.name().map(str::to_string)));
+            d
+        });
+        let kernel = reg.get("log").unwrap().as_ref();
+        let spec = Sampling::quick();
+        for input in [InputState::Cold, InputState::Warm, InputState::Remote] {
+            let how = Conditions {
+                input,
+                first_core: true,
+                ..Default::default()
+            };
+            let mut s =
+                KernelSampler::new(kernel, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
+            log.lock().unwrap().clear();
+            let (values, _) = sample(&spec, || s.one()).unwrap();
+            assert!(values.len() >= spec.min_reps as usize, "{input:?}");
+            let log = log.lock().unwrap();
+            // Every call of every repetition (warm-ups included) on a timed thread, none
+            // on this one: a new thread each repetition, each pinned to the first core.
+            assert!(
+                log.len() as u64 >= values.len() as u64 * s.batch(),
+                "{input:?}"
+            );
+            assert!(
+                log.iter()
+                    .all(|(id, name)| *id != std::thread::current().id()
+                        && name.as_deref() == Some(TIMED_THREAD_NAME)),
+                "{input:?}: {:?}",
+                log.iter()
+                    .map(|c| c.1.clone())
+                    .collect::<std::collections::HashSet<_>>()
+            );
+        }
     }
 
     #[test]
