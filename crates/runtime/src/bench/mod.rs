@@ -973,7 +973,6 @@ fn copies(templates: &[Data], offset: usize, len: usize) -> Option<Vec<Data>> {
 }
 
 impl KernelSampler<'_> {
-    /// One repetition on this thread alone (see [`Repeated::one`]).
     /// [`KernelSampler::one_alone`] on a thread pinned to the first core, where a pinned
     /// program of one thread runs its worker ([`crate::Config::pin`] pins round robin from
     /// the first core) and a loaded test its timed thread: a block and its program of one
@@ -997,6 +996,7 @@ impl KernelSampler<'_> {
         })
     }
 
+    /// One repetition on this thread alone (see [`Repeated::one`]).
     fn one_alone(&mut self) -> Result<f64, Error> {
         let batch = self.batch as usize;
         if let Some(g) = &mut self.gather {
