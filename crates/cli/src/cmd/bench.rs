@@ -146,6 +146,7 @@ pub fn registry() -> Registry {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     quiet_caught_panics();
+    perfcompose_runtime::bench::keep_freed_memory();
     let registry = registry();
     if args.list {
         return list(&registry);

@@ -313,6 +313,7 @@ fn tiny_sampling() -> Sampling {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     super::bench::quiet_caught_panics();
+    perfcompose_runtime::bench::keep_freed_memory();
     let registry = super::bench::registry();
     let auto_measure = args.measure.eq_ignore_ascii_case("auto");
     let measure: Measure = if auto_measure {
@@ -981,6 +982,11 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         .filter_map(|(_, h)| h.state_shares())
         .flat_map(|[b, a]| [b.every, a.every])
         .collect();
+    // How long each sample ran (the suite's `state_sample`).
+    let seconds = hosts
+        .iter()
+        .find_map(|(_, h)| h.states[0].as_ref())
+        .map_or(0.0, |s| s.seconds());
     if let Some(fastest) = hosts
         .first()
         .map(|(_, h)| &h.fastest)
@@ -998,7 +1004,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "cores' speed states, `{}` x={} on every core at once for {} s at each end of the designs within the cores: every core in its fast state at once in {:.0}% of the windows (median over both ends of {} designs; {:.0}% to {:.0}%), fast being within {:.2}x of the fastest window of any core in this run (each core's fastest: {}); a design of two threads or more is at its fastest only then (docs/validation.md, \"Cores that switch between two speeds\")",
             states::KERNEL,
             states::X,
-            states::VALIDATE_LENGTH.as_secs_f64(),
+            seconds,
             sorted[sorted.len() / 2] * 100.0,
             sorted.len() / 2,
             sorted[0] * 100.0,

@@ -33,9 +33,11 @@ pub const KERNEL: &str = "inc";
 pub const X: usize = 4096;
 
 /// The windows and length of `validate`'s samples (ten windows at each end of a
-/// configuration: the fast spans last 0.2–0.9 s).
+/// configuration: the fast spans last 0.2–0.9 s). The quick suite takes
+/// [`QUICK_LENGTH`] to keep within its two minutes.
 pub const WINDOW: Duration = Duration::from_millis(100);
 pub const VALIDATE_LENGTH: Duration = Duration::from_secs(1);
+pub const QUICK_LENGTH: Duration = Duration::from_millis(500);
 
 /// One sample: each core's time per call in each window, all cores running at once.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,14 +155,15 @@ pub fn sample(
     sample_on(registry, kernel, x, &cores, length, window).map(Some)
 }
 
-/// `validate`'s sample: [`KERNEL`] at [`X`] for [`VALIDATE_LENGTH`] in windows of
-/// [`WINDOW`]; `None` without the kernel in `registry`, on one core, or where the OS does
-/// not say which cores there are.
-pub fn validate_sample(registry: &Registry) -> Result<Option<CoreStates>, Error> {
+/// `validate`'s sample: [`KERNEL`] at [`X`] for `length` (the suite's
+/// `state_sample`: [`VALIDATE_LENGTH`] or [`QUICK_LENGTH`]) in windows of [`WINDOW`];
+/// `None` without the kernel in `registry`, on one core, or where the OS does not say
+/// which cores there are.
+pub fn validate_sample(registry: &Registry, length: Duration) -> Result<Option<CoreStates>, Error> {
     if registry.get(KERNEL).is_err() || core_affinity::get_core_ids().map_or(0, |c| c.len()) < 2 {
         return Ok(None);
     }
-    sample(registry, KERNEL, X, VALIDATE_LENGTH, WINDOW)
+    sample(registry, KERNEL, X, length, WINDOW)
 }
 
 /// Quantile `q` of the finite values of `v` (NaN without any).
@@ -243,6 +246,12 @@ impl Shares {
 }
 
 impl CoreStates {
+    /// How long the sample ran, s: its windows times their length (the longest core's).
+    pub fn seconds(&self) -> f64 {
+        let windows = self.cores.iter().map(Vec::len).max().unwrap_or(0);
+        windows as f64 * self.window_ms / 1e3
+    }
+
     /// The shares of this sample's windows in the fast state, every core judged against
     /// the fastest window of any core in `best` ([`fastest`]): the cores of one machine
     /// are the same hardware, and a short run may never see one of them fast (on the AMD
@@ -351,6 +360,7 @@ mod tests {
             // busy machine) is NaN; any other is a positive time.
             assert!(s.cores[0].iter().all(|t| t.is_nan() || *t > 0.0));
             assert_eq!(s.window_ms, 10.0);
+            assert!((s.seconds() - 0.03).abs() < 1e-9, "{}", s.seconds());
         }
         assert!(sample_on(
             &r,
