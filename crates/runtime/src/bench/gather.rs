@@ -100,6 +100,24 @@ impl Gather {
         Ok(ns)
     }
 
+    /// The same map outputs and reduction for sibling `index` of `threads`: a copy of its
+    /// own, starting at its share of the keys, as a job splits them among its threads.
+    pub(super) fn sibling(&self, index: usize, threads: usize) -> Gather {
+        Gather {
+            rows: self.rows.clone(),
+            f: self.f.clone(),
+            values: Vec::with_capacity(self.values.capacity()),
+            reduced: Vec::new(),
+            next_key: index * GATHER_KEYS / threads.max(1) % GATHER_KEYS,
+        }
+    }
+
+    /// Where the next [`Gather::time`] starts.
+    #[cfg(test)]
+    pub(super) fn next_key(&self) -> usize {
+        self.next_key
+    }
+
     /// What the last [`Gather::time`] reduced: (key, value), in order.
     #[cfg(test)]
     pub(super) fn reduced(&self) -> &[(usize, u64)] {
@@ -145,6 +163,21 @@ mod tests {
         }
         // The map outputs are distinct, as a job's are.
         assert_ne!(rows[0], rows[1]);
+    }
+
+    #[test]
+    fn a_sibling_reduces_the_same_map_outputs_from_its_share_of_the_keys() {
+        let reg = Registry::builtin();
+        let (k, f) = per_key(&reg);
+        let g = Gather::new(k, f, 3, &Inputs::default(), u128::MAX).unwrap();
+        let mut s = g.sibling(1, 2);
+        assert_eq!(s.next_key(), GATHER_KEYS / 2);
+        assert_eq!(g.sibling(0, 2).next_key(), 0);
+        s.time(2, "reduce_per_key").unwrap();
+        let key = GATHER_KEYS / 2;
+        let sum: u64 = g.rows.iter().map(|r| r[key]).sum();
+        assert_eq!(s.reduced()[0], (key, sum));
+        assert_eq!(s.reduced()[1].0, key + 1);
     }
 
     #[test]

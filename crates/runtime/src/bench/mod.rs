@@ -775,15 +775,28 @@ impl Repeated for KernelSampler<'_> {
             Some(chain) => format!("a block of seq({})", chain.names().join(", ")),
             None => format!("kernel `{name}`"),
         };
+        // A warm per-key reduction's siblings gather and reduce keys of their own from map
+        // outputs of their own, as the other threads of a job do.
+        let mut gathers: Vec<Option<gather::Gather>> = (0..self.siblings)
+            .map(|i| {
+                self.gather
+                    .as_ref()
+                    .map(|g| g.sibling(i + 1, self.siblings + 1))
+            })
+            .collect();
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.siblings)
                 .map(|i| {
                     let (templates, chain, stop, started) =
                         (Arc::clone(&templates), &chain, &stop, &started);
                     let first = queue.clone();
-                    on_core(scope, LOAD_THREAD_NAME, i + 1, move || {
-                        let run = (chain.as_slice(), timed_block);
-                        sibling(&templates, run, len, i, first, stop, started)
+                    let gather = gathers[i].take();
+                    on_core(scope, LOAD_THREAD_NAME, i + 1, move || match gather {
+                        Some(g) => gathering_sibling(g, len, stop, started),
+                        None => {
+                            let run = (chain.as_slice(), timed_block);
+                            sibling(&templates, run, len, i, first, stop, started)
+                        }
                     })
                 })
                 .collect();
@@ -962,6 +975,21 @@ fn sibling(
         stream = make(offset);
     }
     tally
+}
+
+/// A sibling of a warm per-key reduction's test: gathers and reduces `len` keys at a time
+/// from its own map outputs until `stop`, as another thread of the job does (not timed).
+fn gathering_sibling(
+    mut g: gather::Gather,
+    len: usize,
+    stop: &AtomicBool,
+    started: &Barrier,
+) -> Tally {
+    started.wait();
+    // At least one pass (`len` keys), then until the timed thread is done. A panic here
+    // was already met by the probe on the timed thread.
+    while g.time(len, "sibling").is_ok() && !stop.load(Ordering::Acquire) {}
+    Tally::default()
 }
 
 /// `len` fresh copies of the distinct inputs, cycled from the `offset`-th: a stream made the
@@ -2257,6 +2285,37 @@ mod tests {
             assert_eq!(w[1].0, (w[0].0 + 1) % gather::GATHER_KEYS, "{w:?}");
         }
         assert!(calls.iter().all(|&(_, n)| n == x), "{calls:?}");
+        // With a sibling (as `_par2`), the sibling gathers keys too, as a job's other
+        // thread does, at least one batch of them: not one call per template as key 0.
+        let mut loaded = KernelSampler::new(
+            &kernel,
+            x,
+            &Inputs::default(),
+            &spec,
+            1 << 30,
+            Conditions {
+                input: InputState::Warm,
+                siblings: 1,
+                stage: None,
+                replica: None,
+                first_core: false,
+            },
+        )
+        .unwrap();
+        log.lock().unwrap().clear();
+        let ns = loaded.one().unwrap();
+        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        let calls = std::mem::take(&mut *log.lock().unwrap());
+        let batch = loaded.batch() as usize;
+        assert!(
+            calls.len() >= 2 * batch,
+            "{} calls, batch {batch}",
+            calls.len()
+        );
+        assert!(calls.iter().all(|&(_, n)| n == x));
+        let key_0 = calls.iter().filter(|&&(k, _)| k == 0).count();
+        let passes = calls.len() / gather::GATHER_KEYS + 2;
+        assert!(key_0 <= passes, "{key_0} calls on key 0 of {}", calls.len());
         // Cold, the test calls it on a stream of vectors of x values of its own, as key 0.
         let mut cold = KernelSampler::new(
             &kernel,
