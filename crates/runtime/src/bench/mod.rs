@@ -775,8 +775,8 @@ impl Repeated for KernelSampler<'_> {
             Some(chain) => format!("a block of seq({})", chain.names().join(", ")),
             None => format!("kernel `{name}`"),
         };
-        // A warm per-key reduction's siblings gather and reduce keys of their own from map
-        // outputs of their own, as the other threads of a job do.
+        // A warm per-key reduction's siblings gather and reduce keys of their own from the
+        // same map outputs, as the other threads of a job do.
         let mut gathers: Vec<Option<gather::Gather>> = (0..self.siblings)
             .map(|i| {
                 self.gather
@@ -2296,9 +2296,7 @@ mod tests {
             Conditions {
                 input: InputState::Warm,
                 siblings: 1,
-                stage: None,
-                replica: None,
-                first_core: false,
+                ..Default::default()
             },
         )
         .unwrap();
