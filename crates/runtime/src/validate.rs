@@ -1710,7 +1710,8 @@ fn measure_interleaved(
         // The program's sweep: a point measured again is a whole visit (its blocks too).
         let xs: Vec<f64> = c.sizes.iter().map(|&x| x as f64).collect();
         let mut ys: Vec<f64> = visits.iter().map(|v| stat(&v.program)).collect();
-        let mut seconds: Vec<Option<Visit>> = visits.iter().map(|_| None).collect();
+        // Every later visit, in the order measured (a point may have two: `MAX_VISITS`).
+        let mut later: Vec<Visit> = Vec::new();
         let again = format!("{name} (measured again)");
         let keep = Keep::for_measure(opts.measure);
         let done = revisit_sweep(&xs, &mut ys, &[], target, keep, |i| {
@@ -1723,17 +1724,17 @@ fn measure_interleaved(
             });
             let second = visit(i, x)?;
             let y = stat(&second.program);
-            seconds[i] = Some(second);
+            later.push(second);
             Ok::<f64, Error>(y)
         })?;
-        for r in done {
+        for (r, second) in done.into_iter().zip(later) {
             revisits.push(format!(
                 "measured x={} again, blocks and program: {}",
                 c.sizes[r.index],
                 r.describe("the program", " per element")
             ));
             if r.kept_second {
-                visits[r.index] = seconds[r.index].take().expect("measured again");
+                visits[r.index] = second;
             }
         }
         // Then each block's own sweep, over the visits kept: a block point every
@@ -1773,8 +1774,9 @@ fn measure_interleaved(
                 })
                 .collect();
             let whole = opts.block_revisit == BlockRevisit::Visit;
-            let mut seconds: Vec<Option<bench::PointStats>> = at.iter().map(|_| None).collect();
-            let mut second_visits: Vec<Option<Visit>> = at.iter().map(|_| None).collect();
+            // Every later measurement, in the order measured: a whole visit, or the block
+            // alone.
+            let mut later: Vec<Result<Visit, bench::PointStats>> = Vec::new();
             let label = format!("{name} (block {key} measured again)");
             let done = revisit_sweep(&xs, &mut ys, &weights, target, keep, |m| {
                 let (j, i, pos) = at[m];
@@ -1787,16 +1789,16 @@ fn measure_interleaved(
                 if whole {
                     let second = visit(i, c.sizes[i])?;
                     let y = stat(&second.blocks[pos].1);
-                    second_visits[m] = Some(second);
+                    later.push(Ok(second));
                     return Ok::<f64, Error>(y);
                 }
                 let mut b = block_sampler((k, j), opts.memory_limit)?;
                 let second = bench::sample_point(&suite.sampling, &mut b)?;
                 let y = stat(&second);
-                seconds[m] = Some(second);
+                later.push(Err(second));
                 Ok::<f64, Error>(y)
             })?;
-            for r in done {
+            for (r, second) in done.into_iter().zip(later) {
                 let (j, i, pos) = at[r.index];
                 let mut note = format!(
                     "measured block `{key}` at x={} again{}: {}",
@@ -1804,11 +1806,14 @@ fn measure_interleaved(
                     if whole { " with its program" } else { "" },
                     r.describe("it", "")
                 );
-                if let Some(second) = second_visits[r.index].take() {
-                    let program = merge_visit(&mut visits[i], second, r.kept_second, keep, stat);
-                    note += &format!("; {program}");
-                } else if r.kept_second {
-                    visits[i].blocks[pos].1 = seconds[r.index].take().expect("measured again");
+                match second {
+                    Ok(second) => {
+                        let program =
+                            merge_visit(&mut visits[i], second, r.visit, r.kept_second, keep, stat);
+                        note += &format!("; {program}");
+                    }
+                    Err(alone) if r.kept_second => visits[i].blocks[pos].1 = alone,
+                    Err(_) => {}
                 }
                 revisits.push(note);
             }
@@ -1871,7 +1876,7 @@ struct Visit {
 }
 
 /// Fold `second`, a whole visit measured again for one of its blocks
-/// ([`BlockRevisit::Visit`]), into `first`: under [`Keep::Faster`] every measurement
+/// ([`BlockRevisit::Visit`]; the point's `nth` visit), into `first`: under [`Keep::Faster`] every measurement
 /// (the program with its halves, each block) keeps its faster visit by `stat`; under
 /// [`Keep::Closer`] the second visit replaces the first as a whole when the revisit kept
 /// its block (`kept_second`), so a program stays with the blocks measured with it.
@@ -1879,6 +1884,7 @@ struct Visit {
 fn merge_visit(
     first: &mut Visit,
     second: Visit,
+    nth: usize,
     kept_second: bool,
     keep: Keep,
     stat: impl Fn(&bench::PointStats) -> f64,
@@ -1893,7 +1899,7 @@ fn merge_visit(
         duration(a),
         duration(b),
         100.0 * (b / a - 1.0),
-        if program_second { "second" } else { "first" }
+        kept_visit(program_second, nth)
     );
     match keep {
         Keep::Closer => {
@@ -1916,6 +1922,10 @@ fn merge_visit(
     }
     note
 }
+
+/// How many times, in all, [`revisit_sweep`] may measure one point: its first visit, a
+/// second when it stands out from its neighbours, and a third when it still does.
+pub const MAX_VISITS: usize = 3;
 
 /// How many points of a sweep of `n` may be measured a second time and found as they
 /// were: a quarter, at least two (a suite's time grows by at most about a quarter).
@@ -1970,6 +1980,9 @@ impl Keep {
 #[derive(Clone, Debug, PartialEq)]
 struct Revisit {
     index: usize,
+    /// Which visit of the point this was: 2 or 3 ([`MAX_VISITS`]).
+    visit: usize,
+    /// The value kept before it.
     first: f64,
     second: f64,
     /// What the neighbouring sizes say ([`neighbour_reference`]).
@@ -1980,17 +1993,23 @@ struct Revisit {
 
 impl Revisit {
     /// "`who` took A`unit`, P% off the R its neighbouring sizes say, and B (Q%) the second
-    /// time; kept the first|second visit[, the faster]".
+    /// time; kept the first|second visit[, the faster]"; for a third visit "`who` still
+    /// took A`unit` (the visit kept of the first two), …, and B (Q%) the third time; kept
+    /// the earlier|third visit[, the faster]".
     fn describe(&self, who: &str, unit: &str) -> String {
         let off = |y: f64| 100.0 * (y / self.reference - 1.0);
+        let third = self.visit >= 3;
         format!(
-            "{who} took {}{unit}, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the second time; kept the {} visit",
+            "{who} {}took {}{unit}{}, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the {} time; kept the {} visit",
+            if third { "still " } else { "" },
             duration(self.first),
+            if third { " (the visit kept of the first two)" } else { "" },
             off(self.first),
             duration(self.reference),
             duration(self.second),
             off(self.second),
-            if self.kept_second { "second" } else { "first" },
+            if third { "third" } else { "second" },
+            kept_visit(self.kept_second, self.visit),
         ) + if self.keep == Keep::Faster {
             ", the faster"
         } else {
@@ -1999,10 +2018,26 @@ impl Revisit {
     }
 }
 
+/// Which visit of a point a revisit kept, in words: "first" or "second" after the second
+/// visit (`nth` 2), "earlier" or "third" after the third.
+fn kept_visit(kept_later: bool, nth: usize) -> &'static str {
+    match (kept_later, nth >= 3) {
+        (true, true) => "third",
+        (true, false) => "second",
+        (false, true) => "earlier",
+        (false, false) => "first",
+    }
+}
+
 /// Measure the disturbed points of a sweep again: the point furthest from what its
 /// neighbouring sizes say ([`disturbed_point`]), if beyond `target`, is measured a second
 /// time by `again(i)` (which keeps that measurement and returns its statistic); the value
-/// `keep` chooses ([`Keep`]) is kept in `ys`; then the next point, each at most once.
+/// `keep` chooses ([`Keep`]) is kept in `ys`; then the next point, each once. Then, while
+/// the budget lasts, a point still beyond `target` after its second visit is measured a
+/// third time ([`MAX_VISITS`]), after every other point's second visit, so that some time
+/// passes between the visits (run BL, `seq(inc, inc)` at x = 16,384: the program 48% and
+/// 65% over its neighbours in two visits while its blocks read their usual speed, and
+/// within 2% of them in a run of the same rows right after).
 /// A revisit that keeps a second visit more than `target` from the first found a
 /// disturbance, and the points next to it are now judged against a corrected
 /// neighbour: it is free; the others count, at most [`max_revisits`], and all of them
@@ -2020,34 +2055,42 @@ fn revisit_sweep<E>(
     keep: Keep,
     mut again: impl FnMut(usize) -> Result<f64, E>,
 ) -> Result<Vec<Revisit>, E> {
-    let mut done = vec![false; ys.len()];
+    // How many times each point has been measured again.
+    let mut again_times = vec![0usize; ys.len()];
     let mut out = Vec::new();
     let mut counted = 0;
-    while counted < max_revisits(ys.len()) && out.len() < max_all_revisits(ys.len()) {
-        let Some(i) = weighted_disturbed_point(xs, ys, weights, &done, target) else {
-            break;
-        };
-        done[i] = true;
-        let reference = neighbour_reference(xs, ys, i);
-        let second = again(i)?;
-        let kept_second = match keep {
-            Keep::Closer => (second / reference - 1.0).abs() < (ys[i] / reference - 1.0).abs(),
-            Keep::Faster => second < ys[i],
-        };
-        out.push(Revisit {
-            index: i,
-            first: ys[i],
-            second,
-            reference,
-            kept_second,
-            keep,
-        });
-        let moved = kept_second && (second / ys[i] - 1.0).abs() * weight_at(weights, i) > target;
-        if !moved {
-            counted += 1;
-        }
-        if kept_second {
-            ys[i] = second;
+    for pass in 0..MAX_VISITS - 1 {
+        // A pass offers only the points the passes before it all measured again.
+        let mut done: Vec<bool> = again_times.iter().map(|&t| t != pass).collect();
+        while counted < max_revisits(ys.len()) && out.len() < max_all_revisits(ys.len()) {
+            let Some(i) = weighted_disturbed_point(xs, ys, weights, &done, target) else {
+                break;
+            };
+            done[i] = true;
+            again_times[i] += 1;
+            let reference = neighbour_reference(xs, ys, i);
+            let second = again(i)?;
+            let kept_second = match keep {
+                Keep::Closer => (second / reference - 1.0).abs() < (ys[i] / reference - 1.0).abs(),
+                Keep::Faster => second < ys[i],
+            };
+            out.push(Revisit {
+                index: i,
+                visit: pass + 2,
+                first: ys[i],
+                second,
+                reference,
+                kept_second,
+                keep,
+            });
+            let moved =
+                kept_second && (second / ys[i] - 1.0).abs() * weight_at(weights, i) > target;
+            if !moved {
+                counted += 1;
+            }
+            if kept_second {
+                ys[i] = second;
+            }
         }
     }
     Ok(out)
@@ -4535,6 +4578,82 @@ mod tests {
     }
 
     #[test]
+    fn a_point_off_in_both_its_visits_is_measured_a_third_time_after_the_others() {
+        // Run BL's `seq(inc, inc)`, ns per element: x = 16,384 took 36.6 µs in its first
+        // visit and 40.7 µs in its second, +48% and +65% off its neighbours, while its
+        // blocks read their usual speed; a run of the same rows right after read it in
+        // line (24.7 µs). x = 1,024 was +9% off and stayed.
+        let xs = grid();
+        let first = [
+            1543.0, 3033.0, 6213.0, 13074.0, 36581.0, 48961.0, 97925.0, 147264.0, 197219.0,
+            245951.0, 293678.0, 346816.0, 389782.0,
+        ];
+        let target = TARGET_PATTERNS * REVISIT_SHARE;
+        let run = |third: f64| {
+            let mut ys = first.to_vec();
+            let mut asked = Vec::new();
+            let done = revisit_sweep(&xs, &mut ys, &[], target, Keep::Faster, |i| {
+                asked.push(i);
+                let nth = asked.iter().filter(|&&j| j == i).count();
+                Ok::<f64, ()>(match (i, nth) {
+                    (4, 1) => 40700.0,
+                    (4, _) => third,
+                    _ => 1.1 * first[i],
+                })
+            })
+            .unwrap();
+            (ys, asked, done)
+        };
+        let (ys, asked, done) = run(24700.0);
+        // x = 16,384 first; then x = 1,024; then x = 16,384 again, the others' second
+        // visits in between.
+        assert_eq!(asked, vec![4, 0, 4], "{done:?}");
+        assert_eq!(done.iter().map(|r| r.visit).collect::<Vec<_>>(), [2, 2, 3]);
+        assert_eq!(ys[4], 24700.0);
+        assert_eq!(ys[0], first[0]);
+        let note = done[2].describe("the program", " per element");
+        assert!(
+            note.starts_with(
+                "the program still took 36.6 µs per element (the visit kept of the first two), +"
+            ),
+            "{note}"
+        );
+        assert!(
+            note.ends_with("the third time; kept the third visit, the faster"),
+            "{note}"
+        );
+        assert!(done[0]
+            .describe("it", "")
+            .ends_with("the second time; kept the first visit, the faster"));
+        // A third visit slower still: the earlier one stays.
+        let (ys, _, done) = run(50000.0);
+        assert_eq!(ys[4], first[4]);
+        assert!(done[2]
+            .describe("it", "")
+            .ends_with("kept the earlier visit, the faster"));
+        // No point is measured a fourth time, and a point whose second visit puts it in
+        // line is not measured a third.
+        let mut ys = first.to_vec();
+        let mut asked = Vec::new();
+        revisit_sweep(&xs, &mut ys, &[], target, Keep::Faster, |i| {
+            asked.push(i);
+            Ok::<f64, ()>(if i == 4 { 24700.0 } else { 1.1 * first[i] })
+        })
+        .unwrap();
+        assert_eq!(asked.iter().filter(|&&i| i == 4).count(), 1, "{asked:?}");
+        let mut asked = Vec::new();
+        revisit_sweep(&xs, &mut first.to_vec(), &[], target, Keep::Faster, |i| {
+            asked.push(i);
+            Ok::<f64, ()>(1.5 * first[i])
+        })
+        .unwrap();
+        assert!(asked
+            .iter()
+            .all(|&i| asked.iter().filter(|&&j| j == i).count() < MAX_VISITS));
+        assert!(asked.len() <= max_all_revisits(xs.len()));
+    }
+
+    #[test]
     fn a_sweep_measures_its_disturbed_points_again_and_keeps_the_closer_visit() {
         // A power law with x = 8192 inflated by 60% and x = 262144 deflated by 30%.
         let xs: Vec<f64> = (10..=22).map(|e| 2f64.powi(e)).collect();
@@ -4554,9 +4673,13 @@ mod tests {
             })
         })
         .unwrap();
-        assert_eq!(asked, vec![3, 12]);
-        assert_eq!(done.len(), 2);
-        assert!(done[0].kept_second && !done[1].kept_second, "{done:?}");
+        // x = 262,144, worse the second time, still off: a third time, after the others.
+        assert_eq!(asked, vec![3, 12, 12]);
+        assert_eq!(done.len(), 3);
+        assert!(
+            done[0].kept_second && !done[1].kept_second && !done[2].kept_second,
+            "{done:?}"
+        );
         assert_eq!(ys[3], clean(xs[3]));
         assert_eq!(ys[12], before[12]);
         assert!((done[0].reference / clean(xs[3]) - 1.0).abs() < 1e-9);
@@ -4621,7 +4744,7 @@ mod tests {
         // Under the minimum each measurement keeps its faster visit: the program follows
         // its block down, the other block keeps its faster first visit.
         let mut kept = visit(&[124.0, 130.0], &[124.0, 128.0], &[60.0, 61.0]);
-        let note = merge_visit(&mut kept, second, true, Keep::Faster, min);
+        let note = merge_visit(&mut kept, second, 2, true, Keep::Faster, min);
         assert_eq!(min(&kept.program), 96.0);
         assert_eq!(kept.halves.as_ref().map(|[a, _]| min(a)), Some(96.0));
         assert_eq!(min(&kept.blocks[0].1), 93.0);
@@ -4635,7 +4758,7 @@ mod tests {
         // A program slower the second time keeps its first visit, whatever its block did.
         let slower = visit(&[140.0, 150.0], &[93.0, 95.0], &[62.0, 66.0]);
         let mut kept = visit(&[124.0, 130.0], &[124.0, 128.0], &[60.0, 61.0]);
-        let note = merge_visit(&mut kept, slower, true, Keep::Faster, min);
+        let note = merge_visit(&mut kept, slower, 2, true, Keep::Faster, min);
         assert_eq!(min(&kept.program), 124.0);
         assert_eq!(min(&kept.blocks[0].1), 93.0);
         assert!(note.ends_with("kept the first visit"), "{note}");
@@ -4643,11 +4766,11 @@ mod tests {
         let med = |p: &bench::PointStats| point_stat(p, Measure::Median);
         let again = || visit(&[140.0, 150.0], &[93.0, 95.0], &[62.0, 66.0]);
         let mut kept = visit(&[124.0, 130.0], &[124.0, 128.0], &[60.0, 61.0]);
-        merge_visit(&mut kept, again(), true, Keep::Closer, med);
+        merge_visit(&mut kept, again(), 2, true, Keep::Closer, med);
         assert_eq!(med(&kept.program), 145.0);
         assert_eq!(med(&kept.blocks[1].1), 64.0);
         let mut kept = visit(&[124.0, 130.0], &[124.0, 128.0], &[60.0, 61.0]);
-        merge_visit(&mut kept, again(), false, Keep::Closer, med);
+        merge_visit(&mut kept, again(), 2, false, Keep::Closer, med);
         assert_eq!(med(&kept.program), 127.0);
         assert_eq!(med(&kept.blocks[0].1), 126.0);
         assert_eq!("visit".parse(), Ok(BlockRevisit::Visit));
@@ -4691,13 +4814,14 @@ mod tests {
         .unwrap();
         // The step's first point, then the two slow ones (moved: free), the step's
         // last point before it, and then x = 2,048, which the budget of three alone
-        // would not have reached.
-        assert_eq!(asked, vec![8, 3, 2, 7, 1]);
+        // would not have reached; then the step's first point a third time (it still
+        // stands out), which spends the budget.
+        assert_eq!(asked, vec![8, 3, 2, 7, 1, 8]);
         assert!(asked.len() > max_revisits(xs.len()));
         assert_eq!(ys[1..=3], clean[1..=3]);
         assert_eq!(ys[7..], first[7..]);
         let kept: Vec<bool> = done.iter().map(|r| r.kept_second).collect();
-        assert_eq!(kept, vec![false, true, true, false, true]);
+        assert_eq!(kept, vec![false, true, true, false, true, false]);
         // Every second visit as the first: the budget of a quarter of the sweep.
         let mut asked = 0;
         revisit_sweep(&xs, &mut first.clone(), &[], 0.10, Keep::Faster, |i| {
