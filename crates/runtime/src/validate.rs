@@ -1876,8 +1876,9 @@ struct Visit {
 }
 
 /// Fold `second`, a whole visit measured again for one of its blocks
-/// ([`BlockRevisit::Visit`]; the point's `nth` visit), into `first`: under [`Keep::Faster`] every measurement
-/// (the program with its halves, each block) keeps its faster visit by `stat`; under
+/// ([`BlockRevisit::Visit`]; the point's `nth` visit), into `first`: under
+/// [`Keep::Faster`] every measurement (the program with its halves, each block) keeps its
+/// faster visit by `stat`; under
 /// [`Keep::Closer`] the second visit replaces the first as a whole when the revisit kept
 /// its block (`kept_second`), so a program stays with the blocks measured with it.
 /// Returns what became of the program, for the row's note.
