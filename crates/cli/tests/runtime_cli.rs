@@ -178,6 +178,52 @@ fn bench_json_and_whole_program() {
 }
 
 #[test]
+fn bench_batch_fixes_the_calls_per_repetition() {
+    // Without it the batch is sized from a probe: warm `inc` at x = 64 takes far less
+    // than a 200 µs sample, so many calls; cold, a program's repetition.
+    let sized = quick_bench(&["inc", "--warm"], "64");
+    assert!(
+        sized[0]["points"][0]["batch"].as_u64().unwrap() > 5,
+        "{sized}"
+    );
+    for state in [&["--warm"][..], &[][..], &["--remote"][..]] {
+        let mut args = vec!["inc", "--batch", "5"];
+        args.extend_from_slice(state);
+        let v = quick_bench(&args, "64,128");
+        for p in v[0]["points"].as_array().unwrap() {
+            assert_eq!(p["batch"], 5, "{state:?}: {v}");
+            assert!(p["median"].as_f64().unwrap() > 0.0, "{v}");
+        }
+    }
+    // A per-key reduction, warm: the keys it gathers and reduces per repetition.
+    let v = quick_bench(
+        &[
+            "reduce_per_key",
+            "--warm",
+            "--siblings",
+            "1",
+            "--batch",
+            "3",
+        ],
+        "4",
+    );
+    assert_eq!(v[0]["points"][0]["batch"], 3, "{v}");
+    // Within the memory the inputs may take: 1 MiB holds 16 inputs of 64 KiB.
+    let v = quick_bench(&["inc", "--batch", "1000", "--memory-limit", "1"], "16384");
+    assert_eq!(v[0]["points"][0]["batch"], 16, "{v}");
+    for bad in [
+        vec!["bench", "inc", "--batch", "0"],
+        vec!["bench", "inc", "--batch", "many"],
+        vec!["bench", "--term", "pipe(inc, inc)", "--batch", "4"],
+        vec!["bench", "--overhead", "--batch", "4"],
+    ] {
+        let o = perfcompose(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("batch"), "{bad:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     let dir = scratch("overhead");
     let file = dir.join("cal.json");

@@ -292,6 +292,7 @@ pub fn quick_suite() -> Suite {
             target: Some(0.02),
             min_sample: std::time::Duration::from_micros(500),
             max_point_time: std::time::Duration::from_millis(350),
+            batch: None,
         },
         // The two-minute budget: points beyond the whole target only, and half-second
         // speed-state samples.
@@ -379,6 +380,7 @@ pub fn paper_suite() -> Suite {
             target: Some(0.01),
             min_sample: std::time::Duration::from_millis(1),
             max_point_time: std::time::Duration::from_secs(4),
+            batch: None,
         },
         revisit_share: REVISIT_SHARE,
         state_sample: bench::states::VALIDATE_LENGTH,

@@ -8,7 +8,7 @@
 set -euo pipefail
 PC=${1:-target/release/perfcompose}
 OUT=${2:-docs/results/two-state-statistic}
-RUNS=${RUNS:-paper-runAX paper-runAZ paper-runBE paper-runBF paper-runBG paper-runBH paper-runBI paper-runBJ paper-runBL paper-runBM}
+RUNS=${RUNS:-paper-runAX paper-runAZ paper-runBE paper-runBF paper-runBG paper-runBH paper-runBI paper-runBJ paper-runBL paper-runBM paper-runBO}
 mkdir -p "$OUT"
 for run in $RUNS; do
   for m in minimum median mean auto; do

@@ -308,6 +308,7 @@ fn tiny_sampling() -> Sampling {
         target: None,
         min_sample: std::time::Duration::from_micros(100),
         max_point_time: std::time::Duration::from_millis(200),
+        batch: None,
     }
 }
 

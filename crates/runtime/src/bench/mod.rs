@@ -66,6 +66,10 @@ pub struct Sampling {
     /// Stop repeating a point after this long even if the target is not reached (the
     /// point is still reported, with its CI).
     pub max_point_time: Duration,
+    /// Calls per repetition of a block's unit test, fixed (`bench --batch`): `None` sizes
+    /// the batch from a probe call ([`Sampling::min_sample`], or a program's repetition
+    /// for cold and handed-over inputs). Bounded by the memory the inputs may take.
+    pub batch: Option<u64>,
 }
 
 impl Sampling {
@@ -78,6 +82,7 @@ impl Sampling {
             target: Some(0.02),
             min_sample: Duration::from_micros(200),
             max_point_time: Duration::from_millis(1500),
+            batch: None,
         }
     }
 
@@ -90,6 +95,7 @@ impl Sampling {
             target: None,
             min_sample: Duration::from_micros(200),
             max_point_time: Duration::from_secs(3600),
+            batch: None,
         }
     }
 }
@@ -690,6 +696,10 @@ impl<'a> KernelSampler<'a> {
                     .min(by_cache as u64)
             }
         };
+        // Told how many: as many, within the memory the inputs may take.
+        let batch = spec
+            .batch
+            .map_or(batch, |b| b.clamp(1, by_memory.min(MAX_BATCH)));
         s.batch = batch;
         s.outputs = Vec::with_capacity(batch as usize);
         Ok(s)
@@ -1766,6 +1776,7 @@ mod tests {
             target,
             min_sample: Duration::ZERO,
             max_point_time: Duration::from_secs(3600),
+            batch: None,
         }
     }
 
