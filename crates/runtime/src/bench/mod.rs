@@ -340,9 +340,11 @@ pub struct Conditions {
 /// inc)`, `pipe(pipe(qsort, inc), nop)`): each of the other stages runs on a thread of its
 /// own, connected by queues of the runtime's default capacity, and the stream flows
 /// through all of them as through the program — the stages before it write the element
-/// and hand it over, the stages after it take what it returns. Only the calls of the
-/// timed stage are counted, in groups of what is waiting, without the queue operations
-/// (those are the pattern's overhead, calibrated on their own). A stage of a pipeline
+/// and hand it over, the stages after it take what it returns. Every stage takes one
+/// element at a time and hands it on as soon as its call returns, waiting on its queues
+/// as a pinned program's workers do. Only the calls of the timed stage are counted,
+/// without the queue operations (those are the pattern's overhead, calibrated on their
+/// own). A stage of a pipeline
 /// runs next to its neighbours at the pace of the slowest: measured alone, `inc` did not
 /// show what a busy neighbour core costs it, which changed from 0 to 60% within minutes
 /// on the development host (docs/validation.md, run N).
