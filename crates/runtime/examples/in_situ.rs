@@ -32,17 +32,18 @@
 //! stage per repetition would start from, instead of the larger of the stages' own minima).
 //! Exits with status 2 on bad arguments.
 
+#[path = "common/timed.rs"]
+mod timed;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use perfcompose_runtime::bench::{
     self, tandem, Conditions, KernelSampler, ProgramSampler, Sampling,
 };
-use perfcompose_runtime::kernel::{Inputs, Kernel, Op, Registry};
-use perfcompose_runtime::KernelError;
-use perfcompose_runtime::{Config, Data};
+use perfcompose_runtime::kernel::{Inputs, Op, Registry};
+use perfcompose_runtime::Config;
 
 /// Time and count of the calls of one block occurrence.
 #[derive(Default)]
@@ -51,55 +52,6 @@ struct Counter {
     calls: AtomicU64,
     /// Every call's time, in order (ns).
     each: std::sync::Mutex<Vec<u64>>,
-}
-
-/// A block that times its calls into a [`Counter`]; everything else is the inner kernel's.
-struct Timed {
-    name: String,
-    inner: Arc<dyn Kernel>,
-    counter: Arc<Counter>,
-}
-
-impl Kernel for Timed {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn summary(&self) -> &str {
-        self.inner.summary()
-    }
-    fn op(&self) -> Op {
-        match self.inner.op() {
-            Op::Block { input, output, f } => {
-                let counter = self.counter.clone();
-                Op::Block {
-                    input,
-                    output,
-                    f: Arc::new(move |d: Data| {
-                        let t0 = Instant::now();
-                        let out = f(d);
-                        let ns = t0.elapsed().as_nanos() as u64;
-                        counter.ns.fetch_add(ns, Ordering::Relaxed);
-                        counter.calls.fetch_add(1, Ordering::Relaxed);
-                        counter.each.lock().unwrap().push(ns);
-                        out
-                    }),
-                }
-            }
-            other => other,
-        }
-    }
-    fn size_meaning(&self) -> &str {
-        self.inner.size_meaning()
-    }
-    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
-        self.inner.input(x, inputs)
-    }
-    fn input_bytes(&self, x: usize, inputs: &Inputs) -> u128 {
-        self.inner.input_bytes(x, inputs)
-    }
-    fn writes(&self) -> bool {
-        self.inner.writes()
-    }
 }
 
 /// Workers pinned, as `validate` runs designs; `SPIN_US=N` sets how long a worker checks
@@ -274,10 +226,15 @@ fn main() {
             .get(kernel)
             .unwrap_or_else(|e| fail(&e.to_string()))
             .clone();
-        reg.register(Arc::new(Timed {
+        let c = counter.clone();
+        reg.register(Arc::new(timed::Timed {
             name: name.clone(),
             inner,
-            counter: counter.clone(),
+            record: Arc::new(move |ns| {
+                c.ns.fetch_add(ns, Ordering::Relaxed);
+                c.calls.fetch_add(1, Ordering::Relaxed);
+                c.each.lock().unwrap().push(ns);
+            }),
         }));
         counters.insert(name.clone(), counter);
     }

@@ -23,6 +23,9 @@
 //! a time is what slows them (docs/validation.md, "The stage rig hands on one element at
 //! a time"). Exits with status 2 on bad arguments.
 
+#[path = "common/timed.rs"]
+mod timed;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,8 +34,8 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use perfcompose_runtime::bench::{
     self, Conditions, KernelSampler, ProgramSampler, Repeated, Sampling, Stage,
 };
-use perfcompose_runtime::kernel::{Inputs, Kernel, Op, Registry};
-use perfcompose_runtime::{Config, Data, KernelError};
+use perfcompose_runtime::kernel::{Inputs, Op, Registry};
+use perfcompose_runtime::{Config, Data};
 
 fn fail(m: &str) -> ! {
     eprintln!("rig_vs_program: {m}");
@@ -52,54 +55,6 @@ impl Counter {
         let ns = self.ns.swap(0, Ordering::Relaxed);
         let calls = self.calls.swap(0, Ordering::Relaxed).max(1);
         ns as f64 / calls as f64
-    }
-}
-
-/// A block that times its calls into a [`Counter`]; everything else is the inner kernel's.
-struct Timed {
-    name: String,
-    inner: Arc<dyn Kernel>,
-    counter: Arc<Counter>,
-}
-
-impl Kernel for Timed {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn summary(&self) -> &str {
-        self.inner.summary()
-    }
-    fn op(&self) -> Op {
-        match self.inner.op() {
-            Op::Block { input, output, f } => {
-                let counter = self.counter.clone();
-                Op::Block {
-                    input,
-                    output,
-                    f: Arc::new(move |d: Data| {
-                        let t0 = Instant::now();
-                        let out = f(d);
-                        let ns = t0.elapsed().as_nanos() as u64;
-                        counter.ns.fetch_add(ns, Ordering::Relaxed);
-                        counter.calls.fetch_add(1, Ordering::Relaxed);
-                        out
-                    }),
-                }
-            }
-            other => other,
-        }
-    }
-    fn size_meaning(&self) -> &str {
-        self.inner.size_meaning()
-    }
-    fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
-        self.inner.input(x, inputs)
-    }
-    fn input_bytes(&self, x: usize, inputs: &Inputs) -> u128 {
-        self.inner.input_bytes(x, inputs)
-    }
-    fn writes(&self) -> bool {
-        self.inner.writes()
     }
 }
 
@@ -187,10 +142,14 @@ fn main() {
             .get(&args[1 + i])
             .unwrap_or_else(|e| fail(&e.to_string()))
             .clone();
-        reg.register(Arc::new(Timed {
+        let c = counters[i].clone();
+        reg.register(Arc::new(timed::Timed {
             name: name.to_string(),
             inner,
-            counter: counters[i].clone(),
+            record: Arc::new(move |ns| {
+                c.ns.fetch_add(ns, Ordering::Relaxed);
+                c.calls.fetch_add(1, Ordering::Relaxed);
+            }),
         }));
     }
     let plan = match perfcompose_runtime::validate::parse_plan("<term>", "pipe(s1, s2)") {
