@@ -131,13 +131,13 @@ impl<'a> KernelSampler<'a> {
         let stream =
             copies(&rig.first, 0, self.batch.max(1) as usize).ok_or_else(|| self.not_copyable())?;
         evict_unless_cold(&stream);
-        // The stages wait as a pinned program's workers do: they spin before they sleep
-        // when every stage has a core of its own (`crate::ctx::Ctx::gated`).
-        let spin = if n <= crate::overhead::available_cores() {
-            crate::ctx::DEFAULT_SPIN
-        } else {
-            Duration::ZERO
+        // The stages wait as a pinned program's workers do, by the program's own rule
+        // (spin before sleeping when every stage has a core of its own).
+        let pinned = crate::ctx::Config {
+            pin: true,
+            ..crate::ctx::Config::default()
         };
+        let spin = crate::ctx::Ctx::gated(&pinned, n).spin;
         let clock = super::clock_read_ns();
         // Queue j carries what stage j returns to stage j + 1.
         let mut senders: Vec<Option<Sender<Data>>> = Vec::with_capacity(n);
