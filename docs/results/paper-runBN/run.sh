@@ -1,6 +1,0 @@
-#!/usr/bin/env bash
-# Run BN (2026-11-29, from 11:42 UTC, AMD EPYC guest): run BH's script again (the 31
-# judged rows under `--measure auto`) with the build of e9b1550, the same code as run BM,
-# on a host whose cores read fast together (docs/validation.md, run BN).
-set -euo pipefail
-exec bash docs/results/paper-runBH/run.sh "${1:-target/release/perfcompose}" "${2:-docs/results/paper-runBN}"
