@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use perfcompose_core::diag::Diagnostic;
+
 /// A program could not be built from a pattern or a plan.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
@@ -118,10 +120,21 @@ pub enum Error {
     Build(#[from] BuildError),
     #[error(transparent)]
     Kernel(#[from] KernelError),
+    /// Input the user wrote (a term, `--only`, a suite file, a saved run) is malformed:
+    /// located, so that the binary can show the line with a caret under the problem.
+    #[error("{}", .0.render())]
+    Input(Box<Diagnostic>),
+    /// A measurement or a run failed (a block panicked, a harness thread died, ...).
     #[error("{0}")]
     Run(String),
     #[error("{0}")]
     Io(String),
+}
+
+impl From<Diagnostic> for Error {
+    fn from(d: Diagnostic) -> Error {
+        Error::Input(Box::new(d))
+    }
 }
 
 impl<O> From<RunError<O>> for Error {

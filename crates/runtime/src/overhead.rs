@@ -1983,7 +1983,7 @@ impl Calibration {
         model: perfcompose_core::Expr,
         term: &perfcompose_core::term::Term,
     ) -> perfcompose_core::Expr {
-        match crate::validate::plan_from_term(term) {
+        match crate::plan::plan_from_term(term) {
             Ok(plan) if !matches!(plan, Plan::Unsupported { .. }) => {
                 self.overhead(&plan, "").apply(&model)
             }
@@ -2512,7 +2512,7 @@ mod tests {
         });
         let text = "seq(pipe(a, b), tpool(2, pipe(c, pipe(d, e))), pipe(tpool(2, pipe(a, c)), e))";
         let term = perfcompose_core::term::parse_term("t", text).unwrap();
-        let plan = crate::validate::plan_from_term(&term).unwrap();
+        let plan = crate::plan::plan_from_term(&term).unwrap();
         let o = c.overhead(&plan, "test");
         let opts = ComposeOptions { cores: Some(2) };
         let comps = Components::from_models(

@@ -10,6 +10,9 @@
 
 use std::fmt;
 
+use perfcompose_core::diag::Diagnostic;
+use perfcompose_core::term::{parse_term, Count, Node, NodeKind, Term};
+
 use crate::ctx::Config;
 use crate::data::{Data, DataKind};
 use crate::error::{BuildError, KernelError};
@@ -101,6 +104,16 @@ impl Plan {
             Plan::TPool(_, t) => t.source_kernel(),
             Plan::MapReduce { map, .. } => Some(map),
             Plan::Unsupported { .. } => None,
+        }
+    }
+
+    /// Whether a MapReduce is part of the plan.
+    pub fn has_mapreduce(&self) -> bool {
+        match self {
+            Plan::MapReduce { .. } => true,
+            Plan::Seq(p) | Plan::Pipe(p) => p.iter().any(Plan::has_mapreduce),
+            Plan::TPool(_, t) => t.has_mapreduce(),
+            Plan::Kernel(_) | Plan::Unsupported { .. } => false,
         }
     }
 
@@ -280,4 +293,85 @@ pub fn stream_inputs(
         })?);
     }
     Ok(out)
+}
+
+/// A parsed term as the runtime's plan; errors point into the term's source. Thread counts
+/// must be numbers; divide and conquer (`dc`) becomes [`Plan::Unsupported`], which
+/// [`Plan::build`] refuses with the reason.
+pub fn plan_from_term(term: &Term) -> Result<Plan, Diagnostic> {
+    node_plan(term, &term.root)
+}
+
+/// Parse a term (named `origin` in errors) and lower it to a plan.
+pub fn parse_plan(origin: &str, text: &str) -> Result<(Term, Plan), crate::Error> {
+    let term = parse_term(origin, text)?;
+    let plan = plan_from_term(&term)?;
+    Ok((term, plan))
+}
+
+fn located(term: &Term, node: &Node, message: String, hint: &str) -> Diagnostic {
+    Diagnostic::new(&term.origin, &term.source, node.span, message).with_hint(hint)
+}
+
+fn count(term: &Term, node: &Node, c: &Count, what: &str) -> Result<usize, Diagnostic> {
+    match c.as_int() {
+        Some(0) => Err(Diagnostic::new(
+            &term.origin,
+            &term.source,
+            c.span,
+            format!("{what} must be at least 1 to run"),
+        )),
+        Some(n) => usize::try_from(n).map_err(|_| {
+            Diagnostic::new(
+                &term.origin,
+                &term.source,
+                c.span,
+                format!("{what} {n} is too large"),
+            )
+        }),
+        None => Err(located(
+            term,
+            node,
+            format!("{what} is symbolic; the runtime needs a number"),
+            "write a number, e.g. tpool(2, qsort), to run the design",
+        )),
+    }
+}
+
+fn node_plan(term: &Term, node: &Node) -> Result<Plan, Diagnostic> {
+    let parts = |parts: &[Node]| -> Result<Vec<Plan>, Diagnostic> {
+        parts.iter().map(|p| node_plan(term, p)).collect()
+    };
+    Ok(match &node.kind {
+        NodeKind::Component(name) => Plan::Kernel(name.clone()),
+        NodeKind::Seq(ps) => Plan::Seq(parts(ps)?),
+        NodeKind::Pipe(ps) => Plan::Pipe(parts(ps)?),
+        NodeKind::Tpool { threads, body } => Plan::TPool(
+            count(term, node, threads, "the thread count")?,
+            Box::new(node_plan(term, body)?),
+        ),
+        NodeKind::MapReduce(mr) => {
+            let name = |n: &Node, role: &str| match &n.kind {
+                NodeKind::Component(c) => Ok(c.clone()),
+                _ => Err(located(
+                    term,
+                    n,
+                    format!("the {role} of a mapreduce must be a kernel name to run"),
+                    "use a registered map/reduce kernel, e.g. mapreduce(map, reduce_per_key, ...)",
+                )),
+            };
+            Plan::MapReduce {
+                map: name(&mr.map, "map")?,
+                reduce: name(&mr.reduce, "reduce")?,
+                nodes: count(term, node, &mr.nodes, "the node count")?,
+                threads: count(term, node, &mr.threads, "the thread count")?,
+            }
+        }
+        NodeKind::Dc(_) => Plan::Unsupported {
+            what: term.text(node.span).to_string(),
+            why: "divide and conquer runs on P message-passing processes; the thread \
+                  runtime has no implementation of it"
+                .into(),
+        },
+    })
 }

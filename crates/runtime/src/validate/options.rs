@@ -1,0 +1,73 @@
+//! How to validate: the machine's side of a run (cores, pinning, memory, caches), the
+//! overhead calibration, and how measurements are reduced and fitted.
+
+use perfcompose_core::fit::Measure;
+
+use crate::ctx::Config;
+use crate::overhead::Calibration;
+use crate::plan::Plan;
+
+/// Acceptance bound on the time error of seq/pipe/tpool configurations that fit in the
+/// machine's cores (seed 000's evaluation; DESIGN.md's quality bar).
+pub const TARGET_PATTERNS: f64 = 0.10;
+/// Acceptance bound for MapReduce configurations.
+pub const TARGET_MAPREDUCE: f64 = 0.15;
+/// The suite-level target: the median row's time error at most this …
+pub const TARGET_MEDIAN_ERROR: f64 = 0.05;
+/// … and at least this share of the judged rows within their target.
+pub const TARGET_SHARE_WITHIN: f64 = 0.90;
+
+/// The modeler `validate` fits blocks and programs with when none is named: `segmented`,
+/// which is the default modeler (`perfcompose`) unless a block's measurements step up
+/// near a size where its input fills a cache of the machine ([`Options::caches`]) and no
+/// single model follows them.
+pub const VALIDATE_MODELER: &str = "segmented";
+
+/// The target of a configuration's row: [`TARGET_MAPREDUCE`] for a MapReduce,
+/// [`TARGET_PATTERNS`] otherwise.
+pub fn row_target(plan: &Plan) -> f64 {
+    if plan.has_mapreduce() {
+        TARGET_MAPREDUCE
+    } else {
+        TARGET_PATTERNS
+    }
+}
+
+/// How to validate.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Cores available: thread counts above it are capped in the prediction, and blocks
+    /// are timed next to at most this many threads.
+    pub cores: usize,
+    /// Overhead calibration to add to the modular models (`None`: pure composition).
+    pub overhead: Option<Calibration>,
+    /// How the runtime runs the designs (pinning, queues).
+    pub config: Config,
+    /// Bytes the inputs of one measurement may take.
+    pub memory_limit: u128,
+    /// Statistic of the repetitions that blocks and programs are reduced to before they
+    /// are fitted and compared: the minimum by default (the seed: median). Other work on
+    /// a shared machine only ever slows a repetition down, so the minimum is the estimate
+    /// of the undisturbed time that least depends on how much of it there was.
+    pub measure: Measure,
+    /// Modeler name (see `perfcompose fit --list-modelers`).
+    pub modeler: String,
+    /// Sizes of the machine's data caches in bytes, one per level. Where a block's input
+    /// outgrows one within its sweep, the segmented modeler may break its model there
+    /// ([`super::analyze::cache_breaks`]).
+    pub caches: Vec<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            cores: crate::overhead::available_cores(),
+            overhead: None,
+            config: Config::default(),
+            memory_limit: crate::bench::default_memory_limit(),
+            measure: Measure::Minimum,
+            modeler: VALIDATE_MODELER.to_string(),
+            caches: crate::bench::cache_sizes(),
+        }
+    }
+}
