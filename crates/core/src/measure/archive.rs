@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use std::io::{Cursor, Read};
 
 use super::builder::Builder;
-use super::json::{json_error, read_nested_with, Nested, OrderedMap};
+use super::json::{read_nested_with, Nested};
+use super::raw_json::{json_error, OrderedMap};
 use super::{Experiment, ReadOptions};
 use crate::diag::Diagnostic;
 

@@ -269,7 +269,7 @@ const HINT: &str = "the header names one column per parameter, a `value` column,
 
 /// Byte offset of `line` (a slice of `text`) in `text`.
 fn offset_of_line(text: &str, line: &str) -> usize {
-    super::json::offset_in(text, line)
+    super::raw_json::offset_in(text, line)
 }
 
 /// The span of the line starting at `at`.

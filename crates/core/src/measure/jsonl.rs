@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::builder::Builder;
-use super::json::{json_error, number, raw_span, string, OrderedMap};
+use super::raw_json::{json_error, number, raw_span, string, OrderedMap};
 use super::{Experiment, ReadOptions, SeriesKey, WriteError};
 use crate::diag::{Diagnostic, Span};
 

@@ -30,6 +30,7 @@ pub mod cube;
 pub mod extrap3;
 pub mod json;
 pub mod jsonl;
+mod raw_json;
 pub mod stats;
 pub mod text;
 

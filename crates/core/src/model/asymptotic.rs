@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use num_traits::{Signed, Zero};
 
 use super::expr::Expr;
+use super::number::Q;
 use super::pmnf::{q_to_f64, Monomial, Pmnf};
-use super::Q;
 
 /// How two models compare as their parameters grow.
 #[derive(Clone, Debug, PartialEq)]

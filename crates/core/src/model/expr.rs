@@ -16,8 +16,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use num_traits::{One, Signed, Zero};
 
+use super::number::{exponent_as_q, Q};
 use super::pmnf::{pow_q, q_to_f64, Monomial, Pmnf, Power, MAX_PRODUCT_TERMS};
-use super::Q;
+
+/// Models up to this many nodes ([`Expr::node_count`]) whose products were all expanded
+/// print canonically: print → parse → print is a fixed point ([`Expr::is_canonical_size`]).
+/// Larger models still parse, print and evaluate, but a product of sums beyond the
+/// expansion cap (`MAX_PRODUCT_TERMS` term pairs) may come back grouped differently (an
+/// equivalent model), since how far it expands depends on the order it was built in.
+pub const ROUND_TRIP_NODES: usize = 2_000;
 
 /// A performance model: a function of named, positive parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -539,7 +546,7 @@ impl Expr {
     /// (or both are constants), a `PowE` node otherwise.
     pub fn pow_expr(a: Expr, b: Expr) -> Expr {
         if let Some(k) = b.as_constant() {
-            if let Some(q) = super::parse::exponent_as_q(k) {
+            if let Some(q) = exponent_as_q(k) {
                 return Expr::pow(a, q);
             }
             if let Some(c) = a.as_constant() {
@@ -1061,7 +1068,7 @@ impl Expr {
     /// True when some product was left unexpanded because expanding it would exceed
     /// the cap on product size (a product with two PMNF factors, or with a sum among its
     /// factors). Such models are equivalent but not canonical; see
-    /// [`super::ROUND_TRIP_NODES`].
+    /// [`ROUND_TRIP_NODES`].
     pub fn hit_expansion_cap(&self) -> bool {
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
@@ -1096,7 +1103,7 @@ impl Expr {
 
     /// True when print → parse → print is promised to be a fixed point for this model.
     pub fn is_canonical_size(&self) -> bool {
-        self.node_count() <= super::ROUND_TRIP_NODES && !self.hit_expansion_cap()
+        self.node_count() <= ROUND_TRIP_NODES && !self.hit_expansion_cap()
     }
 
     /// Number of nodes (a size measure for benchmarks and limits).

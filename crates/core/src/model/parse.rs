@@ -20,13 +20,11 @@
 use num_traits::{CheckedAdd, CheckedDiv, CheckedMul, CheckedSub, Zero};
 
 use super::expr::Expr;
-use super::Q;
+use super::number::{decimal_text_to_q, MAX_EXPONENT_PART, Q};
 use crate::diag::{Diagnostic, Span};
 
 /// Deepest nesting of parentheses and function calls accepted.
 pub const MAX_DEPTH: usize = 200;
-/// Largest numerator or denominator accepted in an exponent.
-pub const MAX_EXPONENT_PART: i64 = 1_000_000;
 
 const FUNCTIONS: &[&str] = &[
     "log2",
@@ -775,56 +773,4 @@ pub fn parse_rational(text: &str) -> Result<Q, Diagnostic> {
             "not a rational number",
         )),
     }
-}
-
-/// Exact rational value of a decimal literal (`0.25` → 1/4, `1e3` → 1000, `2222.2` →
-/// 11111/5), or `None` when it has more than 15 significant digits or does not fit.
-pub(crate) fn decimal_text_to_q(text: &str) -> Option<Q> {
-    let text = text.to_ascii_lowercase();
-    let (mant, exp) = match text.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse::<i32>().ok()?),
-        None => (text.clone(), 0),
-    };
-    let (sign, mant) = match mant.strip_prefix('-') {
-        Some(rest) => (-1, rest.to_string()),
-        None => (1, mant),
-    };
-    let (int_part, frac_part) = mant.split_once('.').unwrap_or((&mant, ""));
-    if !int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = format!("{int_part}{frac_part}");
-    let digits = digits.trim_start_matches('0');
-    let scale = exp.checked_sub(i32::try_from(frac_part.len()).ok()?)?;
-    if digits.len() > 15 || scale.abs() > 15 {
-        return None;
-    }
-    let n: i64 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().ok()?
-    };
-    let p = 10i64.pow(scale.unsigned_abs());
-    let q = if scale >= 0 {
-        Q::from_integer(n.checked_mul(p)?)
-    } else {
-        Q::new(n, p)
-    };
-    Some(q * Q::from_integer(sign))
-}
-
-/// The exact rational a constant exponent stands for, when its shortest decimal form
-/// is exact and within the exponent limits (so `x^2222.2` is `x^(11111/5)` however it
-/// was written).
-pub(crate) fn exponent_as_q(k: f64) -> Option<Q> {
-    if !k.is_finite() {
-        return None;
-    }
-    let q = decimal_text_to_q(&super::print::format_number(k))?;
-    (q.numer().unsigned_abs() <= MAX_EXPONENT_PART as u64 && *q.denom() <= MAX_EXPONENT_PART)
-        .then_some(q)
 }

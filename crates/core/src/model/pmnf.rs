@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, ToPrimitive, Zero};
 
-use super::Q;
+use super::number::Q;
 
 /// `p^exp · log2(p)^log` for one parameter `p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -15,8 +15,8 @@ use std::fmt::{self, Write};
 use num_traits::{One, Signed, Zero};
 
 use super::expr::Expr;
+use super::number::{format_number, format_q, format_significant, Q};
 use super::pmnf::{Monomial, Pmnf, Power};
-use super::Q;
 
 /// How coefficients and exponents are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,63 +27,10 @@ pub enum Style {
     Rounded(usize),
 }
 
-/// Shortest text that parses back to exactly `v`; exponent notation outside
-/// `[1e-5, 1e16)`.
-pub fn format_number(v: f64) -> String {
-    if v == 0.0 {
-        return "0".to_string();
-    }
-    let a = v.abs();
-    if !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
-
-/// `v` rounded to `digits` significant digits, without trailing zeros.
-pub fn format_significant(v: f64, digits: usize) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format_number(v);
-    }
-    let digits = digits.max(1);
-    let a = v.abs();
-    if !(1e-4..1e15).contains(&a) {
-        let s = format!("{:.*e}", digits - 1, v);
-        // Trim zeros in the mantissa: 1.2000e7 -> 1.2e7.
-        if let Some((mant, exp)) = s.split_once('e') {
-            let mant = if mant.contains('.') {
-                mant.trim_end_matches('0').trim_end_matches('.')
-            } else {
-                mant
-            };
-            return format!("{mant}e{exp}");
-        }
-        return s;
-    }
-    let magnitude = a.log10().floor() as i32;
-    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
-    let s = format!("{:.*}", decimals, v);
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
 fn format_coefficient(v: f64, style: Style) -> String {
     match style {
         Style::Rounded(d) => format_significant(v, d),
         _ => format_number(v),
-    }
-}
-
-/// `3/2`, `-1`, `2`.
-pub fn format_q(q: Q) -> String {
-    if q.is_integer() {
-        q.to_integer().to_string()
-    } else {
-        format!("{}/{}", q.numer(), q.denom())
     }
 }
 
@@ -369,29 +316,5 @@ impl Monomial {
         let mut s = String::new();
         write_monomial(&mut s, self, Style::Canonical);
         s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_print_shortest_and_round_trip() {
-        for v in [
-            1034.17, 1.241e7, 0.125, 5422.97, 1e-7, 3.0e20, -2.5, 258.5425,
-        ] {
-            let s = format_number(v);
-            assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
-        }
-        assert_eq!(format_number(1.241e7), "12410000");
-        assert_eq!(format_number(1e-7), "1e-7");
-    }
-
-    #[test]
-    fn significant_digits() {
-        assert_eq!(format_significant(1034.17 / 3.0, 6), "344.723");
-        assert_eq!(format_significant(2.186e7, 4), "21860000");
-        assert_eq!(format_significant(1.0e-6, 3), "1e-6");
     }
 }
