@@ -31,7 +31,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
     Fit(cmd::fit::Args),
-    /// Unit performance tests of kernels, and pattern overhead calibration.
+    /// Unit performance tests of kernels, and measurements of whole designs.
+    #[command(subcommand)]
     Bench(cmd::bench::Args),
     /// Run designs for real and compare measured with predicted performance.
     Validate(cmd::validate::Args),

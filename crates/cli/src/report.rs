@@ -29,6 +29,10 @@ pub fn print_error(e: &anyhow::Error) {
         eprintln!("{}", render(d));
         return;
     }
+    if let Some(perfcompose_runtime::Error::Input(d)) = e.downcast_ref::<perfcompose_runtime::Error>() {
+        eprintln!("{}", render(d));
+        return;
+    }
     let mut msg = format!("error: {e}");
     for cause in e.chain().skip(1) {
         msg.push_str(&format!("\n  caused by: {cause}"));

@@ -1,261 +1,216 @@
-//! `perfcompose bench`: unit performance tests of kernels, whole-program measurement of a
-//! design, and calibration of the pattern overhead. Glue over
-//! `perfcompose_runtime::{bench, overhead}`.
+//! `perfcompose bench`: unit performance tests of kernels (`bench kernels`) and the
+//! measurement of a whole design (`bench design`), over a sweep of sizes. Glue over
+//! `perfcompose_runtime::bench`.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use indicatif::{ProgressBar, ProgressStyle};
-use perfcompose_runtime::bench::{self, Progress, Sampling, Series};
+use perfcompose_runtime::bench::{self, Conditions, InputState, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::Inputs;
-use perfcompose_runtime::overhead::{self, Calibration};
-use perfcompose_runtime::{Config, Plan, Registry};
+use perfcompose_runtime::plan::parse_plan;
+use perfcompose_runtime::validate::write_measurements;
+use perfcompose_runtime::{Plan, Registry};
 
-/// Flags of `perfcompose bench`.
+use super::runtime_args::{
+    bar, check_sizes, progress, quiet_caught_panics, registry, Image, RuntimeArgs,
+};
+
+/// What `perfcompose bench` measures.
+#[derive(clap::Subcommand, Debug)]
+pub enum Args {
+    /// Unit performance tests: time kernels over a sweep of sizes.
+    #[command(after_help = "Examples:
+  perfcompose bench kernels                       every kernel, fast grid (about a minute)
+  perfcompose bench kernels qsort inc -o blocks.txt   Extra-P text, ready for `perfcompose fit`
+  perfcompose bench kernels --full qsort          the seed's grid: x = 1024, 2048, ..., 262144
+  perfcompose bench kernels inc --input warm      inc as the second block of a seq runs it
+  perfcompose bench kernels --list")]
+    Kernels(KernelArgs),
+    /// Measure a whole design: average time per element of a stream, over a sweep.
+    #[command(after_help = "Examples:
+  perfcompose bench design 'pipe(qsort, inc)' -o whole.txt
+  perfcompose bench design 'tpool(2, qsort)' --sizes 4096,65536")]
+    Design(DesignArgs),
+}
+
+/// How many sizes and repetitions.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  perfcompose bench                          all kernels, fast grid (~1 minute)
-  perfcompose bench qsort inc -o blocks.txt  Extra-P text, ready for `perfcompose fit`
-  perfcompose bench --full qsort             the seed's grid: x = 1024, 2048, ..., 262144
-  perfcompose bench --term 'pipe(qsort, inc)' -o whole.txt
-  perfcompose bench --overhead               calibrate pattern overhead on this machine")]
-pub struct Args {
-    /// Kernels to time (default: every registered kernel).
-    pub kernels: Vec<String>,
-    /// Measure a whole design instead: average time per element of a stream.
-    #[arg(long, value_name = "TERM", conflicts_with = "kernels")]
-    pub term: Option<String>,
+pub struct SweepArgs {
     /// The seed's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
     #[arg(long)]
     pub full: bool,
-    /// Sizes to measure, comma separated (overrides the kernel's default sweep).
+    /// Sizes to measure, comma separated (overrides the default sweep).
     #[arg(long, value_delimiter = ',', value_name = "X,...")]
     pub sizes: Option<Vec<usize>>,
     /// Fewest repetitions per point.
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
-    /// Most repetitions per point.
+    /// Most repetitions per point (equal to --reps: exactly that many).
     #[arg(long, value_name = "N")]
     pub max_reps: Option<u32>,
-    /// Adaptive stop: repeat until the 95% CI of the median is within this fraction of it.
+    /// Repeat until the 95% confidence interval of the median is within this fraction
+    /// of it.
     #[arg(long, value_name = "FRACTION")]
     pub target: Option<f64>,
-    /// No adaptive stop: exactly --reps repetitions.
-    #[arg(long)]
-    pub fixed: bool,
     /// Untimed warm-up repetitions per point.
     #[arg(long, value_name = "N")]
     pub warmup: Option<u32>,
-    /// Calls per repetition of a kernel, fixed (default: as many as one sample of 200 µs
-    /// needs for warm inputs, a program's repetition for cold and handed-over ones),
-    /// within the memory the inputs may take; the table's `batch` column says what was
-    /// used.
-    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
-    pub batch: Option<u64>,
-    /// Image resolution for the MapReduce kernels: small (341x227), medium (1024x681),
-    /// large (3072x2048).
-    #[arg(long, default_value = "small")]
-    pub image: String,
+    /// The picture the MapReduce kernels run on.
+    #[arg(long, value_enum, default_value_t)]
+    pub image: Image,
     /// Write the measurements to FILE: Extra-P text, or JSON when FILE ends in `.json`.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print JSON on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Let the OS place the worker threads instead of pinning each to a core of its own
-    /// (pinning is the default: unpinned, Linux at times kept both stages of a pipeline on
-    /// one of two cores, which then took the sum of its stages per element; docs/runtime.md,
-    /// "Where the threads run"). A design with more worker threads than cores is never
-    /// pinned.
-    #[arg(long, conflicts_with = "pin")]
-    pub no_pin: bool,
-    /// Pin worker threads to cores (the default; accepted for scripts that say so).
-    #[arg(long, hide = true)]
-    pub pin: bool,
-    /// Time kernels with their input in the cache, as the second block of a `seq` sees it
-    /// (default: cold, as a stream element or a queue hands it over).
-    #[arg(long, conflicts_with_all = ["term", "overhead"])]
-    pub warm: bool,
-    /// Time kernels with their input just written by another thread and handed over
-    /// through a queue, as the stage after another one in a `pipe` sees it.
-    #[arg(long, conflicts_with_all = ["term", "overhead", "warm"])]
-    pub remote: bool,
-    /// Time kernels while N other threads run them too, taking the other elements of the
-    /// same stream in turn, as the workers of a task pool or a MapReduce do (`validate`
-    /// names such blocks `NAME_parM`, M = N + 1).
-    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
-    pub siblings: Option<usize>,
-    /// Capacity of the queues between stages.
-    #[arg(long, value_name = "N")]
-    pub capacity: Option<usize>,
-    /// How long a pinned worker checks an empty (or full) queue before it sleeps on it,
-    /// µs (default 1,000; 0 sleeps at once, so every element handed to a waiting stage
-    /// costs a futex wake). Unpinned workers never spin.
-    #[arg(long, value_name = "US")]
-    pub spin_us: Option<u64>,
-    /// Memory the inputs may take, in MiB (default: half of the available memory).
-    #[arg(long, value_name = "MIB")]
-    pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// Where a kernel's input is when its call starts.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Input {
+    /// In memory, as a stream element or a queue hands it over.
+    #[default]
+    Cold,
+    /// In this core's cache, as the second block of a `seq` finds it.
+    Warm,
+    /// Just written by another thread, as the stage after another one in a `pipe` finds
+    /// it.
+    HandedOver,
+}
+
+/// Flags of `perfcompose bench kernels`.
+#[derive(clap::Args, Debug)]
+pub struct KernelArgs {
+    /// Kernels to time (default: every registered kernel).
+    pub kernels: Vec<String>,
+    /// Where the input is when a call starts.
+    #[arg(long, value_enum, default_value_t)]
+    pub input: Input,
+    /// Time each kernel while N other threads run it too, taking the other elements of
+    /// the same stream in turn, as the workers of a task pool do.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub siblings: usize,
     /// List the registered kernels and exit.
     #[arg(long)]
     pub list: bool,
-    /// Calibrate the per-element overhead of the patterns (nop through seq, pipe, tpool)
-    /// next to a hand-written crossbeam-channel baseline, and store it for this machine.
-    #[arg(long)]
-    pub overhead: bool,
-    /// Where the overhead calibration is stored
-    /// (default: ~/.config/perfcompose/overhead-HOST.json).
-    #[arg(long, value_name = "FILE")]
-    pub calibration: Option<PathBuf>,
-    /// Calibrate without storing the result.
-    #[arg(long, requires = "overhead")]
-    pub no_save: bool,
-    /// Elements per calibration run.
-    #[arg(long, value_name = "N", requires = "overhead")]
-    pub elements: Option<usize>,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 }
 
-/// Stay quiet for panics the runtime catches and reports itself (a panicking kernel);
-/// other panics (bugs) keep the default report.
-pub fn quiet_caught_panics() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if !(perfcompose_runtime::on_worker_thread() || perfcompose_runtime::in_user_code()) {
-            default(info);
-        }
-    }));
-}
-
-/// Environment variable that adds the test kernel `panic` (panics on every element), so
-/// tests can check that a failing kernel surfaces as an error.
-pub const TEST_KERNELS_ENV: &str = "PERFCOMPOSE_TEST_KERNELS";
-
-/// Whether the test kernels are registered ([`TEST_KERNELS_ENV`] is `1`).
-pub fn test_kernels() -> bool {
-    std::env::var_os(TEST_KERNELS_ENV).is_some_and(|v| v == "1")
-}
-
-/// The kernels the commands know: the built-in ones (plus `panic` for tests).
-pub fn registry() -> Registry {
-    let mut r = Registry::builtin();
-    if test_kernels() {
-        r.register_block("panic", "panics on every element (for tests)", |_| {
-            panic!("the test kernel `panic` was called")
-        });
-    }
-    r
+/// Flags of `perfcompose bench design`.
+#[derive(clap::Args, Debug)]
+pub struct DesignArgs {
+    /// The design, written with registered kernels: `pipe(tpool(2, qsort), inc)`.
+    pub term: String,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     quiet_caught_panics();
-    perfcompose_runtime::bench::keep_freed_memory();
+    bench::keep_freed_memory();
     let registry = registry();
-    if args.list {
-        return list(&registry);
-    }
-    if args.overhead {
-        return calibrate(&args);
-    }
-    let inputs = inputs_of(&args.image)?;
-    let spec = sampling(&args)?;
-    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
-    let limit = memory_limit(args.memory_limit);
-    if let Some(sizes) = &args.sizes {
-        check_sizes(sizes)?;
-    }
-    let series = if let Some(term) = &args.term {
-        let plan = super::validate::plan_of(term)?;
-        let sizes = args
-            .sizes
-            .clone()
-            .unwrap_or_else(|| default_sizes_for(&registry, &plan, args.full));
-        let bar = bar(sizes.len() as u64, args.json);
-        let s = bench::bench_plan(
-            &plan,
-            &registry,
-            config,
-            &sizes,
-            &inputs,
-            &spec,
-            limit,
-            &mut progress(&bar),
-        )
-        .map_err(anyhow::Error::from)?;
-        bar.finish_and_clear();
-        vec![s]
-    } else {
-        let names = if args.kernels.is_empty() {
-            registry.names()
-        } else {
-            args.kernels.clone()
-        };
-        let kernels = names
-            .iter()
-            .map(|n| registry.get(n).map(Arc::clone))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| {
-                let hint = e.hint().unwrap_or_default();
-                anyhow::anyhow!("{e} ({hint})")
-            })?;
-        let plans: Vec<Vec<usize>> = kernels
-            .iter()
-            .map(|k| {
-                args.sizes
-                    .clone()
-                    .unwrap_or_else(|| k.default_sizes(args.full))
-            })
-            .collect();
-        let total: usize = plans.iter().map(Vec::len).sum();
-        let bar = bar(total as u64, args.json);
-        let mut out = Vec::new();
-        for (k, sizes) in kernels.iter().zip(&plans) {
-            let state = if args.warm {
-                bench::InputState::Warm
-            } else if args.remote {
-                bench::InputState::Remote
-            } else {
-                bench::InputState::Cold
-            };
-            let how = bench::Conditions {
-                input: state,
-                siblings: args.siblings.unwrap_or(0),
-                ..Default::default()
-            };
-            let s = bench::bench_kernel_in(
-                k.as_ref(),
-                sizes,
-                &inputs,
-                &spec,
-                limit,
-                how,
-                &mut progress(&bar),
-            )
-            .map_err(anyhow::Error::from)?;
-            bar.inc(1);
-            out.push(s);
-        }
-        bar.finish_and_clear();
-        out
+    let (series, sweep) = match &args {
+        Args::Kernels(k) if k.list => return list(&registry),
+        Args::Kernels(k) => (kernels(k, &registry)?, &k.sweep),
+        Args::Design(d) => (design(d, &registry)?, &d.sweep),
     };
-    if let Some(path) = &args.output {
+    if let Some(path) = &sweep.output {
         let files = write_measurements(path, &series)?;
-        if !args.json {
+        if !sweep.json {
             for f in files {
                 eprintln!("wrote {}", f.display());
             }
         }
     }
     let mut out = crate::report::stdout();
-    if args.json {
+    if sweep.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&series)?)?;
     } else {
         print_table(&mut out, &series)?;
     }
     Ok(())
+}
+
+fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>> {
+    let sweep = &args.sweep;
+    let spec = sampling(sweep)?;
+    let limit = sweep.runtime.memory_limit()?;
+    let inputs = Inputs::with_image(ImageSize::from(sweep.image));
+    let names = if args.kernels.is_empty() {
+        registry.names()
+    } else {
+        args.kernels.clone()
+    };
+    let kernels = names
+        .iter()
+        .map(|n| registry.get(n).map(Arc::clone))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            let hint = e.hint().unwrap_or_default();
+            anyhow::anyhow!("{e} ({hint})")
+        })?;
+    let sizes: Vec<Vec<usize>> = kernels
+        .iter()
+        .map(|k| sweep.sizes.clone().unwrap_or_else(|| k.default_sizes(sweep.full)))
+        .collect();
+    let total: usize = sizes.iter().map(Vec::len).sum();
+    let bar = bar(total as u64, sweep.json);
+    let how = Conditions {
+        input: match args.input {
+            Input::Cold => InputState::Cold,
+            Input::Warm => InputState::Warm,
+            Input::HandedOver => InputState::Remote,
+        },
+        siblings: args.siblings,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    for (k, sizes) in kernels.iter().zip(&sizes) {
+        let s = bench::bench_kernel_in(
+            k.as_ref(),
+            sizes,
+            &inputs,
+            &spec,
+            limit,
+            how.clone(),
+            &mut progress(&bar),
+        )?;
+        bar.inc(1);
+        out.push(s);
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+fn design(args: &DesignArgs, registry: &Registry) -> anyhow::Result<Vec<Series>> {
+    let sweep = &args.sweep;
+    let spec = sampling(sweep)?;
+    let (_, plan) = parse_plan("<term>", &args.term)?;
+    let sizes = match &sweep.sizes {
+        Some(s) => s.clone(),
+        None => default_sizes_for(registry, &plan, sweep.full),
+    };
+    let bar = bar(sizes.len() as u64, sweep.json);
+    let s = bench::bench_plan(
+        &plan,
+        registry,
+        sweep.runtime.config(),
+        &sizes,
+        &Inputs::with_image(ImageSize::from(sweep.image)),
+        &spec,
+        sweep.runtime.memory_limit()?,
+        &mut progress(&bar),
+    )?;
+    bar.finish_and_clear();
+    Ok(vec![s])
 }
 
 fn list(registry: &Registry) -> anyhow::Result<()> {
@@ -274,51 +229,11 @@ fn list(registry: &Registry) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) fn inputs_of(image: &str) -> anyhow::Result<Inputs> {
-    let image = ImageSize::parse(image)
-        .with_context(|| format!("unknown image size `{image}` (use small, medium or large)"))?;
-    Ok(Inputs::with_image(image))
-}
-
-pub(crate) fn config_of(
-    pin: bool,
-    capacity: Option<usize>,
-    spin_us: Option<u64>,
-) -> anyhow::Result<Config> {
-    let mut c = Config {
-        pin,
-        ..Config::default()
-    };
-    if let Some(us) = spin_us {
-        if us > 1_000_000 {
-            bail!("--spin-us must be at most 1,000,000 (one second)");
-        }
-        c.spin = std::time::Duration::from_micros(us);
+/// The sampling the flags ask for.
+fn sampling(args: &SweepArgs) -> anyhow::Result<Sampling> {
+    if let Some(sizes) = &args.sizes {
+        check_sizes(sizes)?;
     }
-    if let Some(cap) = capacity {
-        if cap == 0 {
-            bail!("--capacity must be at least 1");
-        }
-        c.capacity = cap;
-    }
-    Ok(c)
-}
-
-pub(crate) fn memory_limit(mib: Option<u64>) -> u128 {
-    mib.map_or_else(bench::default_memory_limit, |m| u128::from(m) << 20)
-}
-
-pub(crate) fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
-    if sizes.is_empty() {
-        bail!("--sizes needs at least one size");
-    }
-    if let Some(z) = sizes.iter().find(|&&s| s == 0) {
-        bail!("--sizes: size {z} is not positive (sizes start at 1)");
-    }
-    Ok(())
-}
-
-fn sampling(args: &Args) -> anyhow::Result<Sampling> {
     let mut s = if args.full {
         Sampling::full()
     } else {
@@ -346,99 +261,17 @@ fn sampling(args: &Args) -> anyhow::Result<Sampling> {
         }
         s.target = Some(t);
     }
-    if args.fixed {
-        s.target = None;
-        s.max_reps = s.min_reps;
-    }
     if let Some(w) = args.warmup {
         s.warmup = w;
-    }
-    if let Some(b) = args.batch {
-        if b == 0 {
-            bail!("--batch must be at least 1");
-        }
-        s.batch = Some(b);
     }
     Ok(s)
 }
 
 /// The default sweep of a design: the sweep of its source kernel.
-pub(crate) fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize> {
+fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize> {
     plan.source_kernel()
         .and_then(|k| registry.get(k).ok())
         .map_or_else(bench::quick_sizes, |k| k.default_sizes(full))
-}
-
-pub(crate) fn bar(len: u64, hidden: bool) -> ProgressBar {
-    if hidden {
-        return ProgressBar::hidden();
-    }
-    let b = ProgressBar::new(len);
-    b.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    b
-}
-
-pub(crate) fn progress(bar: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
-    move |p: Progress<'_>| {
-        if p.done > 0 {
-            bar.inc(1);
-        }
-        bar.set_message(format!("{} x={}", p.label, p.x));
-    }
-}
-
-/// Write measurements: JSON for `.json`, else Extra-P text. Series with different sweeps
-/// cannot share an Extra-P text file; the first sweep goes to `path`, every other one to
-/// `STEM-NAME.EXT` named after its first series. Returns the files written.
-pub(crate) fn write_measurements(path: &Path, series: &[Series]) -> anyhow::Result<Vec<PathBuf>> {
-    // Written beside the file, then renamed over it: a run stopped while it writes
-    // (`validate --save` rewrites its files after every row) leaves the old file whole.
-    let write = |p: &Path, text: String| -> anyhow::Result<()> {
-        let name = p
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let tmp = p.with_file_name(format!(".{name}.partial"));
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(text.as_bytes())
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        drop(f);
-        std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))
-    };
-    if path.extension().is_some_and(|e| e == "json") {
-        write(path, serde_json::to_string_pretty(series)? + "\n")?;
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut written = Vec::new();
-    for (i, (name, group)) in bench::group_by_sweep(series).into_iter().enumerate() {
-        let p = if i == 0 {
-            path.to_path_buf()
-        } else {
-            let stem = path
-                .file_stem()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-            let safe: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            let ext = path
-                .extension()
-                .map_or_else(|| "txt".into(), |e| e.to_string_lossy().into_owned());
-            path.with_file_name(format!("{stem}-{safe}.{ext}"))
-        };
-        write(&p, bench::extrap_text(&bench::to_experiment(&group))?)?;
-        written.push(p);
-    }
-    Ok(written)
 }
 
 fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
@@ -476,226 +309,4 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
         }
     }
     writeln!(out, "{t}")
-}
-
-fn calibrate(args: &Args) -> anyhow::Result<()> {
-    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
-    let elements = args.elements.unwrap_or(overhead::DEFAULT_ELEMENTS);
-    if elements == 0 {
-        bail!("--elements must be at least 1");
-    }
-    let reps = args
-        .reps
-        .map_or(overhead::DEFAULT_REPETITIONS, |r| r as usize);
-    if reps == 0 {
-        bail!("--reps must be at least 1");
-    }
-    let terms = overhead::calibration_terms(overhead::available_cores()).len();
-    let bar = bar(terms as u64, args.json);
-    let cal = overhead::calibrate(elements, reps, &config, &mut |term, done, _| {
-        bar.set_position(done as u64);
-        bar.set_message(term.to_string());
-    })
-    .map_err(anyhow::Error::from)?;
-    bar.finish_and_clear();
-    let path = args.calibration.clone().or_else(Calibration::default_path);
-    if !args.no_save {
-        let path =
-            path.context("cannot find a configuration directory; pass --calibration FILE")?;
-        cal.save(&path).map_err(anyhow::Error::from)?;
-        if !args.json {
-            eprintln!(
-                "stored the calibration for {} in {}",
-                cal.host,
-                path.display()
-            );
-        }
-    }
-    let mut out = crate::report::stdout();
-    if args.json {
-        let patterns: Vec<_> = cal
-            .patterns
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "term": p.term,
-                    "ns_per_element": p.ns_per_element,
-                    "baseline_ns_per_element": p.baseline_ns_per_element,
-                    "stream_ns_per_element": p.stream_ns_per_element,
-                    "stream_baseline_ns_per_element": p.stream_baseline_ns_per_element,
-                    "stream_min_ns_per_element": p.stream_min_ns_per_element,
-                })
-            })
-            .collect();
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "patterns": patterns }))?
-        )?;
-        return Ok(());
-    }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "pattern",
-        "runtime [ns/element]",
-        "crossbeam baseline [ns/element]",
-        "ratio",
-        "CV runtime / baseline",
-        "stream driver: runtime / baseline [ns]",
-        "stream driver: fastest runtime [ns]",
-    ]);
-    for p in &cal.patterns {
-        t.add_row(vec![
-            p.term.clone(),
-            format!("{:.0}", p.ns_per_element),
-            format!("{:.0}", p.baseline_ns_per_element),
-            format!("{:.2}", p.ns_per_element / p.baseline_ns_per_element),
-            format!("{:.1}% / {:.1}%", 100.0 * p.cv, 100.0 * p.baseline_cv),
-            match (p.stream_ns_per_element, p.stream_baseline_ns_per_element) {
-                (Some(a), Some(b)) => format!("{a:.0} / {b:.0}"),
-                _ => "-".into(),
-            },
-            p.stream_min_ns_per_element
-                .map_or("-".into(), |m| format!("{m:.0}")),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "{} cores, {} elements x {} repetitions per pattern (medians); producer/consumer \
-         driver (a feeder thread, a blocking collector) in the first columns, the stream \
-         driver of `validate` in the last two (what composition adds: the median, or the \
-         fastest repetition when `validate` reduces with the minimum, its default)",
-        cal.cores, cal.elements, cal.repetitions
-    )?;
-    if let Some(w) = &cal.pipe_wake {
-        if w.knots.is_empty() && w.cap_ns == 0.0 {
-            let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
-                (a.min(p.spin_ns), b.max(p.spin_ns))
-            });
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T), T from {:.1} to {:.1} us): none added; no calibrated wait beyond the workers' spin of {} us cost extra",
-                from / 1000.0,
-                to / 1000.0,
-                cal.spin_us.map_or("(unknown)".to_string(), |s| s.to_string())
-            )?;
-        } else if w.knots.is_empty() {
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",
-                w.cap_ns, w.slope, w.threshold_ns
-            )?;
-        } else {
-            let knots: Vec<String> = w
-                .knots
-                .iter()
-                .map(|(wait, extra)| format!("{:.1} us: {extra:.0} ns", wait / 1000.0))
-                .collect();
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T), elements of {:.0} bytes per ns of T): straight lines through {}, nothing before, flat after; W the time the waiting stage waits per element",
-                w.element_bytes_per_ns,
-                knots.join(", ")
-            )?;
-        }
-    }
-    if let Some(h) = &cal.pipe_handoff {
-        let points: Vec<String> = h
-            .points
-            .iter()
-            .map(|p| {
-                format!(
-                    "T {:.1} us slack {:.2} us: {:.0} ns (median {:.0})",
-                    p.spin_ns / 1000.0,
-                    p.slack_ns / 1000.0,
-                    p.extra_ns(true),
-                    p.extra_ns(false)
-                )
-            })
-            .collect();
-        writeln!(
-            out,
-            "busy pipeline hand-off (pipe(spin(T), spin(T - slack)) against spin(T); the last point's second stage nop), fastest repetitions: {}",
-            points.join(", ")
-        )?;
-    }
-    if let Some(sw) = &cal.pipe_sweep {
-        let points: Vec<String> = sw
-            .points
-            .iter()
-            .map(|p| {
-                let (stage, extra) = p.stage_and_extra(true);
-                let how = match p.paired_extra_ns {
-                    Some(_) => "each pipeline over the stage right before it".to_string(),
-                    None => format!(
-                        "fastest repetitions; medians +{:.0}",
-                        p.stage_and_extra(false).1
-                    ),
-                };
-                format!(
-                    "{} KiB: {stage:.0} ns alone, +{extra:.0} ns ({how})",
-                    p.bytes >> 10
-                )
-            })
-            .collect();
-        writeln!(
-            out,
-            "busy stages sweeping memory (pipe(sweep, sweep) against sweep, {} passes over arrays of u64; the stage's fastest repetition): {}; added with `validate --co-running`",
-            sw.passes,
-            points.join(", ")
-        )?;
-    }
-    for b in &cal.pool_busy {
-        let points: Vec<String> = b
-            .points
-            .iter()
-            .map(|(t, pool, single)| format!("T = {t:.0}: {pool:.0} vs {single:.0}"))
-            .collect();
-        writeln!(
-            out,
-            "busy task pool of {} (tpool({}, spin(T)) against spin(T), ns per element: {}): {:.0} ns per element beyond single / {}",
-            b.threads,
-            b.threads,
-            points.join(", "),
-            b.extra_ns,
-            b.threads
-        )?;
-    }
-    for j in &cal.mapreduce {
-        let busy = cal
-            .mapreduce_busy
-            .iter()
-            .find(|b| b.reduce == j.reduce && b.threads == j.threads);
-        let busy = busy.map_or(String::new(), |b| {
-            let points: Vec<String> = b
-                .points
-                .iter()
-                .map(|p| format!("{:.0} -> {:.1}", p.ideal_ns / 1e3, p.job_ns / 1e3))
-                .collect();
-            format!(
-                "; busy map (ideal -> measured us per job: {}): + min({:.1} us, {:.3} x ideal)",
-                points.join(", "),
-                b.cap_ns / 1e3,
-                b.slope
-            )
-        });
-        writeln!(
-            out,
-            "MapReduce job, {} reduction, {} thread(s), {} inputs: {:.1} us with a trivial map{busy}",
-            j.reduce,
-            j.threads,
-            perfcompose_runtime::overhead::JOB_INPUTS,
-            j.ns_per_job / 1e3
-        )?;
-    }
-    if let Some(b) = &cal.block_call {
-        writeln!(
-            out,
-            "block call (the nop unit test, input warm, x = {}): {:.1} ns (median {:.1}), taken out once per block as a design composes its blocks: its unit test and the patterns above both count it",
-            b.x, b.min_ns, b.ns
-        )?;
-    }
-    Ok(())
 }

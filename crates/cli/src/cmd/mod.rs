@@ -1,4 +1,5 @@
-//! One module per subcommand: each has an `Args` (clap) and a `run`.
+//! One module per subcommand: each has an `Args` (clap) and a `run`; `input` and
+//! `runtime_args` hold what several of them share.
 
 pub mod bench;
 pub mod check;
@@ -6,5 +7,6 @@ pub mod demo;
 pub mod fit;
 pub mod input;
 pub mod predict;
+pub mod runtime_args;
 pub mod simulate;
 pub mod validate;

@@ -71,7 +71,7 @@ fn overhead_for(term: &Term, explicit: Option<&Path>) -> anyhow::Result<Option<O
     let Some((cal, path)) = input::calibration(explicit)? else {
         return Ok(None);
     };
-    let Ok(plan) = perfcompose_runtime::validate::plan_from_term(term) else {
+    let Ok(plan) = perfcompose_runtime::plan::plan_from_term(term) else {
         return Ok(None);
     };
     let kernels = perfcompose_runtime::Registry::builtin();
