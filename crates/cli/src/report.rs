@@ -29,7 +29,9 @@ pub fn print_error(e: &anyhow::Error) {
         eprintln!("{}", render(d));
         return;
     }
-    if let Some(perfcompose_runtime::Error::Input(d)) = e.downcast_ref::<perfcompose_runtime::Error>() {
+    if let Some(perfcompose_runtime::Error::Input(d)) =
+        e.downcast_ref::<perfcompose_runtime::Error>()
+    {
         eprintln!("{}", render(d));
         return;
     }

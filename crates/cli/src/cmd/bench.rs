@@ -159,7 +159,12 @@ fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>
         })?;
     let sizes: Vec<Vec<usize>> = kernels
         .iter()
-        .map(|k| sweep.sizes.clone().unwrap_or_else(|| k.default_sizes(sweep.full)))
+        .map(|k| {
+            sweep
+                .sizes
+                .clone()
+                .unwrap_or_else(|| k.default_sizes(sweep.full))
+        })
         .collect();
     let total: usize = sizes.iter().map(Vec::len).sum();
     let bar = bar(total as u64, sweep.json);

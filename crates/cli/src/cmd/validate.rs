@@ -267,16 +267,25 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
     ]);
     let mut notes = Vec::new();
     for (i, r) in report.rows.iter().enumerate() {
-        let target = r.target.map_or(String::new(), |t| format!("{:.0}%", 100.0 * t));
+        let target = r
+            .target
+            .map_or(String::new(), |t| format!("{:.0}%", 100.0 * t));
         let verdict = match r.verdict() {
             Verdict::Within => format!("ok (≤ {target})"),
-            Verdict::MissWithinRepeat => format!("MISS (> {target}), within its own variation [{}]", i + 1),
+            Verdict::MissWithinRepeat => {
+                format!("MISS (> {target}), within its own variation [{}]", i + 1)
+            }
             Verdict::Miss => format!("MISS (> {target}) [{}]", i + 1),
             Verdict::ReportedOnly => format!("reported only [{}]", i + 1),
         };
         if !r.notes.is_empty() {
             let text: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
-            notes.push(format!("[{}] {}: {}", i + 1, r.configuration, text.join("; ")));
+            notes.push(format!(
+                "[{}] {}: {}",
+                i + 1,
+                r.configuration,
+                text.join("; ")
+            ));
         }
         t.add_row(vec![
             r.configuration.clone(),

@@ -116,7 +116,13 @@ pub fn block_breaks(
 
 /// [`cache_breaks`] of a whole program: its stream elements are its first block's inputs
 /// (none for a MapReduce, whose size is a key count).
-fn program_breaks(plan: &Plan, registry: &Registry, image: ImageSize, series: &Series, caches: &[u64]) -> Vec<f64> {
+fn program_breaks(
+    plan: &Plan,
+    registry: &Registry,
+    image: ImageSize,
+    series: &Series,
+    caches: &[u64],
+) -> Vec<f64> {
     if plan.has_mapreduce() {
         return Vec::new();
     }
@@ -383,13 +389,18 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
             .cloned()
             .ok_or_else(|| Error::Run(format!("no model of block `{key}`")))?;
         used.insert(key.clone(), model.clone());
-        comps = with_component(comps, name, model, format!("fitted to `{key}` measured on this machine"));
+        comps = with_component(
+            comps,
+            name,
+            model,
+            format!("fitted to `{key}` measured on this machine"),
+        );
     }
     let composed = compose_capped(term, &comps, opts.cores)?;
-    let mut overhead = opts
-        .overhead
-        .as_ref()
-        .map(|o| o.for_statistic(opts.measure).overhead(d.plan, "calibration"));
+    let mut overhead = opts.overhead.as_ref().map(|o| {
+        o.for_statistic(opts.measure)
+            .overhead(d.plan, "calibration")
+    });
     let phases = phase_losses(placement, d.phases, opts.cores);
     if !phases.is_empty() {
         overhead
@@ -521,7 +532,12 @@ fn compose_measured_blocks(
             else {
                 return Ok(None);
             };
-            comps = with_component(comps, name, Expr::constant(v), format!("`{key}` measured at x = {}", p.x));
+            comps = with_component(
+                comps,
+                name,
+                Expr::constant(v),
+                format!("`{key}` measured at x = {}", p.x),
+            );
         }
         let composed = compose_capped(term, &comps, opts.cores)?;
         let model = match overhead {
@@ -670,7 +686,9 @@ pub fn block_drift_notes(
                 x,
                 here_ns: here,
                 there_ns: there,
-                other: ids.get(other).map_or_else(|| "?".to_string(), String::clone),
+                other: ids
+                    .get(other)
+                    .map_or_else(|| "?".to_string(), String::clone),
             });
         }
     }

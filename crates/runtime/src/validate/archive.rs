@@ -95,7 +95,13 @@ pub fn write_measurements(path: &Path, series: &[Series]) -> Result<Vec<PathBuf>
                 .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             let safe: String = name
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             let ext = path
                 .extension()
@@ -182,10 +188,16 @@ impl Archive {
     /// append the row to `rows.jsonl`.
     pub fn row(&mut self, row: &Row, measured: &[Series]) -> Result<(), Error> {
         self.measurements(measured)?;
-        let line = serde_json::to_string(&JsonRow::of(row)).map_err(|e| Error::Io(e.to_string()))?;
+        let line =
+            serde_json::to_string(&JsonRow::of(row)).map_err(|e| Error::Io(e.to_string()))?;
         writeln!(self.rows, "{line}")
             .and_then(|()| self.rows.flush())
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", self.dir.join(ROWS).display())))
+            .map_err(|e| {
+                Error::Io(format!(
+                    "cannot write {}: {e}",
+                    self.dir.join(ROWS).display()
+                ))
+            })
     }
 
     /// The measurements: blocks (series of kind kernel) to `blocks*.txt`, programs to
@@ -391,7 +403,12 @@ fn read_phases(dir: &Path, series: &mut [Series]) -> Result<(), Error> {
         };
         for at in points {
             if let Some(point) = s.points.iter_mut().find(|q| q.x == at.x) {
-                point.phases = at.phases.iter().copied().filter(|v| v.is_finite()).collect();
+                point.phases = at
+                    .phases
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .collect();
             }
         }
     }

@@ -246,8 +246,11 @@ fn staged(plan: &Plan, registry: &Registry, leaves: &mut [BlockKey], next: &mut 
         Plan::Pipe(_) => {
             let start = *next;
             match flat_leaves(plan, true, next) {
-                Some(ids) if ids.len() >= 2 && ids.iter().all(|&i| is_block(registry, &leaves[i])) => {
-                    let kernels: Vec<String> = ids.iter().map(|&i| leaves[i].kernel.clone()).collect();
+                Some(ids)
+                    if ids.len() >= 2 && ids.iter().all(|&i| is_block(registry, &leaves[i])) =>
+                {
+                    let kernels: Vec<String> =
+                        ids.iter().map(|&i| leaves[i].kernel.clone()).collect();
                     for (index, &i) in ids.iter().enumerate() {
                         leaves[i].conditions.stage = Some(Stage {
                             index,

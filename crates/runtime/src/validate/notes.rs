@@ -143,7 +143,11 @@ impl fmt::Display for Revisit {
                 ("the program", " per element")
             }
             Some(key) => {
-                write!(f, "measured block `{key}` at x={} again with its program: ", self.x)?;
+                write!(
+                    f,
+                    "measured block `{key}` at x={} again with its program: ",
+                    self.x
+                )?;
                 ("it", "")
             }
         };
@@ -371,7 +375,12 @@ mod tests {
             error: 0.2,
             target: Some(0.1),
         };
-        assert!(n.to_string().contains("differs by up to 20.0%: more than the target"));
-        assert_eq!(serde_json::to_value(&n).unwrap()["kind"], "repeat_variation");
+        assert!(n
+            .to_string()
+            .contains("differs by up to 20.0%: more than the target"));
+        assert_eq!(
+            serde_json::to_value(&n).unwrap()["kind"],
+            "repeat_variation"
+        );
     }
 }

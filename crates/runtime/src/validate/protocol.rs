@@ -229,6 +229,22 @@ pub fn measure_case(
             blocks,
         })
     };
+    measure_visits(c, id, needs, &sizes, setup, &visit, progress)
+}
+
+/// [`measure_case`] with the visit of a program point given: `visit(i, x)` measures the
+/// `i`-th point, size `x`, the program's halves and the blocks of [`slots_at`] — the
+/// runtime's samplers, or a script in tests. Visits every point, measures again those
+/// that stand out, and assembles the series.
+pub fn measure_visits(
+    c: &Case,
+    id: &str,
+    needs: &[BlockKey],
+    sizes: &[Vec<usize>],
+    setup: &Setup<'_>,
+    visit: &dyn Fn(usize, usize) -> Result<Visit, Error>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Measured, Error> {
     let mut visits = Vec::with_capacity(c.sizes.len());
     for (i, &x) in c.sizes.iter().enumerate() {
         progress(Progress {
@@ -239,8 +255,18 @@ pub fn measure_case(
         });
         visits.push(visit(i, x)?);
     }
-    let revisits = match suite.revisit_share {
-        Some(share) => revisit_case(c, id, needs, &sizes, &mut visits, setup, share, &visit, progress)?,
+    let revisits = match setup.suite.revisit_share {
+        Some(share) => revisit_case(
+            c,
+            id,
+            needs,
+            sizes,
+            &mut visits,
+            setup,
+            share,
+            visit,
+            progress,
+        )?,
         None => Vec::new(),
     };
     let mut program_points = Vec::with_capacity(visits.len());
@@ -259,7 +285,9 @@ pub fn measure_case(
     let blocks = needs
         .iter()
         .zip(block_points)
-        .map(|(key, points)| Series::kernel(key.to_string(), points.into_iter().flatten().collect()))
+        .map(|(key, points)| {
+            Series::kernel(key.to_string(), points.into_iter().flatten().collect())
+        })
         .collect();
     let [a, b] = halves;
     Ok(Measured {
@@ -401,9 +429,14 @@ mod tests {
     fn every_block_point_is_measured_once_next_to_a_program_point() {
         let program = [8, 16, 32];
         let blocks = vec![vec![8, 16, 32], vec![1, 2, 3, 4, 6, 8, 12]];
-        let mut seen: Vec<(usize, usize)> = (0..3).flat_map(|i| slots_at(i, &program, &blocks)).collect();
+        let mut seen: Vec<(usize, usize)> = (0..3)
+            .flat_map(|i| slots_at(i, &program, &blocks))
+            .collect();
         seen.sort_unstable();
-        let mut all: Vec<(usize, usize)> = (0..3).map(|j| (0, j)).chain((0..7).map(|j| (1, j))).collect();
+        let mut all: Vec<(usize, usize)> = (0..3)
+            .map(|j| (0, j))
+            .chain((0..7).map(|j| (1, j)))
+            .collect();
         all.sort_unstable();
         assert_eq!(seen, all);
         assert_eq!(slots_at(1, &program, &blocks), [(0, 1), (1, 1), (1, 4)]);
@@ -479,5 +512,106 @@ mod tests {
         merge_visit(&mut kept, again(), false, Keep::Closer, med);
         assert_eq!(med(&kept.program), 127.0);
         assert_eq!(med(&kept.blocks[0].1), 126.0);
+    }
+
+    #[test]
+    fn a_sweep_measures_again_the_program_and_block_points_that_stand_out() {
+        use std::cell::RefCell;
+        // A program of one block, both linear in x; the program's point 10 and the
+        // block's point 3 are slow in their first visit only (a burst of other work).
+        let suite = Suite {
+            revisit_share: Some(0.5),
+            ..Suite::paper()
+        };
+        let c = suite.cases[3].clone(); // seq(inc, inc) over the paper grid
+        let key = BlockKey {
+            kernel: "inc".into(),
+            image: None,
+            conditions: Default::default(),
+        };
+        let sizes = vec![c.sizes.clone()];
+        let visits = RefCell::new(vec![0usize; c.sizes.len()]);
+        let visit = |i: usize, x: usize| -> Result<Visit, Error> {
+            let nth = {
+                let mut v = visits.borrow_mut();
+                v[i] += 1;
+                v[i]
+            };
+            let slow = |on: bool| if on && nth == 1 { 1.3 } else { 1.0 };
+            let program = 2.0 * x as f64 * slow(i == 10);
+            let block = x as f64 * slow(i == 3);
+            let p = |v: f64| PointStats::of(x as u64, vec![v, v * 1.01]);
+            Ok(Visit {
+                program: p(program),
+                halves: [p(program), p(program)],
+                blocks: vec![((0, i), p(block))],
+            })
+        };
+        let registry = Registry::builtin();
+        let setup = Setup {
+            suite: &suite,
+            registry: &registry,
+            config: crate::Config::default(),
+            memory_limit: 1 << 30,
+            measure: Measure::Minimum,
+            target: 0.10,
+        };
+        let m = measure_visits(&c, "id", &[key], &sizes, &setup, &visit, &mut |_| {}).unwrap();
+        assert_eq!(visits.borrow()[10], 2, "the slow program point once more");
+        assert_eq!(
+            visits.borrow()[3],
+            2,
+            "the slow block point, with its program"
+        );
+        let stat = |s: &Series, i: usize| point_stat(&s.points[i], Measure::Minimum);
+        assert_eq!(stat(&m.program, 10), 2.0 * c.sizes[10] as f64);
+        assert_eq!(stat(&m.blocks[0], 3), c.sizes[3] as f64);
+        assert_eq!(m.halves[0].name, "id [before blocks]");
+        assert_eq!(m.halves[1].points.len(), c.sizes.len());
+        let notes: Vec<String> = m.revisits.iter().map(ToString::to_string).collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with(&format!(
+                "measured x={} again, blocks and program",
+                c.sizes[10]
+            )),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].starts_with(&format!(
+                "measured block `inc` at x={} again with its program",
+                c.sizes[3]
+            )),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].contains("kept the second visit, the faster; the program took"),
+            "{notes:?}"
+        );
+        // Without revisits every point is visited once.
+        let once = Suite {
+            revisit_share: None,
+            ..suite.clone()
+        };
+        visits.borrow_mut().iter_mut().for_each(|v| *v = 0);
+        let setup = Setup {
+            suite: &once,
+            ..setup
+        };
+        measure_visits(
+            &c,
+            "id",
+            &[BlockKey {
+                kernel: "inc".into(),
+                image: None,
+                conditions: Default::default(),
+            }],
+            &sizes,
+            &setup,
+            &visit,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(visits.borrow().iter().all(|&v| v == 1));
     }
 }

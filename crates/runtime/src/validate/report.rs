@@ -383,7 +383,10 @@ mod tests {
     fn a_miss_within_the_programs_own_variation_is_told_apart() {
         let t = Some(0.10);
         assert_eq!(row(0.05, None, t).verdict(), Verdict::Within);
-        assert_eq!(row(0.15, Some(0.20), t).verdict(), Verdict::MissWithinRepeat);
+        assert_eq!(
+            row(0.15, Some(0.20), t).verdict(),
+            Verdict::MissWithinRepeat
+        );
         assert_eq!(row(0.15, Some(0.05), t).verdict(), Verdict::Miss);
         assert_eq!(row(0.15, None, t).verdict(), Verdict::Miss);
         assert_eq!(row(0.50, None, None).verdict(), Verdict::ReportedOnly);
@@ -397,7 +400,10 @@ mod tests {
         rows.push(row(0.30, Some(0.40), t));
         rows.push(row(0.90, None, None));
         let s = Summary::of(&rows);
-        assert_eq!((s.judged, s.within_target, s.misses_within_repeat), (10, 9, 1));
+        assert_eq!(
+            (s.judged, s.within_target, s.misses_within_repeat),
+            (10, 9, 1)
+        );
         assert!((s.median_error.unwrap() - 0.045).abs() < 1e-12);
         assert!(s.meets_target);
         // Two misses of ten: under 90% within.

@@ -230,7 +230,6 @@ mod tests {
         .collect()
     }
 
-
     #[test]
     fn neighbours_predict_a_power_law_exactly() {
         let xs = grid();

@@ -41,7 +41,11 @@ pub fn load_average() -> Option<f64> {
 }
 
 /// Every configuration of `suite` parsed (errors point into the term) and placed.
-fn parse_cases(suite: &Suite, registry: &Registry, cores: usize) -> Result<Vec<(Term, Plan, Placement)>, Error> {
+fn parse_cases(
+    suite: &Suite,
+    registry: &Registry,
+    cores: usize,
+) -> Result<Vec<(Term, Plan, Placement)>, Error> {
     suite
         .cases
         .iter()
@@ -136,7 +140,10 @@ fn add_state_notes(rows: &mut [Row], fastest: &[f64]) {
 /// Append [`block_drift_notes`] to the rows.
 fn add_drift_notes(rows: &mut [Row], ids: &[String], blocks: &[(usize, Series)]) {
     let targets: Vec<Option<f64>> = rows.iter().map(|r| r.target).collect();
-    for (row, notes) in rows.iter_mut().zip(block_drift_notes(ids, &targets, blocks)) {
+    for (row, notes) in rows
+        .iter_mut()
+        .zip(block_drift_notes(ids, &targets, blocks))
+    {
         row.notes.extend(notes);
     }
 }
@@ -281,7 +288,15 @@ pub fn run_suite(
             target: row_target(plan),
         };
         let got = measure_case(c, plan, &id, &needs, &setup, progress)?;
-        let fitted = fit_blocks(c, placement, &got.blocks, registry, opts, &mut misses, &mut breaks)?;
+        let fitted = fit_blocks(
+            c,
+            placement,
+            &got.blocks,
+            registry,
+            opts,
+            &mut misses,
+            &mut breaks,
+        )?;
         let repeat = repeat_error(&got.halves[0], &got.halves[1], opts.measure);
         let mut row = analyze_case(
             &CaseData {
@@ -352,8 +367,14 @@ pub struct Reanalysis {
 /// `opts.measure`, composed and compared as in [`run_suite`]. Configurations whose
 /// program is not in `saved` are skipped and listed (a run stopped part way); one whose
 /// program is there but a block is not is an error.
-pub fn reanalyze(suite: &Suite, saved: &SavedRun, registry: &Registry, opts: &Options) -> Result<Reanalysis, Error> {
-    let by_name: BTreeMap<&str, &Series> = saved.series.iter().map(|s| (s.name.as_str(), s)).collect();
+pub fn reanalyze(
+    suite: &Suite,
+    saved: &SavedRun,
+    registry: &Registry,
+    opts: &Options,
+) -> Result<Reanalysis, Error> {
+    let by_name: BTreeMap<&str, &Series> =
+        saved.series.iter().map(|s| (s.name.as_str(), s)).collect();
     let parsed = parse_cases(suite, registry, opts.cores)?;
     let mut misses = BTreeMap::new();
     let mut breaks = BTreeMap::new();
@@ -381,7 +402,15 @@ pub fn reanalyze(suite: &Suite, saved: &SavedRun, registry: &Registry, opts: &Op
                 ..(*b).clone()
             });
         }
-        let fitted = fit_blocks(c, placement, &blocks, registry, opts, &mut misses, &mut breaks)?;
+        let fitted = fit_blocks(
+            c,
+            placement,
+            &blocks,
+            registry,
+            opts,
+            &mut misses,
+            &mut breaks,
+        )?;
         let halves = HALVES.map(|h| by_name.get(format!("{id}{h}").as_str()).copied());
         let repeat = match halves {
             [Some(a), Some(b)] => repeat_error(a, b, opts.measure),
