@@ -1,0 +1,137 @@
+//! `validate` end to end on tiny suites: what a saved run keeps, and what reading it back
+//! gives. The assertions are about structure (rows, files, names), never about times.
+
+use std::path::PathBuf;
+
+use perfcompose_runtime::validate::{reanalyze, run_suite, Archive, Options, SavedRun, Suite};
+use perfcompose_runtime::{Error, Registry};
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "perfcompose-validate-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Three repetitions a point, no revisits, no host check: seconds, not minutes.
+fn tiny(cases: &[&str]) -> Suite {
+    let mut text = String::from(
+        "name = \"tiny\"\nrevisit = false\nhost_check = false\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\nmin_sample_us = 100\nmax_point_ms = 200\n",
+    );
+    for c in cases {
+        text += &format!("[[case]]\nterm = \"{c}\"\nsizes = [1024, 2048, 4096]\n");
+    }
+    Suite::parse("tiny.toml", &text, "tiny").unwrap()
+}
+
+fn options() -> Options {
+    Options {
+        cores: 2,
+        memory_limit: 256 << 20,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn a_run_stopped_part_way_keeps_its_finished_rows_and_validates_them_again() {
+    let mut registry = Registry::builtin();
+    registry.register_block("panic", "panics on every element", |_| {
+        panic!("the test kernel `panic` was called")
+    });
+    let suite = tiny(&["seq(inc, nop)", "pipe(inc, nop)", "seq(inc, panic)"]);
+    let dir = scratch("stops");
+    let opts = options();
+    let archive = Archive::create(&dir, &suite, None, &opts).unwrap();
+    let err = run_suite(&suite, &registry, &opts, &mut |_| {}, Some(archive)).unwrap_err();
+    assert!(err.to_string().contains("panic"), "{err}");
+    let rows = std::fs::read_to_string(dir.join("rows.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 2, "{rows}");
+    assert!(
+        !dir.join("report.json").exists(),
+        "no report for a run that stopped"
+    );
+
+    let saved = SavedRun::open(&dir).unwrap();
+    assert_eq!(saved.manifest.cases.len(), 3);
+    let again = reanalyze(&saved.suite().unwrap(), &saved, &registry, &opts).unwrap();
+    let terms: Vec<&str> = again
+        .report
+        .rows
+        .iter()
+        .map(|r| r.configuration.as_str())
+        .collect();
+    assert_eq!(terms, ["seq(inc, nop)", "pipe(inc, nop)"]);
+    assert_eq!(again.missing, ["seq(inc, panic)"]);
+    // Both halves of each program were saved: the program against itself.
+    assert!(again.report.rows.iter().all(|r| r.repeat_error.is_some()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_finished_run_reads_back_as_it_was_reported() {
+    let registry = Registry::builtin();
+    let suite = tiny(&["seq(inc, nop)", "tpool(2, inc)"]);
+    let dir = scratch("finished");
+    let opts = options();
+    let archive = Archive::create(&dir, &suite, None, &opts).unwrap();
+    let live = run_suite(&suite, &registry, &opts, &mut |_| {}, Some(archive)).unwrap();
+    for f in [
+        "run.json",
+        "blocks.txt",
+        "programs.txt",
+        "rows.jsonl",
+        "report.json",
+        "points.json",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let saved = SavedRun::open(&dir).unwrap();
+    let again = reanalyze(&saved.suite().unwrap(), &saved, &registry, &opts).unwrap();
+    assert!(again.missing.is_empty());
+    // The same data, modeler and statistic: the same models and errors.
+    for (a, b) in live.rows.iter().zip(&again.report.rows) {
+        assert_eq!(a.configuration, b.configuration);
+        assert_eq!(a.modular.to_string(), b.modular.to_string());
+        assert_eq!(a.monolithic.to_string(), b.monolithic.to_string());
+        assert_eq!(a.time_error.to_bits(), b.time_error.to_bits());
+        assert_eq!(a.repeat_error, b.repeat_error);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_folder_of_another_layout_is_refused_with_the_reason() {
+    let dir = scratch("layout");
+    std::fs::create_dir_all(&dir).unwrap();
+    let Err(Error::Io(msg)) = SavedRun::open(&dir) else {
+        panic!("a folder without run.json is not a saved run");
+    };
+    assert!(msg.contains("is not a saved validation run"), "{msg}");
+    std::fs::write(
+        dir.join("run.json"),
+        "{\"format\": \"perfcompose validate run\", \"version\": 99}\n",
+    )
+    .unwrap();
+    let Err(Error::Input(d)) = SavedRun::open(&dir) else {
+        panic!("another version is refused");
+    };
+    assert!(
+        d.message
+            .contains("layout version 99, this build reads version"),
+        "{}",
+        d.message
+    );
+    std::fs::write(
+        dir.join("run.json"),
+        "{\"format\": \"perfcompose validate run\",\n \"version\": 1,\n \"suite\": 3}\n",
+    )
+    .unwrap();
+    let Err(Error::Input(d)) = SavedRun::open(&dir) else {
+        panic!("a malformed manifest is a located error");
+    };
+    assert_eq!(d.line_col().0, 3, "{d:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
