@@ -30,13 +30,16 @@
 //! that are behind are buffered up to a bound ([`ReaderOptions::window`]) — memory does not
 //! grow with the trace length.
 //!
+//! A shared trace already in memory is read with [`TraceSet::from_bytes`].
+//!
 //! [`TraceWriter`] writes the current form, one file per rank plus an index.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One replayable action of a rank. Sizes are in bytes (count × datatype size).
 #[derive(Clone, Debug, PartialEq)]
@@ -276,12 +279,47 @@ fn datatype_id(size: f64) -> Option<&'static str> {
     }
 }
 
+/// Where a trace's text is: a file, or bytes in memory.
+#[derive(Clone)]
+enum Input {
+    Path(PathBuf),
+    Bytes(Arc<[u8]>),
+}
+
+impl fmt::Debug for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            Input::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
+        }
+    }
+}
+
+/// An open [`Input`].
+enum Stream {
+    File(File),
+    Bytes(Cursor<Arc<[u8]>>),
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::File(f) => f.read(buf),
+            Stream::Bytes(c) => c.read(buf),
+        }
+    }
+}
+
+fn open_file(path: &Path, name: &str) -> Result<File, TraceError> {
+    File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))
+}
+
 /// The trace inputs: files and how ranks map onto them.
 #[derive(Clone, Debug)]
 pub struct TraceSet {
     /// Display names of the files (as resolved).
     pub files: Vec<String>,
-    paths: Vec<PathBuf>,
+    inputs: Vec<Input>,
     /// One file per rank, or one shared file.
     shared: bool,
     ranks: u32,
@@ -296,9 +334,7 @@ impl TraceSet {
     /// `np` gives the number of ranks for a shared trace (otherwise found by a first pass).
     pub fn open(path: &Path, np: Option<u32>) -> Result<TraceSet, TraceError> {
         let name = path.display().to_string();
-        let file = File::open(path)
-            .map_err(|e| TraceError::whole(&name, format!("cannot open trace: {e}")))?;
-        let mut reader = BufReader::new(file);
+        let mut reader = BufReader::new(open_file(path, &name)?);
         // Decide: trace or index, from the first meaningful line.
         let mut first = String::new();
         let mut lines = Vec::new();
@@ -330,12 +366,12 @@ impl TraceSet {
         if is_trace {
             let ranks = match np {
                 Some(n) => n,
-                None => scan_ranks(path, &name)?,
+                None => scan_ranks(BufReader::new(open_file(path, &name)?), &name)?,
             };
             let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             return Ok(TraceSet {
                 files: vec![name],
-                paths: vec![path.to_path_buf()],
+                inputs: vec![Input::Path(path.to_path_buf())],
                 shared: true,
                 ranks,
                 total_bytes: total,
@@ -394,11 +430,11 @@ impl TraceSet {
             // SimGrid: an index with one line names a shared trace.
             let ranks = match np {
                 Some(n) => n,
-                None => scan_ranks(&paths[0], &files[0])?,
+                None => scan_ranks(BufReader::new(open_file(&paths[0], &files[0])?), &files[0])?,
             };
             return Ok(TraceSet {
                 files,
-                paths,
+                inputs: paths.into_iter().map(Input::Path).collect(),
                 shared: true,
                 ranks,
                 total_bytes: total,
@@ -417,10 +453,33 @@ impl TraceSet {
         Ok(TraceSet {
             ranks: np.unwrap_or(ranks),
             files,
-            paths,
+            inputs: paths.into_iter().map(Input::Path).collect(),
             shared: false,
             total_bytes: total,
             notes,
+        })
+    }
+
+    /// A shared trace (every rank's actions in one text) held in memory, read as
+    /// [`open`](Self::open) reads a trace file; `name` names it in errors. Unlike `open`,
+    /// the text is never taken for an index. `np` as for `open`.
+    pub fn from_bytes(
+        name: &str,
+        bytes: impl Into<Arc<[u8]>>,
+        np: Option<u32>,
+    ) -> Result<TraceSet, TraceError> {
+        let bytes: Arc<[u8]> = bytes.into();
+        let ranks = match np {
+            Some(n) => n,
+            None => scan_ranks(&bytes[..], name)?,
+        };
+        Ok(TraceSet {
+            files: vec![name.to_string()],
+            total_bytes: bytes.len() as u64,
+            inputs: vec![Input::Bytes(bytes)],
+            shared: true,
+            ranks,
+            notes: Vec::new(),
         })
     }
 
@@ -435,12 +494,13 @@ impl TraceSet {
     /// Start streaming the actions.
     pub fn reader(&self, opts: ReaderOptions) -> Result<TraceReader, TraceError> {
         let mut sources = Vec::new();
-        for (i, p) in self.paths.iter().enumerate() {
-            let f = File::open(p).map_err(|e| {
-                TraceError::whole(&self.files[i], format!("cannot open trace: {e}"))
-            })?;
+        for (i, input) in self.inputs.iter().enumerate() {
+            let stream = match input {
+                Input::Path(p) => Stream::File(open_file(p, &self.files[i])?),
+                Input::Bytes(b) => Stream::Bytes(Cursor::new(b.clone())),
+            };
             sources.push(LineSource {
-                reader: BufReader::with_capacity(64 * 1024, f),
+                reader: BufReader::with_capacity(64 * 1024, stream),
                 line_no: 0,
                 buf: String::new(),
                 file: i as u32,
@@ -470,10 +530,7 @@ impl TraceSet {
 }
 
 /// The largest rank id in a shared trace, plus one (a first, streaming pass).
-fn scan_ranks(path: &Path, name: &str) -> Result<u32, TraceError> {
-    let f =
-        File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))?;
-    let mut r = BufReader::new(f);
+fn scan_ranks(mut r: impl BufRead, name: &str) -> Result<u32, TraceError> {
     let mut line = String::new();
     let mut max: Option<u32> = None;
     let mut no = 0u64;
@@ -518,7 +575,7 @@ fn parse_rank_token(tok: &str) -> Option<u32> {
 }
 
 struct LineSource {
-    reader: BufReader<File>,
+    reader: BufReader<Stream>,
     line_no: u64,
     buf: String,
     file: u32,
@@ -1578,6 +1635,35 @@ mod tests {
             .unwrap();
         let e = r.next(1).unwrap_err();
         assert!(e.message.contains("buffered"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn shared_trace_in_memory_reads_like_a_file() {
+        let text = "p0 init\np1 init\np0 compute 1e9\np0 Isend p1 1e6\np1 Irecv p0\np1 wait\n";
+        let dir = std::env::temp_dir().join(format!("pc-trace-mem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("shared.txt");
+        std::fs::write(&p, text).unwrap();
+        let from_file = TraceSet::open(&p, None).unwrap();
+        let in_memory = TraceSet::from_bytes("mem", text.as_bytes(), None).unwrap();
+        assert!(in_memory.is_shared());
+        assert_eq!(in_memory.ranks(), 2);
+        assert_eq!(in_memory.total_bytes, text.len() as u64);
+        let mut a = from_file.reader(ReaderOptions::default()).unwrap();
+        let mut b = in_memory.reader(ReaderOptions::default()).unwrap();
+        for rank in [1, 0] {
+            loop {
+                let (x, y) = (a.next(rank).unwrap(), b.next(rank).unwrap());
+                assert_eq!(x, y);
+                if x.is_none() {
+                    break;
+                }
+            }
+        }
+        assert_eq!(a.bytes_read(), b.bytes_read());
+        let e = TraceSet::from_bytes("mem", &b"0 compute 1\nx compute 2\n"[..], None).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("mem", 2));
         std::fs::remove_dir_all(&dir).ok();
     }
 
