@@ -247,6 +247,22 @@ impl Default for ReaderOptions {
 /// Default bound on actions buffered ahead from a shared trace file.
 pub const DEFAULT_WINDOW: usize = 1 << 20;
 
+/// Most ranks a trace may have. Reading and replaying keep state for every rank, so a
+/// rank id is bounded before it sizes anything (a per-rank trace also holds a file open
+/// per rank, far fewer than this).
+pub const MAX_RANKS: u32 = 1 << 20;
+
+/// `np` as asked for, when it is at most [`MAX_RANKS`].
+fn requested_ranks(name: &str, np: u32) -> Result<u32, TraceError> {
+    if np > MAX_RANKS {
+        return Err(TraceError::whole(
+            name,
+            format!("{np} ranks requested; at most {MAX_RANKS} are supported"),
+        ));
+    }
+    Ok(np)
+}
+
 /// Size in bytes of SimGrid's datatype ids (`Datatype::encode`), `None` for unknown ids.
 pub fn datatype_size(id: &str) -> Option<f64> {
     let n: usize = id.parse().ok()?;
@@ -365,7 +381,7 @@ impl TraceSet {
         }
         if is_trace {
             let ranks = match np {
-                Some(n) => n,
+                Some(n) => requested_ranks(&name, n)?,
                 None => scan_ranks(BufReader::new(open_file(path, &name)?), &name)?,
             };
             let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -429,7 +445,7 @@ impl TraceSet {
         if files.len() == 1 {
             // SimGrid: an index with one line names a shared trace.
             let ranks = match np {
-                Some(n) => n,
+                Some(n) => requested_ranks(&name, n)?,
                 None => scan_ranks(BufReader::new(open_file(&paths[0], &files[0])?), &files[0])?,
             };
             return Ok(TraceSet {
@@ -441,7 +457,7 @@ impl TraceSet {
                 notes,
             });
         }
-        let ranks = files.len() as u32;
+        let ranks = requested_ranks(&name, u32::try_from(files.len()).unwrap_or(u32::MAX))?;
         if let Some(n) = np {
             if n > ranks {
                 return Err(TraceError::whole(
@@ -470,7 +486,7 @@ impl TraceSet {
     ) -> Result<TraceSet, TraceError> {
         let bytes: Arc<[u8]> = bytes.into();
         let ranks = match np {
-            Some(n) => n,
+            Some(n) => requested_ranks(name, n)?,
             None => scan_ranks(&bytes[..], name)?,
         };
         Ok(TraceSet {
@@ -559,6 +575,17 @@ fn scan_ranks(mut r: impl BufRead, name: &str) -> Result<u32, TraceError> {
                 "each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".into(),
             ),
         })?;
+        if rank >= MAX_RANKS {
+            return Err(TraceError {
+                file: name.to_string(),
+                line: no,
+                col: 1,
+                rank: None,
+                message: format!("rank {rank} is beyond the {MAX_RANKS} ranks supported"),
+                line_text: t.to_string(),
+                hint: Some("rank ids run from 0 to the number of ranks minus one".into()),
+            });
+        }
         max = Some(max.map_or(rank, |m: u32| m.max(rank)));
     }
     max.map(|m| m + 1)
@@ -1665,6 +1692,21 @@ mod tests {
         let e = TraceSet::from_bytes("mem", &b"0 compute 1\nx compute 2\n"[..], None).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("mem", 2));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn rank_ids_beyond_max_ranks_are_an_error_not_an_allocation() {
+        // Found by fuzzing: one line of rank 50001500 sized the reader's per-rank state
+        // for 50 million ranks.
+        let e =
+            TraceSet::from_bytes("mem", &b"0 init\n50001500 compute 1\n"[..], None).unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1));
+        assert!(e.message.contains("beyond"), "{}", e.message);
+        let top = format!("{} compute 1\n", MAX_RANKS - 1);
+        let set = TraceSet::from_bytes("mem", top.as_bytes(), None).unwrap();
+        assert_eq!(set.ranks(), MAX_RANKS);
+        let e = TraceSet::from_bytes("mem", &b"0 init\n"[..], Some(MAX_RANKS + 1)).unwrap_err();
+        assert!(e.message.contains("at most"), "{}", e.message);
     }
 
     proptest::proptest! {
