@@ -867,7 +867,7 @@ fn parse_fast(buf: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(usize, u3
         (b"isend" | b"send", 5 | 6) => {
             let dst = rank_of(tok(2))?;
             let tag = tag_of(tok(3))?;
-            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            let bytes = Some(nonneg(tok(4))?.trunc() * dt(5)?).filter(|b| b.is_finite())?;
             if name == b"send" {
                 Action::Send { dst, tag, bytes }
             } else {
@@ -877,7 +877,7 @@ fn parse_fast(buf: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(usize, u3
         (b"irecv" | b"recv", 5 | 6) => {
             let src = rank_of(tok(2))?;
             let tag = tag_of(tok(3))?;
-            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            let bytes = Some(nonneg(tok(4))?.trunc() * dt(5)?).filter(|b| b.is_finite())?;
             if name == b"recv" {
                 Action::Recv { src, tag, bytes }
             } else {
@@ -1039,6 +1039,19 @@ pub fn parse_line(
             }),
         }
     };
+    // A size in bytes from the element count in argument `k`: finite (a huge count of
+    // 16-byte elements is not).
+    let sized = |k: usize, bytes: f64| -> Result<f64, ParseFail> {
+        if bytes.is_finite() {
+            Ok(bytes)
+        } else {
+            Err((
+                args[k].0,
+                format!("{} elements are too many bytes", args[k].1),
+                None,
+            ))
+        }
+    };
     let root = |k: usize| -> Result<u32, ParseFail> {
         if args.len() > k {
             peer(k)
@@ -1128,7 +1141,7 @@ pub fn parse_line(
             need(3, "R send DST TAG COUNT [DATATYPE]")?;
             let dst = peer(0)?;
             let tag = int(1)?;
-            let bytes = nonneg(2)?.trunc() * dt(3, d)?;
+            let bytes = sized(2, nonneg(2)?.trunc() * dt(3, d)?)?;
             if name == "send" {
                 Action::Send { dst, tag, bytes }
             } else {
@@ -1140,7 +1153,7 @@ pub fn parse_line(
             let src = peer(0)?;
             let tag = int(1)?;
             let count = num(2)?.trunc();
-            let bytes = if count < 0.0 { -1.0 } else { count * dt(3, d)? };
+            let bytes = if count < 0.0 { -1.0 } else { sized(2, count * dt(3, d)?)? };
             if name == "recv" {
                 Action::Recv { src, tag, bytes }
             } else {
@@ -1165,38 +1178,38 @@ pub fn parse_line(
             let dst = peer(1)?;
             let r = nonneg(2)?.trunc();
             let src = peer(3)?;
-            Action::SendRecv { send_bytes: s * dt(4, d)?, dst, recv_bytes: r * dt(5, d)?, src }
+            Action::SendRecv { send_bytes: sized(0, s * dt(4, d)?)?, dst, recv_bytes: sized(2, r * dt(5, d)?)?, src }
         }
         "barrier" => Action::Barrier,
         "bcast" => {
             need(1, "R bcast COUNT [ROOT [DATATYPE]]")?;
             let c = nonneg(0)?.trunc();
-            Action::Bcast { bytes: c * dt(2, d)?, root: root(1)? }
+            Action::Bcast { bytes: sized(0, c * dt(2, d)?)?, root: root(1)? }
         }
         "reduce" => {
             need(2, "R reduce COUNT FLOPS [ROOT [DATATYPE]]")?;
             let c = nonneg(0)?.trunc();
             let t = dt(3, d)?;
-            Action::Reduce { bytes: c * t, flops: nonneg(1)?, root: root(2)?, dt: t }
+            Action::Reduce { bytes: sized(0, c * t)?, flops: nonneg(1)?, root: root(2)?, dt: t }
         }
         "allreduce" => {
             need(2, "R allreduce COUNT FLOPS [DATATYPE]")?;
             let c = nonneg(0)?.trunc();
             let t = dt(2, d)?;
-            Action::AllReduce { bytes: c * t, flops: nonneg(1)?, dt: t }
+            Action::AllReduce { bytes: sized(0, c * t)?, flops: nonneg(1)?, dt: t }
         }
         "alltoall" => {
             need(2, "R alltoall SENDCOUNT RECVCOUNT [DT DT]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
-            Action::AllToAll { send_bytes: s * dt(2, d)?, recv_bytes: r * dt(3, d)? }
+            Action::AllToAll { send_bytes: sized(0, s * dt(2, d)?)?, recv_bytes: sized(1, r * dt(3, d)?)? }
         }
         "gather" | "scatter" => {
             need(2, "R gather SENDCOUNT RECVCOUNT [ROOT [DT DT]]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
             let root = root(2)?;
-            let (sb, rb) = (s * dt(3, d)?, r * dt(4, d)?);
+            let (sb, rb) = (sized(0, s * dt(3, d)?)?, sized(1, r * dt(4, d)?)?);
             if name == "gather" {
                 Action::Gather { send_bytes: sb, recv_bytes: rb, root }
             } else {
@@ -1207,7 +1220,7 @@ pub fn parse_line(
             need(2, "R allgather SENDCOUNT RECVCOUNT [DT DT]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
-            Action::AllGather { send_bytes: s * dt(2, d)?, recv_bytes: r * dt(3, d)? }
+            Action::AllGather { send_bytes: sized(0, s * dt(2, d)?)?, recv_bytes: sized(1, r * dt(3, d)?)? }
         }
         "gatherv" | "scatterv" | "allgatherv" | "alltoallv" | "reducescatter" | "scan" | "exscan" => {
             return Err((
@@ -1692,6 +1705,30 @@ mod tests {
         let e = TraceSet::from_bytes("mem", &b"0 compute 1\nx compute 2\n"[..], None).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("mem", 2));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn message_sizes_out_of_range_are_an_error() {
+        // 1e308 elements of 16 bytes used to make a message of infinite size.
+        for l in [
+            "0 send 1 0 1e308 14",
+            "0 irecv 1 0 1e308 14",
+            "0 sendRecv 1 1 1e308 1 6 14",
+            "0 bcast 1e308 0 14",
+            "0 reduce 1e308 0 0 14",
+            "0 allreduce 1e308 0 14",
+            "0 alltoall 1 1e308 6 14",
+            "0 gather 1e308 1 0 14 6",
+            "0 allgather 1 1e308 6 14",
+        ] {
+            let e = parse(l).unwrap_err();
+            assert!(e.1.contains("too many bytes"), "{l}: {}", e.1);
+            assert_eq!(&l[e.0 - 1..e.0 + 4], "1e308", "{l}");
+        }
+        // the fast path leaves such a line to `parse_line`
+        let mut d = vec![1.0; 2];
+        assert!(parse_fast(b"0 send 1 0 1e308 14\n", &mut d, 2).is_none());
+        assert!(parse_fast(b"0 send 1 0 1e300 14\n", &mut d, 2).is_some());
     }
 
     #[test]
