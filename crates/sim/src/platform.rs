@@ -28,6 +28,7 @@ use std::collections::HashMap;
 
 use perfcompose_core::diag::{Diagnostic, Span};
 
+use crate::trace::MAX_RANKS;
 use crate::units::{parse_quantity, Quantity};
 
 /// Index of a host in [`Platform::hosts`].
@@ -194,7 +195,8 @@ impl Platform {
 
 /// Reads a hostfile: one host name per line, or `name:count` for `count` consecutive
 /// ranks (as `smpirun` unrolls it); blank lines are skipped. Returns the host of each
-/// slot; rank `r` runs on slot `r % len`.
+/// slot; rank `r` runs on slot `r % len`, so at most [`MAX_RANKS`] slots are useful and
+/// more are an error.
 pub fn read_hostfile(
     origin: &str,
     text: &str,
@@ -211,7 +213,7 @@ pub fn read_hostfile(
         if trimmed.is_empty() {
             continue;
         }
-        let (name, count) = match trimmed.rsplit_once(':') {
+        let (name, count, count_span) = match trimmed.rsplit_once(':') {
             Some((n, c)) => {
                 let c_off = start + n.len() + 1;
                 let count: usize = c.trim().parse().map_err(|_| {
@@ -223,9 +225,9 @@ pub fn read_hostfile(
                     )
                     .with_hint("write `host` or `host:count` with a whole number")
                 })?;
-                (n.trim(), count)
+                (n.trim(), count, Span::new(c_off, c_off + c.len()))
             }
-            None => (trimmed, 1),
+            None => (trimmed, 1, Span::new(start, start + trimmed.len())),
         };
         let id = platform.host_by_name(name).ok_or_else(|| {
             Diagnostic::new(
@@ -236,9 +238,18 @@ pub fn read_hostfile(
             )
             .with_hint(host_hint(platform))
         })?;
-        for _ in 0..count {
-            hosts.push(id);
+        if count > MAX_RANKS as usize - hosts.len() {
+            return Err(Diagnostic::new(
+                origin,
+                text,
+                count_span,
+                format!("the hostfile lists more than {MAX_RANKS} process slots"),
+            )
+            .with_hint(
+                "a trace has at most that many ranks; the extra slots would never be used",
+            ));
         }
+        hosts.resize(hosts.len() + count, id);
     }
     if hosts.is_empty() {
         return Err(Diagnostic::whole(origin, "the hostfile lists no host"));
@@ -1109,6 +1120,22 @@ mod tests {
         let e = read_hostfile("h", "a\nzz\n", &p).unwrap_err();
         assert_eq!(e.line_col(), (2, 1));
         assert!(e.message.contains("'zz'"));
+    }
+
+    #[test]
+    fn hostfile_slots_beyond_max_ranks_are_an_error_not_an_allocation() {
+        // Found by fuzzing: `b:444444444` unrolled into 444 million slots.
+        let p = Platform::parse("t.xml", FULL).unwrap();
+        let e = read_hostfile("h", "a\nb:444444444\n", &p).unwrap_err();
+        assert_eq!(e.line_col(), (2, 3));
+        assert!(e.message.contains("process slots"), "{}", e.message);
+        let full = format!("a:{MAX_RANKS}\n");
+        assert_eq!(
+            read_hostfile("h", &full, &p).unwrap().len(),
+            MAX_RANKS as usize
+        );
+        let e = read_hostfile("h", &format!("{full}b\n"), &p).unwrap_err();
+        assert_eq!(e.line_col(), (2, 1));
     }
 
     proptest::proptest! {

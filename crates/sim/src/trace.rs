@@ -30,13 +30,16 @@
 //! that are behind are buffered up to a bound ([`ReaderOptions::window`]) — memory does not
 //! grow with the trace length.
 //!
+//! A shared trace already in memory is read with [`TraceSet::from_bytes`].
+//!
 //! [`TraceWriter`] writes the current form, one file per rank plus an index.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One replayable action of a rank. Sizes are in bytes (count × datatype size).
 #[derive(Clone, Debug, PartialEq)]
@@ -244,6 +247,22 @@ impl Default for ReaderOptions {
 /// Default bound on actions buffered ahead from a shared trace file.
 pub const DEFAULT_WINDOW: usize = 1 << 20;
 
+/// Most ranks a trace may have. Reading and replaying keep state for every rank, so a
+/// rank id is bounded before it sizes anything (a per-rank trace also holds a file open
+/// per rank, far fewer than this).
+pub const MAX_RANKS: u32 = 1 << 20;
+
+/// `np` as asked for, when it is at most [`MAX_RANKS`].
+fn requested_ranks(name: &str, np: u32) -> Result<u32, TraceError> {
+    if np > MAX_RANKS {
+        return Err(TraceError::whole(
+            name,
+            format!("{np} ranks requested; at most {MAX_RANKS} are supported"),
+        ));
+    }
+    Ok(np)
+}
+
 /// Size in bytes of SimGrid's datatype ids (`Datatype::encode`), `None` for unknown ids.
 pub fn datatype_size(id: &str) -> Option<f64> {
     let n: usize = id.parse().ok()?;
@@ -276,12 +295,47 @@ fn datatype_id(size: f64) -> Option<&'static str> {
     }
 }
 
+/// Where a trace's text is: a file, or bytes in memory.
+#[derive(Clone)]
+enum Input {
+    Path(PathBuf),
+    Bytes(Arc<[u8]>),
+}
+
+impl fmt::Debug for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            Input::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
+        }
+    }
+}
+
+/// An open [`Input`].
+enum Stream {
+    File(File),
+    Bytes(Cursor<Arc<[u8]>>),
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::File(f) => f.read(buf),
+            Stream::Bytes(c) => c.read(buf),
+        }
+    }
+}
+
+fn open_file(path: &Path, name: &str) -> Result<File, TraceError> {
+    File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))
+}
+
 /// The trace inputs: files and how ranks map onto them.
 #[derive(Clone, Debug)]
 pub struct TraceSet {
     /// Display names of the files (as resolved).
     pub files: Vec<String>,
-    paths: Vec<PathBuf>,
+    inputs: Vec<Input>,
     /// One file per rank, or one shared file.
     shared: bool,
     ranks: u32,
@@ -296,9 +350,7 @@ impl TraceSet {
     /// `np` gives the number of ranks for a shared trace (otherwise found by a first pass).
     pub fn open(path: &Path, np: Option<u32>) -> Result<TraceSet, TraceError> {
         let name = path.display().to_string();
-        let file = File::open(path)
-            .map_err(|e| TraceError::whole(&name, format!("cannot open trace: {e}")))?;
-        let mut reader = BufReader::new(file);
+        let mut reader = BufReader::new(open_file(path, &name)?);
         // Decide: trace or index, from the first meaningful line.
         let mut first = String::new();
         let mut lines = Vec::new();
@@ -329,13 +381,13 @@ impl TraceSet {
         }
         if is_trace {
             let ranks = match np {
-                Some(n) => n,
-                None => scan_ranks(path, &name)?,
+                Some(n) => requested_ranks(&name, n)?,
+                None => scan_ranks(BufReader::new(open_file(path, &name)?), &name)?,
             };
             let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             return Ok(TraceSet {
                 files: vec![name],
-                paths: vec![path.to_path_buf()],
+                inputs: vec![Input::Path(path.to_path_buf())],
                 shared: true,
                 ranks,
                 total_bytes: total,
@@ -393,19 +445,19 @@ impl TraceSet {
         if files.len() == 1 {
             // SimGrid: an index with one line names a shared trace.
             let ranks = match np {
-                Some(n) => n,
-                None => scan_ranks(&paths[0], &files[0])?,
+                Some(n) => requested_ranks(&name, n)?,
+                None => scan_ranks(BufReader::new(open_file(&paths[0], &files[0])?), &files[0])?,
             };
             return Ok(TraceSet {
                 files,
-                paths,
+                inputs: paths.into_iter().map(Input::Path).collect(),
                 shared: true,
                 ranks,
                 total_bytes: total,
                 notes,
             });
         }
-        let ranks = files.len() as u32;
+        let ranks = requested_ranks(&name, u32::try_from(files.len()).unwrap_or(u32::MAX))?;
         if let Some(n) = np {
             if n > ranks {
                 return Err(TraceError::whole(
@@ -417,10 +469,33 @@ impl TraceSet {
         Ok(TraceSet {
             ranks: np.unwrap_or(ranks),
             files,
-            paths,
+            inputs: paths.into_iter().map(Input::Path).collect(),
             shared: false,
             total_bytes: total,
             notes,
+        })
+    }
+
+    /// A shared trace (every rank's actions in one text) held in memory, read as
+    /// [`open`](Self::open) reads a trace file; `name` names it in errors. Unlike `open`,
+    /// the text is never taken for an index. `np` as for `open`.
+    pub fn from_bytes(
+        name: &str,
+        bytes: impl Into<Arc<[u8]>>,
+        np: Option<u32>,
+    ) -> Result<TraceSet, TraceError> {
+        let bytes: Arc<[u8]> = bytes.into();
+        let ranks = match np {
+            Some(n) => requested_ranks(name, n)?,
+            None => scan_ranks(&bytes[..], name)?,
+        };
+        Ok(TraceSet {
+            files: vec![name.to_string()],
+            total_bytes: bytes.len() as u64,
+            inputs: vec![Input::Bytes(bytes)],
+            shared: true,
+            ranks,
+            notes: Vec::new(),
         })
     }
 
@@ -435,12 +510,13 @@ impl TraceSet {
     /// Start streaming the actions.
     pub fn reader(&self, opts: ReaderOptions) -> Result<TraceReader, TraceError> {
         let mut sources = Vec::new();
-        for (i, p) in self.paths.iter().enumerate() {
-            let f = File::open(p).map_err(|e| {
-                TraceError::whole(&self.files[i], format!("cannot open trace: {e}"))
-            })?;
+        for (i, input) in self.inputs.iter().enumerate() {
+            let stream = match input {
+                Input::Path(p) => Stream::File(open_file(p, &self.files[i])?),
+                Input::Bytes(b) => Stream::Bytes(Cursor::new(b.clone())),
+            };
             sources.push(LineSource {
-                reader: BufReader::with_capacity(64 * 1024, f),
+                reader: BufReader::with_capacity(64 * 1024, stream),
                 line_no: 0,
                 buf: String::new(),
                 file: i as u32,
@@ -470,10 +546,7 @@ impl TraceSet {
 }
 
 /// The largest rank id in a shared trace, plus one (a first, streaming pass).
-fn scan_ranks(path: &Path, name: &str) -> Result<u32, TraceError> {
-    let f =
-        File::open(path).map_err(|e| TraceError::whole(name, format!("cannot open trace: {e}")))?;
-    let mut r = BufReader::new(f);
+fn scan_ranks(mut r: impl BufRead, name: &str) -> Result<u32, TraceError> {
     let mut line = String::new();
     let mut max: Option<u32> = None;
     let mut no = 0u64;
@@ -502,6 +575,17 @@ fn scan_ranks(path: &Path, name: &str) -> Result<u32, TraceError> {
                 "each line starts with the rank: `0 compute 1e9` or `p0 compute 5385`".into(),
             ),
         })?;
+        if rank >= MAX_RANKS {
+            return Err(TraceError {
+                file: name.to_string(),
+                line: no,
+                col: 1,
+                rank: None,
+                message: format!("rank {rank} is beyond the {MAX_RANKS} ranks supported"),
+                line_text: t.to_string(),
+                hint: Some("rank ids run from 0 to the number of ranks minus one".into()),
+            });
+        }
         max = Some(max.map_or(rank, |m: u32| m.max(rank)));
     }
     max.map(|m| m + 1)
@@ -518,7 +602,7 @@ fn parse_rank_token(tok: &str) -> Option<u32> {
 }
 
 struct LineSource {
-    reader: BufReader<File>,
+    reader: BufReader<Stream>,
     line_no: u64,
     buf: String,
     file: u32,
@@ -783,7 +867,7 @@ fn parse_fast(buf: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(usize, u3
         (b"isend" | b"send", 5 | 6) => {
             let dst = rank_of(tok(2))?;
             let tag = tag_of(tok(3))?;
-            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            let bytes = Some(nonneg(tok(4))?.trunc() * dt(5)?).filter(|b| b.is_finite())?;
             if name == b"send" {
                 Action::Send { dst, tag, bytes }
             } else {
@@ -793,7 +877,7 @@ fn parse_fast(buf: &[u8], defaults: &mut [f64], ranks: u32) -> Option<(usize, u3
         (b"irecv" | b"recv", 5 | 6) => {
             let src = rank_of(tok(2))?;
             let tag = tag_of(tok(3))?;
-            let bytes = nonneg(tok(4))?.trunc() * dt(5)?;
+            let bytes = Some(nonneg(tok(4))?.trunc() * dt(5)?).filter(|b| b.is_finite())?;
             if name == b"recv" {
                 Action::Recv { src, tag, bytes }
             } else {
@@ -955,6 +1039,19 @@ pub fn parse_line(
             }),
         }
     };
+    // A size in bytes from the element count in argument `k`: finite (a huge count of
+    // 16-byte elements is not).
+    let sized = |k: usize, bytes: f64| -> Result<f64, ParseFail> {
+        if bytes.is_finite() {
+            Ok(bytes)
+        } else {
+            Err((
+                args[k].0,
+                format!("{} elements are too many bytes", args[k].1),
+                None,
+            ))
+        }
+    };
     let root = |k: usize| -> Result<u32, ParseFail> {
         if args.len() > k {
             peer(k)
@@ -1044,7 +1141,7 @@ pub fn parse_line(
             need(3, "R send DST TAG COUNT [DATATYPE]")?;
             let dst = peer(0)?;
             let tag = int(1)?;
-            let bytes = nonneg(2)?.trunc() * dt(3, d)?;
+            let bytes = sized(2, nonneg(2)?.trunc() * dt(3, d)?)?;
             if name == "send" {
                 Action::Send { dst, tag, bytes }
             } else {
@@ -1056,7 +1153,7 @@ pub fn parse_line(
             let src = peer(0)?;
             let tag = int(1)?;
             let count = num(2)?.trunc();
-            let bytes = if count < 0.0 { -1.0 } else { count * dt(3, d)? };
+            let bytes = if count < 0.0 { -1.0 } else { sized(2, count * dt(3, d)?)? };
             if name == "recv" {
                 Action::Recv { src, tag, bytes }
             } else {
@@ -1081,38 +1178,38 @@ pub fn parse_line(
             let dst = peer(1)?;
             let r = nonneg(2)?.trunc();
             let src = peer(3)?;
-            Action::SendRecv { send_bytes: s * dt(4, d)?, dst, recv_bytes: r * dt(5, d)?, src }
+            Action::SendRecv { send_bytes: sized(0, s * dt(4, d)?)?, dst, recv_bytes: sized(2, r * dt(5, d)?)?, src }
         }
         "barrier" => Action::Barrier,
         "bcast" => {
             need(1, "R bcast COUNT [ROOT [DATATYPE]]")?;
             let c = nonneg(0)?.trunc();
-            Action::Bcast { bytes: c * dt(2, d)?, root: root(1)? }
+            Action::Bcast { bytes: sized(0, c * dt(2, d)?)?, root: root(1)? }
         }
         "reduce" => {
             need(2, "R reduce COUNT FLOPS [ROOT [DATATYPE]]")?;
             let c = nonneg(0)?.trunc();
             let t = dt(3, d)?;
-            Action::Reduce { bytes: c * t, flops: nonneg(1)?, root: root(2)?, dt: t }
+            Action::Reduce { bytes: sized(0, c * t)?, flops: nonneg(1)?, root: root(2)?, dt: t }
         }
         "allreduce" => {
             need(2, "R allreduce COUNT FLOPS [DATATYPE]")?;
             let c = nonneg(0)?.trunc();
             let t = dt(2, d)?;
-            Action::AllReduce { bytes: c * t, flops: nonneg(1)?, dt: t }
+            Action::AllReduce { bytes: sized(0, c * t)?, flops: nonneg(1)?, dt: t }
         }
         "alltoall" => {
             need(2, "R alltoall SENDCOUNT RECVCOUNT [DT DT]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
-            Action::AllToAll { send_bytes: s * dt(2, d)?, recv_bytes: r * dt(3, d)? }
+            Action::AllToAll { send_bytes: sized(0, s * dt(2, d)?)?, recv_bytes: sized(1, r * dt(3, d)?)? }
         }
         "gather" | "scatter" => {
             need(2, "R gather SENDCOUNT RECVCOUNT [ROOT [DT DT]]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
             let root = root(2)?;
-            let (sb, rb) = (s * dt(3, d)?, r * dt(4, d)?);
+            let (sb, rb) = (sized(0, s * dt(3, d)?)?, sized(1, r * dt(4, d)?)?);
             if name == "gather" {
                 Action::Gather { send_bytes: sb, recv_bytes: rb, root }
             } else {
@@ -1123,7 +1220,7 @@ pub fn parse_line(
             need(2, "R allgather SENDCOUNT RECVCOUNT [DT DT]")?;
             let s = nonneg(0)?.trunc();
             let r = nonneg(1)?.trunc();
-            Action::AllGather { send_bytes: s * dt(2, d)?, recv_bytes: r * dt(3, d)? }
+            Action::AllGather { send_bytes: sized(0, s * dt(2, d)?)?, recv_bytes: sized(1, r * dt(3, d)?)? }
         }
         "gatherv" | "scatterv" | "allgatherv" | "alltoallv" | "reducescatter" | "scan" | "exscan" => {
             return Err((
@@ -1579,6 +1676,74 @@ mod tests {
         let e = r.next(1).unwrap_err();
         assert!(e.message.contains("buffered"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn shared_trace_in_memory_reads_like_a_file() {
+        let text = "p0 init\np1 init\np0 compute 1e9\np0 Isend p1 1e6\np1 Irecv p0\np1 wait\n";
+        let dir = std::env::temp_dir().join(format!("pc-trace-mem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("shared.txt");
+        std::fs::write(&p, text).unwrap();
+        let from_file = TraceSet::open(&p, None).unwrap();
+        let in_memory = TraceSet::from_bytes("mem", text.as_bytes(), None).unwrap();
+        assert!(in_memory.is_shared());
+        assert_eq!(in_memory.ranks(), 2);
+        assert_eq!(in_memory.total_bytes, text.len() as u64);
+        let mut a = from_file.reader(ReaderOptions::default()).unwrap();
+        let mut b = in_memory.reader(ReaderOptions::default()).unwrap();
+        for rank in [1, 0] {
+            loop {
+                let (x, y) = (a.next(rank).unwrap(), b.next(rank).unwrap());
+                assert_eq!(x, y);
+                if x.is_none() {
+                    break;
+                }
+            }
+        }
+        assert_eq!(a.bytes_read(), b.bytes_read());
+        let e = TraceSet::from_bytes("mem", &b"0 compute 1\nx compute 2\n"[..], None).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("mem", 2));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn message_sizes_out_of_range_are_an_error() {
+        // 1e308 elements of 16 bytes used to make a message of infinite size.
+        for l in [
+            "0 send 1 0 1e308 14",
+            "0 irecv 1 0 1e308 14",
+            "0 sendRecv 1 1 1e308 1 6 14",
+            "0 bcast 1e308 0 14",
+            "0 reduce 1e308 0 0 14",
+            "0 allreduce 1e308 0 14",
+            "0 alltoall 1 1e308 6 14",
+            "0 gather 1e308 1 0 14 6",
+            "0 allgather 1 1e308 6 14",
+        ] {
+            let e = parse(l).unwrap_err();
+            assert!(e.1.contains("too many bytes"), "{l}: {}", e.1);
+            assert_eq!(&l[e.0 - 1..e.0 + 4], "1e308", "{l}");
+        }
+        // the fast path leaves such a line to `parse_line`
+        let mut d = vec![1.0; 2];
+        assert!(parse_fast(b"0 send 1 0 1e308 14\n", &mut d, 2).is_none());
+        assert!(parse_fast(b"0 send 1 0 1e300 14\n", &mut d, 2).is_some());
+    }
+
+    #[test]
+    fn rank_ids_beyond_max_ranks_are_an_error_not_an_allocation() {
+        // Found by fuzzing: one line of rank 50001500 sized the reader's per-rank state
+        // for 50 million ranks.
+        let e =
+            TraceSet::from_bytes("mem", &b"0 init\n50001500 compute 1\n"[..], None).unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1));
+        assert!(e.message.contains("beyond"), "{}", e.message);
+        let top = format!("{} compute 1\n", MAX_RANKS - 1);
+        let set = TraceSet::from_bytes("mem", top.as_bytes(), None).unwrap();
+        assert_eq!(set.ranks(), MAX_RANKS);
+        let e = TraceSet::from_bytes("mem", &b"0 init\n"[..], Some(MAX_RANKS + 1)).unwrap_err();
+        assert!(e.message.contains("at most"), "{}", e.message);
     }
 
     proptest::proptest! {

@@ -186,7 +186,12 @@ pub fn parse_quantity(text: &str, q: Quantity) -> Result<f64, UnitError> {
         return Ok(value);
     }
     match suffix_scale(q, suffix) {
-        Some(s) => Ok(value * s),
+        Some(s) if (value * s).is_finite() => Ok(value * s),
+        Some(_) => Err(UnitError {
+            offset: lead,
+            message: format!("{} '{}' is out of range", q.name(), text),
+            hint: None,
+        }),
         None => Err(UnitError {
             offset: lead + end,
             message: format!("unknown {} unit '{}'", q.name(), suffix),
@@ -304,6 +309,26 @@ mod tests {
             1000.0
         ));
         assert!(close(parse_quantity("8b", Quantity::Size).unwrap(), 1.0));
+    }
+
+    #[test]
+    fn values_out_of_range_once_scaled_are_an_error() {
+        // An infinite latency used to be read, and a transfer over it simulated as taking
+        // no time at all.
+        for (text, q) in [
+            ("1e308w", Quantity::Time),
+            ("1e308Yf", Quantity::Speed),
+            ("1e300YiBps", Quantity::Bandwidth),
+            ("2e306kB", Quantity::Size),
+        ] {
+            let e = parse_quantity(text, q).unwrap_err();
+            assert!(e.message.contains("out of range"), "{text}: {}", e.message);
+            assert_eq!(e.offset, 0);
+        }
+        assert!(close(
+            parse_quantity("1e300kf", Quantity::Speed).unwrap(),
+            1e303
+        ));
     }
 
     proptest::proptest! {
