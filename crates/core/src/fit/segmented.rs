@@ -34,20 +34,20 @@
 //! [`HINTED_MIN_SEGMENT`] sizes a side instead of [`MIN_SEGMENT`]. A level-1 cache of
 //! 48 KiB holds 12,288 `i32`s: on the seed's grid (1,024, 2,048, 4,096, 8,192, 16,384,
 //! …) four sizes lie under it, and `inc` steps there from 0.94 to 1.19 ns per element
-//! (Intel host, `docs/validation.md`, run AB). Splitting only there, not wherever the
-//! data allows, keeps a piece from bending to follow a few disturbed points: run U's
-//! `inc_warm`, slow at 65,536 and 98,304 alone, took a free split after 98,304 with a
+//! on an Intel Xeon guest. Splitting only there, not wherever the data allows, keeps a
+//! piece from bending to follow a few disturbed points: an `inc_warm` slow at 65,536 and
+//! 98,304 alone took a free split after 98,304 with a
 //! left piece `… + 4·10⁻⁷ · x²·log2(x)` that put `seq(inc, inc)` 27.7% off (4.1% with one
 //! model). Near a known cache level the first test is left out and the score decides
 //! alone; a block that does not step at a cache (`qsort`) still stays whole, since its
 //! single model leaves a split nothing to gain that pays the penalty. The first test
 //! reads a point's noise from the spread of all its repetitions, and under the minimum
-//! that spread says little about the fastest one: run AJ's `inc` of a task pool's `seq`
+//! that spread says little about the fastest one: an `inc` of a task pool's `seq` once
 //! read 8.7 µs at x = 8,192, the last size in the level-1 cache, on both visits of that
 //! size, and 10.7–14.6 µs in eight of nine repetitions; a line 13.9% over that minimum
-//! passed the test (there the score, too, keeps the line). Without the test the saved
-//! runs J–AK, validated again, had 497 of 559 judged rows within target against 496, and
-//! six of the seven rows that moved came closer (`docs/validation.md`, run AK).
+//! passed the test (there the score, too, keeps the line). Without the test, 559 judged rows of
+//! saved paper runs validated again had 497 within target against 496, and six of the
+//! seven rows that moved came closer.
 
 use super::{refined, Coefficient, Fit, FitError, FitOptions, FitStats, Modeler, PointStats};
 use crate::measure::{Measure, Point};
@@ -56,7 +56,7 @@ use crate::model::Expr;
 /// Fewest sizes on each side of a break (Extra-P's segmented modeler uses five, too).
 pub const MIN_SEGMENT: usize = 5;
 /// Fewest sizes on a side of a break near a hinted size ([`FitOptions::breaks`]). Four:
-/// the sizes under a 48 KiB level-1 cache on the seed's grid. With three, run U's
+/// the sizes under a 48 KiB level-1 cache on the seed's grid. With three, a
 /// `qsort_par2` split after 4,096 with a left piece that missed its own 2,048 by 15%.
 pub const HINTED_MIN_SEGMENT: usize = 4;
 /// A point is missed when the model is further from it than this many noise units.

@@ -725,7 +725,7 @@ fn segmented_modeler_splits_where_the_cost_per_element_steps() {
 
 #[test]
 fn segmented_modeler_given_cache_sizes_splits_only_there_with_four_sizes_a_side() {
-    // `inc` on the Intel host of run AB: 0.94 ns per element while the array fits the
+    // `inc` on an Intel Xeon guest: 0.94 ns per element while the array fits the
     // 48 KiB level-1 cache (12,288 i32s), 1.19 beyond: four sizes of the grid under it.
     let l1 = 12_288.0;
     let step = |x: f64| 200.0 + if x < l1 { 0.94 } else { 1.19 } * x;
@@ -777,7 +777,7 @@ fn segmented_modeler_given_cache_sizes_splits_only_there_with_four_sizes_a_side(
 #[test]
 fn segmented_modeler_does_not_split_a_cache_step_that_goes_down() {
     // Data outgrowing a cache only gets slower. Points slow just under the level-1
-    // size and fast after it (disturbed ones, as run U's `inc_warm`) are no cache step:
+    // size and fast after it (disturbed ones, as an `inc_warm` once read) are no cache step:
     // given the hint, no break there. The same step upwards is split (test above).
     let l1 = 12_288.0;
     let hinted = FitOptions {
