@@ -1388,16 +1388,6 @@ fn bad_input_is_a_clear_error_with_status_2() {
         "one node",
     );
     assert_user_error(
-        &[
-            "bench",
-            "--term",
-            "seq(pipe(inc, nop), nop)",
-            "--sizes",
-            "64",
-        ],
-        "no runtime implementation",
-    );
-    assert_user_error(
         &["bench", "--term", "pipe(map, inc)", "--sizes", "64"],
         "map kernel",
     );
