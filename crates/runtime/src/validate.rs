@@ -1287,6 +1287,11 @@ fn component_key(kernel: &str, image: ImageSize, registry: &Registry) -> Result<
 /// thread of N that all run the whole `seq` ([`bench::Replica`]). (The blocks of a MapReduce keep their names; [`block_of`] says how
 /// they are measured.)
 ///
+/// A `seq` with a `pipe` or `tpool` among its parts runs in phases: the part after a
+/// phase boundary ([`Plan::phase_boundary`]) starts on threads of its own once the whole
+/// (sub)stream has gone through the parts before it, so its first block finds its input
+/// cold (`seq(pipe(inc, nop), qsort)`: `qsort`, not `qsort_remote`).
+///
 /// [`Kernel::writes`]: crate::kernel::Kernel::writes
 pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
     struct Walk<'a> {
@@ -1333,8 +1338,20 @@ pub fn input_plan(plan: &Plan, registry: &Registry, cores: usize) -> Plan {
                 let pipe = matches!(p, Plan::Pipe(_));
                 let mut last = writer;
                 let mut out = Vec::with_capacity(parts.len());
-                for q in parts {
-                    let on = if pipe { fresh(&mut w.threads) } else { thread };
+                let mut seq_thread = thread;
+                for (i, q) in parts.iter().enumerate() {
+                    // Phase boundary: a part of a phased seq after it runs on threads of
+                    // its own, once the whole (sub)stream has gone through the parts
+                    // before it, so it finds its input cold.
+                    if !pipe && Plan::phase_boundary(parts, i) {
+                        seq_thread = fresh(&mut w.threads);
+                        last = None;
+                    }
+                    let on = if pipe {
+                        fresh(&mut w.threads)
+                    } else {
+                        seq_thread
+                    };
                     let (q, after) = go(q, on, last, par, w);
                     out.push(q);
                     last = after;
@@ -3867,9 +3884,30 @@ mod tests {
              pipe(nop_remote_stage2_of_inc_then_nop_then_qsort, \
              qsort_remote_stage3_of_inc_then_nop_then_qsort))"
         );
+        // A seq with a pipeline in it runs in phases: the block after a phase boundary
+        // finds its input cold (the whole stream passed in between), and the blocks of
+        // its phase after it warm.
         assert_eq!(
             states("seq(pipe(nop, inc), qsort)"),
-            "seq(pipe(nop_stage1_of_nop_then_inc, inc_stage2_of_nop_then_inc), qsort_remote)"
+            "seq(pipe(nop_stage1_of_nop_then_inc, inc_stage2_of_nop_then_inc), qsort)"
+        );
+        assert_eq!(
+            states("seq(pipe(inc, nop), inc, qsort)"),
+            "seq(pipe(inc_stage1_of_inc_then_nop, nop_remote_stage2_of_inc_then_nop), \
+             inc, qsort_warm)"
+        );
+        assert_eq!(
+            states("seq(qsort, inc, pipe(inc, nop))"),
+            "seq(qsort, inc_warm, \
+             pipe(inc_stage1_of_inc_then_nop, nop_remote_stage2_of_inc_then_nop))"
+        );
+        assert_eq!(
+            states("pipe(seq(tpool(2, inc), nop), inc)"),
+            "pipe(seq(tpool(2, inc_par2), nop), inc)"
+        );
+        assert_eq!(
+            states("pipe(qsort, seq(tpool(2, inc), inc))"),
+            "pipe(qsort, seq(tpool(2, inc_remote_par2), inc))"
         );
         // Not inside a task pool (its workers run the whole pipeline), nor in a pipeline
         // with a pattern as a stage.
@@ -3894,10 +3932,11 @@ mod tests {
              inc_par2_seq2_of_nop_then_inc_then_inc), \
              inc_warm_par2_seq3_of_nop_then_inc_then_inc))"
         );
-        // Not a seq with a pattern in it.
+        // Not a seq with a pattern in it (which runs in phases: the pipeline's first
+        // block finds its input cold).
         assert_eq!(
             states("tpool(2, seq(inc, pipe(inc, nop)))"),
-            "tpool(2, seq(inc_par2, pipe(inc_remote_par2, nop_remote_par2)))"
+            "tpool(2, seq(inc_par2, pipe(inc_par2, nop_remote_par2)))"
         );
         assert_eq!(states("tpool(8, qsort)"), "tpool(8, qsort_par2)");
         assert_eq!(states("tpool(1, qsort)"), "tpool(1, qsort)");
@@ -3919,9 +3958,12 @@ mod tests {
             states("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
             "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote_par2, inc_remote_par2)))"
         );
+        // After a phase boundary, a pool takes elements from memory, as at the start of
+        // a stream.
         assert_eq!(
             states("seq(qsort, tpool(2, seq(inc, nop)))"),
-            "seq(qsort, tpool(2, seq(inc_remote_par2, nop_warm_par2)))"
+            "seq(qsort, tpool(2, seq(inc_par2_seq1_of_inc_then_nop, \
+             nop_warm_par2_seq2_of_inc_then_nop)))"
         );
         // The reduction of a MapReduce is measured warm, and both blocks side by side
         // on the job's threads (capped at the cores).
