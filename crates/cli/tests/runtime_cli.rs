@@ -1469,3 +1469,38 @@ fn validate_pin_lone_tests_times_the_lone_blocks_on_the_first_core_and_runs_ever
         "cannot be used with",
     );
 }
+
+#[test]
+fn a_seq_of_parallel_parts_runs_in_phases_under_bench_and_validate() {
+    // docs/runtime.md, "A seq of patterns runs in phases".
+    let v = quick_bench(&["--term", "seq(pipe(inc, nop), qsort)"], "256,512");
+    assert_eq!(v[0]["name"], "seq(pipe(inc, nop), qsort)");
+    assert_eq!(v[0]["points"].as_array().unwrap().len(), 2);
+    // Small sizes, no host check, no revisits: a few seconds.
+    let args = [
+        "validate",
+        "--term",
+        "seq(pipe(inc, nop), qsort)",
+        "--sizes",
+        "256,512,1024",
+        "--no-overhead",
+        "--no-host-check",
+        "--no-revisit",
+        "--measure",
+        "minimum",
+        "--json",
+    ];
+    let o = perfcompose(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    assert_eq!(rows[0]["configuration"], "seq(pipe(inc, nop), qsort)");
+    // One phase at a time: the pipeline's two threads, then `qsort`'s one.
+    assert_eq!(rows[0]["threads"], 2, "{v}");
+    assert!(rows[0]["modular"].as_str().is_some(), "{v}");
+    assert!(
+        rows[0]["time_error"].as_f64().is_some_and(f64::is_finite),
+        "{v}"
+    );
+}
