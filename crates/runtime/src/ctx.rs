@@ -64,7 +64,8 @@ pub(crate) struct Ctx {
     faults: Mutex<Vec<Fault>>,
     stop: AtomicBool,
     cores: Option<Vec<core_affinity::CoreId>>,
-    next_core: AtomicUsize,
+    /// The run's threads pinned to each of `cores`, and where the round robin goes on.
+    load: Mutex<CoreLoad>,
     /// Where the run's worker threads wait before their first element, if the run
     /// starts its clock only once they all have started ([`Ctx::gated`]).
     gate: Option<Gate>,
@@ -74,8 +75,53 @@ pub(crate) struct Ctx {
     end: Option<StreamEnd>,
     /// The run's last queue (a `Sender`, type-erased) while the run starts its workers,
     /// so that each can tell whether it puts into it ([`Ctx::end_of`]); dropped once they
-    /// have started ([`Ctx::started`]), so that the queue ends with its last worker.
-    last_queue: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    /// have started ([`Ctx::started`]) and every phase boundary that starts workers later
+    /// has started them ([`Ctx::hold_last_queue`]), so that the queue ends with its last
+    /// worker.
+    last_queue: Mutex<LastQueue>,
+}
+
+/// The run's last queue while workers that may put into it are still to start: the
+/// driver holds it until it has started its workers, and so does each phase boundary of
+/// a phased `seq` until it has started the workers of its later phase.
+#[derive(Default)]
+struct LastQueue {
+    sender: Option<Box<dyn std::any::Any + Send>>,
+    holds: usize,
+}
+
+impl LastQueue {
+    fn release(&mut self) {
+        self.holds = self.holds.saturating_sub(1);
+        if self.holds == 0 {
+            self.sender = None;
+        }
+    }
+}
+
+/// A phase boundary's hold on the run's last queue ([`Ctx::hold_last_queue`]), let go
+/// when dropped.
+pub(crate) struct LastQueueHold<'a> {
+    ctx: &'a Ctx,
+    held: bool,
+}
+
+impl Drop for LastQueueHold<'_> {
+    fn drop(&mut self) {
+        if self.held {
+            self.ctx
+                .last_queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .release();
+        }
+    }
+}
+
+/// How many of a run's threads are pinned to each core ([`Ctx::take_core`]).
+struct CoreLoad {
+    busy: Vec<usize>,
+    next: usize,
 }
 
 impl Ctx {
@@ -110,11 +156,14 @@ impl Ctx {
             spin,
             faults: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
+            load: Mutex::new(CoreLoad {
+                busy: vec![0; cores.as_ref().map_or(0, Vec::len)],
+                next: 0,
+            }),
             cores,
-            next_core: AtomicUsize::new(0),
             gate: None,
             end: None,
-            last_queue: Mutex::new(None),
+            last_queue: Mutex::new(LastQueue::default()),
         }
     }
 
@@ -123,7 +172,10 @@ impl Ctx {
     /// wake the caller once all `n` are in ([`Ctx::await_end`]).
     pub(crate) fn ending<T: Send + 'static>(mut self, n: usize, last_queue: Sender<T>) -> Ctx {
         self.end = Some(StreamEnd::new(n));
-        self.last_queue = Mutex::new(Some(Box::new(last_queue)));
+        self.last_queue = Mutex::new(LastQueue {
+            sender: Some(Box::new(last_queue)),
+            holds: 1,
+        });
         self
     }
 
@@ -133,16 +185,31 @@ impl Ctx {
     pub(crate) fn end_of<T: Send + 'static>(&self, output: &Sender<T>) -> Option<&StreamEnd> {
         let end = self.end.as_ref()?;
         let last = self.last_queue.lock().unwrap_or_else(|e| e.into_inner());
-        let last = last.as_ref()?.downcast_ref::<Sender<T>>()?;
+        let last = last.sender.as_ref()?.downcast_ref::<Sender<T>>()?;
         last.same_channel(output).then_some(end)
     }
 
-    /// Every worker has started: let go of the last queue, so that it ends with them.
+    /// Every worker the driver starts has started: let go of the last queue, so that it
+    /// ends with them (once no phase boundary holds it any more).
     pub(crate) fn started(&self) {
         self.last_queue
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .take();
+            .release();
+    }
+
+    /// Keep the run's last queue within reach of workers that start after the driver
+    /// has started its own (the later phases of a phased `seq`), until the hold is
+    /// dropped. Taken before the driver's [`Ctx::started`], or by a thread that holds
+    /// such a hold itself; a no-op once the queue is let go (nothing started later puts
+    /// into it then) and for runs without an end ([`Ctx::ending`]).
+    pub(crate) fn hold_last_queue(&self) -> LastQueueHold<'_> {
+        let mut q = self.last_queue.lock().unwrap_or_else(|e| e.into_inner());
+        let held = q.sender.is_some();
+        if held {
+            q.holds += 1;
+        }
+        LastQueueHold { ctx: self, held }
     }
 
     /// Sleep until every output of the stream is in the last queue (`true`), or an
@@ -185,9 +252,17 @@ impl Ctx {
     }
 
     /// A worker thread of the run has started: pin it, and wait at the gate if the run
-    /// has one.
-    pub(crate) fn start_thread(&self) {
-        self.pin_current();
+    /// has one. The core it was pinned to, to give back when it ends
+    /// ([`Ctx::release_core`]).
+    pub(crate) fn start_thread(&self) -> Option<core_affinity::CoreId> {
+        let core = self.pin_current();
+        self.arrive();
+        core
+    }
+
+    /// Wait at the gate, if the run has one, without taking a core: the boundary thread
+    /// of a phased `seq`, once the workers of its first phase are announced.
+    pub(crate) fn arrive(&self) {
         if let Some(g) = &self.gate {
             g.arrive();
         }
@@ -224,12 +299,12 @@ impl Ctx {
         f
     }
 
-    /// Pin the calling thread to the next core, if pinning is on. Failure to pin is not
-    /// an error (some containers forbid it); the run just goes on unpinned.
-    pub(crate) fn pin_current(&self) {
-        if let Some(core) = self.take_core() {
-            let _ = core_affinity::set_for_current(core);
-        }
+    /// Pin the calling thread to the next core, if pinning is on; the core. Failure to
+    /// pin is not an error (some containers forbid it); the run just goes on unpinned.
+    pub(crate) fn pin_current(&self) -> Option<core_affinity::CoreId> {
+        let core = self.take_core()?;
+        let _ = core_affinity::set_for_current(core);
+        Some(core)
     }
 
     /// Whether the run pins its threads.
@@ -237,12 +312,33 @@ impl Ctx {
         self.cores.is_some()
     }
 
-    /// The core the next thread of the run is pinned to (round robin), or `None` when
-    /// the run does not pin.
+    /// The core the next thread of the run is pinned to, or `None` when the run does not
+    /// pin: round robin over the cores with the fewest of the run's threads on them.
+    /// While no thread has given its core back ([`Ctx::release_core`]) that is plain
+    /// round robin; a worker gives its core back when it ends, so the threads of a later
+    /// phase of a phased `seq` take the cores the earlier phase left, not cores still
+    /// busy with other stages.
     pub(crate) fn take_core(&self) -> Option<core_affinity::CoreId> {
         let cores = self.cores.as_ref()?;
-        let i = self.next_core.fetch_add(1, Ordering::Relaxed);
-        Some(cores[i % cores.len()])
+        let mut load = self.load.lock().unwrap_or_else(|e| e.into_inner());
+        let n = cores.len();
+        let i = (0..n)
+            .map(|k| (load.next + k) % n)
+            .min_by_key(|&i| load.busy[i])?;
+        load.busy[i] += 1;
+        load.next = i + 1;
+        Some(cores[i])
+    }
+
+    /// A thread pinned to `core` by [`Ctx::take_core`] ends.
+    pub(crate) fn release_core(&self, core: Option<core_affinity::CoreId>) {
+        let (Some(core), Some(cores)) = (core, self.cores.as_ref()) else {
+            return;
+        };
+        if let Some(i) = cores.iter().position(|c| *c == core) {
+            let mut load = self.load.lock().unwrap_or_else(|e| e.into_inner());
+            load.busy[i] = load.busy[i].saturating_sub(1);
+        }
     }
 
     #[cfg(test)]
@@ -481,6 +577,57 @@ mod tests {
         }
         assert_eq!(Ctx::gated(&pin, cores + 1).spin, Duration::ZERO);
         assert_eq!(Ctx::gated(&Config::default(), 1).spin, Duration::ZERO);
+    }
+
+    #[test]
+    fn cores_go_round_robin_and_a_core_given_back_is_taken_first() {
+        let pin = Config {
+            pin: true,
+            ..Config::default()
+        };
+        let Some(all) = core_affinity::get_core_ids().filter(|c| !c.is_empty()) else {
+            return;
+        };
+        let n = all.len();
+        let ctx = Ctx::new(&pin, n);
+        // While no thread gives its core back: plain round robin, twice over.
+        let taken: Vec<_> = (0..2 * n).map(|_| ctx.take_core().unwrap()).collect();
+        let round_robin: Vec<_> = (0..2 * n).map(|i| all[i % n]).collect();
+        assert_eq!(taken, round_robin);
+        // Two threads end on the last core: the next two threads go there, since every
+        // other core still has two.
+        ctx.release_core(Some(all[n - 1]));
+        ctx.release_core(Some(all[n - 1]));
+        assert_eq!(ctx.take_core(), Some(all[n - 1]));
+        assert_eq!(ctx.take_core(), Some(all[n - 1]));
+        // A run that does not pin has no cores to take or give back.
+        let plain = Ctx::new(&Config::default(), 1);
+        assert_eq!(plain.take_core(), None);
+        plain.release_core(Some(all[0]));
+    }
+
+    #[test]
+    fn a_hold_keeps_the_last_queue_past_the_drivers_start_until_it_is_dropped() {
+        let (last_tx, last_rx) = crossbeam_channel::bounded::<u32>(4);
+        let ctx = Ctx::gated(&Config::default(), 1).ending(1, last_tx.clone());
+        let hold = ctx.hold_last_queue();
+        ctx.started();
+        // A worker started now (a later phase) still learns that it puts there.
+        assert!(ctx.end_of(&last_tx).is_some());
+        let nested = ctx.hold_last_queue();
+        drop(hold);
+        assert!(ctx.end_of(&last_tx).is_some());
+        drop(nested);
+        assert!(ctx.end_of(&last_tx).is_none());
+        // Let go: the queue ends with its last own sender.
+        drop(last_tx);
+        assert!(last_rx.recv().is_err());
+        // A hold taken once the queue is let go, or in a run without an end, holds
+        // nothing.
+        drop(ctx.hold_last_queue());
+        let plain = Ctx::new(&Config::default(), 1);
+        drop(plain.hold_last_queue());
+        plain.started();
     }
 
     #[test]

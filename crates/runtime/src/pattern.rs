@@ -7,7 +7,7 @@
 //! | constructor | term | how it runs |
 //! |---|---|---|
 //! | [`block`] | `NAME` | the closure, called once per element |
-//! | [`seq`] | `seq(a, b)` | `a` then `b` on the same thread, per element |
+//! | [`seq`] | `seq(a, b)` | `a` then `b` on the same thread, per element; in phases if `a` or `b` is a stream network (below) |
 //! | [`pipe`] | `pipe(a, b)` | `a` and `b` on their own threads, joined by a bounded queue |
 //! | [`tpool`] | `tpool(n, t)` | `n` replicas of `t` sharing one input and one output queue |
 //! | [`crate::mapreduce`] | `mapreduce(map, reduce, threads=n)` | one element = one job of many inputs; map, shuffle by key and reduce on `n` threads |
@@ -15,10 +15,24 @@
 //! A pattern is *callable* when one element can be processed on the calling thread
 //! (blocks, `seq` of callables, MapReduce, whose parallelism is inside one element).
 //! `pipe` and `tpool` get their parallelism from overlapping *different* elements, so
-//! they are stream networks and are never called element by element. `seq` runs its parts
-//! one after the other on one thread; a `pipe` or `tpool` inside a `seq` therefore has no
-//! faithful implementation and is rejected when the program is built (write
-//! `pipe(...)` to connect parallel stages, or `tpool(n, seq(...))` to replicate a sequence).
+//! they are stream networks and are never called element by element.
+//!
+//! A `seq` of callable parts runs its parts one after the other on one thread, element
+//! by element. A `seq` with a stream network among its parts (a `pipe`, a `tpool`, or a
+//! `seq` that runs in phases itself) runs its parts as *phases*: the whole stream this
+//! node receives (all of it at the top, a replica's share inside a `tpool`) goes through
+//! `a`, its outputs are collected, and then they go through `b` — what the composed model
+//! `M[seq(a, b)] = M[a] + M[b]` (time per element) describes. A boundary thread, which
+//! sleeps while the phases run, starts the threads of `a`, waits until they have all
+//! ended, and then starts the threads of `b` on `a`'s outputs; at most
+//! `max(threads(a), threads(b))` threads are busy at once, and the threads of `b` take
+//! the cores the threads of `a` gave back when the run pins its threads. Memory: a phase
+//! boundary holds every element of the (sub)stream at once, in an unbounded queue
+//! between the phases, and `b` produces nothing before `a` has seen the end of its
+//! input (so a phased `seq` needs a finite input). The term-driven path
+//! ([`crate::Plan`]) runs consecutive callable parts of an n-ary `seq` as one phase
+//! (`seq(pipe(a, b), c, d)`: the pipeline, then `seq(c, d)` element by element); the
+//! typed [`seq`] is binary and nests as written.
 //!
 //! Element order: a task pool completes elements in whatever order its workers finish,
 //! so order is not kept *between* stages; [`crate::Program::run`] restores the input order
@@ -27,7 +41,7 @@
 use std::sync::Arc;
 use std::thread::Scope;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
 use crate::ctx::{put, take, Ctx};
 use crate::error::{BuildError, Fault};
@@ -58,7 +72,8 @@ pub(crate) trait Node<I, O>: Send + Sync {
     fn threads(&self) -> usize;
     /// Elements of a stream the node works on at the same time: one for a callable node
     /// (a block, `seq`, a MapReduce job, however many threads it uses inside), the sum of
-    /// its stages for a pipeline, `n` times its replica for a task pool.
+    /// its stages for a pipeline, `n` times its replica for a task pool, the larger of
+    /// its phases' for a phased `seq`.
     fn in_flight(&self) -> usize {
         if self.callable() {
             1
@@ -66,7 +81,7 @@ pub(crate) trait Node<I, O>: Send + Sync {
             self.threads()
         }
     }
-    /// Reject what cannot run (zero threads, `pipe` inside `seq`), recursively.
+    /// Reject what cannot run (zero threads), recursively.
     fn check(&self) -> Result<(), BuildError>;
     /// Start the threads of a non-callable node (a stream network). The threads end when
     /// `input` is disconnected and drained; they drop their `output` senders on exit so
@@ -110,15 +125,22 @@ impl<I: Send + 'static, O: Send + 'static> Pattern<I, O> {
         self.node.threads()
     }
 
+    /// Whether one element can be processed on one thread (a block, a `seq` of callable
+    /// parts, MapReduce); `pipe`, `tpool` and a `seq` with one of them inside are stream
+    /// networks (see the module docs).
+    pub fn callable(&self) -> bool {
+        self.node.callable()
+    }
+
     /// Elements of a stream it works on at the same time: 1 for `seq(qsort, inc)` or a
     /// MapReduce job, 2 for `pipe(qsort, inc)` and `tpool(2, qsort)`, 4 for
-    /// `tpool(2, pipe(qsort, inc))`.
+    /// `tpool(2, pipe(qsort, inc))`, 2 for `seq(pipe(qsort, inc), nop)` (its phases one
+    /// after the other).
     pub fn in_flight(&self) -> usize {
         self.node.in_flight()
     }
 
-    /// Check that the pattern can run (no zero thread counts, no `pipe`/`tpool` inside
-    /// `seq`).
+    /// Check that the pattern can run (no zero thread counts).
     pub fn check(&self) -> Result<(), BuildError> {
         self.node.check()
     }
@@ -157,7 +179,7 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
     std::thread::Builder::new()
         .name(WORKER_THREAD_NAME.into())
         .spawn_scoped(scope, move || {
-            ctx.start_thread();
+            let core = ctx.start_thread();
             let mut delivered = 0usize;
             while let Some(env) = take(&input, ctx.spin) {
                 match node.call(env.item, ctx) {
@@ -179,6 +201,7 @@ fn spawn_worker<'scope, I: Send + 'static, O: Send + 'static>(
             if let Some(end) = end {
                 end.add(delivered);
             }
+            ctx.release_core(core);
         })
         .expect("the OS refused to start a worker thread");
 }
@@ -284,25 +307,19 @@ impl<I: Send + 'static, M: Send + 'static, O: Send + 'static> Node<I, O> for Seq
         self.b.node.call(mid, ctx)
     }
     fn threads(&self) -> usize {
+        // Callable: both parts on one thread. Phased: one phase at a time.
         self.a.node.threads().max(self.b.node.threads())
+    }
+    fn in_flight(&self) -> usize {
+        if self.callable() {
+            1
+        } else {
+            self.a.node.in_flight().max(self.b.node.in_flight())
+        }
     }
     fn check(&self) -> Result<(), BuildError> {
         self.a.node.check()?;
-        self.b.node.check()?;
-        for part in [self.a.node.callable(), self.b.node.callable()]
-            .iter()
-            .zip([self.a.describe(), self.b.describe()])
-        {
-            if !*part.0 {
-                return Err(BuildError::Unsupported {
-                    what: format!("`{}` inside `{}`", part.1, self.describe()),
-                    why: "seq runs its parts one after the other on one thread, so a \
-                          pipeline or task pool inside it would run element by element"
-                        .into(),
-                });
-            }
-        }
-        Ok(())
+        self.b.node.check()
     }
     fn spawn_network<'scope>(
         &'scope self,
@@ -311,12 +328,63 @@ impl<I: Send + 'static, M: Send + 'static, O: Send + 'static> Node<I, O> for Seq
         output: Sender<Envelope<O>>,
         ctx: &'scope Ctx,
     ) {
-        // `check` rejects non-callable parts, so a seq always runs as one worker.
-        spawn_worker(self, scope, input, output, ctx);
+        if self.callable() {
+            spawn_worker(self, scope, input, output, ctx);
+        } else {
+            self.spawn_phases(scope, input, output, ctx);
+        }
     }
 }
 
-/// Sequential concatenation: `a` then `b`, per element, on one thread.
+impl<I: Send + 'static, M: Send + 'static, O: Send + 'static> Seq<I, M, O> {
+    /// Run `a` on the whole stream, then `b` on `a`'s outputs (module docs). A boundary
+    /// thread starts the threads of `a` in a scope of its own and joins them: it sleeps
+    /// until the last one has ended, with no wake-up per element; `a`'s outputs wait in
+    /// an unbounded queue, which their end has closed. Then it starts the threads of `b`
+    /// on that queue, and ends.
+    fn spawn_phases<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        input: Receiver<Envelope<I>>,
+        output: Sender<Envelope<O>>,
+        ctx: &'scope Ctx,
+    ) {
+        // `b`'s workers start after the driver has started its own: they still have to
+        // learn whether `output` is the run's last queue ([`Ctx::end_of`]).
+        let hold = ctx.hold_last_queue();
+        // The boundary thread waits at the run's gate (without a core) once the workers
+        // of `a` are announced, so that a gated driver opens it only when they wait
+        // there too.
+        ctx.expect_thread();
+        std::thread::Builder::new()
+            .name(WORKER_THREAD_NAME.into())
+            .spawn_scoped(scope, move || {
+                let (mid_tx, mid_rx) = unbounded::<Envelope<M>>();
+                std::thread::scope(|phase| {
+                    start(&*self.a.node, phase, input, mid_tx, ctx);
+                    ctx.arrive();
+                });
+                // Every thread of `a` has ended (and given its core back): `mid_rx`
+                // holds all of its outputs and is closed.
+                start(&*self.b.node, scope, mid_rx, output, ctx);
+                drop(hold);
+            })
+            .expect("the OS refused to start a phase boundary thread");
+    }
+}
+
+/// Sequential concatenation: `a` then `b`, per element, on one thread when both are
+/// callable; otherwise in phases, `a` on the whole stream and then `b` on its outputs
+/// (see the module docs: a phase boundary holds the whole stream).
+///
+/// ```
+/// use perfcompose_runtime::{block, pipe, seq, Program};
+/// let inc = || block("inc", |v: u64| v + 1);
+/// let double = block("double", |v: u64| v * 2);
+/// // The pipeline runs on the whole stream, then `double` on its outputs.
+/// let program = Program::new(seq(pipe(inc(), inc()), double)).unwrap();
+/// assert_eq!(program.run(0..4u64).unwrap(), vec![4, 6, 8, 10]);
+/// ```
 pub fn seq<I, M, O>(a: Pattern<I, M>, b: Pattern<M, O>) -> Pattern<I, O>
 where
     I: Send + 'static,
@@ -518,5 +586,66 @@ where
             inner,
             post: Box::new(post),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctx::Config;
+
+    fn add(k: u64) -> Pattern<u64, u64> {
+        block(format!("add{k}"), move |v: u64| v + k)
+    }
+
+    /// Run `p` as the stream driver does ([`crate::Program::run_stream`]), and return
+    /// its outputs in input order with how many outputs the workers of the last queue
+    /// counted into the stream's end (in release builds the driver does not check it).
+    fn run_ending(p: &Pattern<u64, u64>, n: u64, config: &Config) -> (Vec<u64>, usize) {
+        let node = &*p.node;
+        let (in_tx, in_rx) = bounded::<Envelope<u64>>((n as usize).max(1));
+        let (out_tx, out_rx) = bounded::<Envelope<u64>>((n as usize).max(1));
+        let ctx = Ctx::gated(config, node.threads()).ending(n as usize, out_tx.clone());
+        let mut out = Vec::new();
+        std::thread::scope(|scope| {
+            start(node, scope, in_rx, out_tx, &ctx);
+            ctx.started();
+            for seq in 0..n {
+                in_tx.send(Envelope { seq, item: seq }).unwrap();
+            }
+            drop(in_tx);
+            ctx.open_gate();
+            assert!(ctx.await_end(&|| out_rx.len()));
+            // The queue ends with its last worker: the whole stream, and nothing more.
+            out = out_rx.iter().map(|e| (e.seq, e.item)).collect::<Vec<_>>();
+        });
+        out.sort_unstable();
+        assert!(out.iter().map(|e| e.0).eq(0..n));
+        (out.into_iter().map(|e| e.1).collect(), ctx.end_counted())
+    }
+
+    #[test]
+    fn the_workers_of_later_phases_count_their_outputs_into_the_stream_end() {
+        let shapes = [
+            seq(pipe(add(1), add(10)), add(100)),
+            seq(add(1), pipe(add(10), add(100))),
+            tpool(2, seq(pipe(add(1), add(10)), add(100))),
+            seq(seq(tpool(2, add(1)), add(10)), tpool(3, add(100))),
+            seq(add(1), seq(pipe(add(10), add(100)), add(0))),
+            pipe(add(1), tpool(2, seq(tpool(2, add(10)), add(100)))),
+        ];
+        let pinned = Config {
+            pin: true,
+            ..Config::default()
+        };
+        for p in shapes {
+            for config in [Config::default(), pinned.clone()] {
+                for n in [0u64, 1, 5, 300] {
+                    let (out, counted) = run_ending(&p, n, &config);
+                    assert!(out.iter().copied().eq((0..n).map(|v| v + 111)), "{p:?}");
+                    assert_eq!(counted, n as usize, "{p:?}, {n} elements");
+                }
+            }
+        }
     }
 }

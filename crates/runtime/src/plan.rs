@@ -6,7 +6,9 @@
 //! Everything the runtime cannot run is rejected here with a reason: unknown kernels,
 //! kernels in the wrong role (`pipe(map, inc)`), stages whose data do not fit, zero
 //! threads, MapReduce on more than one node, and patterns without a thread
-//! implementation (divide and conquer runs on MPI processes, not here).
+//! implementation (divide and conquer runs on MPI processes, not here). A `seq` with a
+//! `pipe` or `tpool` among its parts runs in phases ([`Plan::phase_boundary`],
+//! [`crate::pattern`]).
 
 use std::fmt;
 
@@ -26,7 +28,8 @@ use crate::program::Program;
 pub enum Plan {
     /// A registered kernel.
     Kernel(String),
-    /// `seq(a, b, ...)`, at least one part.
+    /// `seq(a, b, ...)`, at least one part; in phases when a part is a `pipe` or `tpool`
+    /// ([`Plan::phase_boundary`]).
     Seq(Vec<Plan>),
     /// `pipe(a, b, ...)`, at least one stage; n-ary is nested binary.
     Pipe(Vec<Plan>),
@@ -85,7 +88,8 @@ pub struct Built {
 }
 
 impl Plan {
-    /// Threads busy at the same time when the plan runs (`tpool(n, pipe(a, b))` → 2n).
+    /// Threads busy at the same time when the plan runs (`tpool(n, pipe(a, b))` → 2n,
+    /// `seq(pipe(a, b), tpool(3, c))` → 3: one phase at a time).
     pub fn threads(&self) -> usize {
         match self {
             Plan::Kernel(_) | Plan::Unsupported { .. } => 1,
@@ -94,6 +98,28 @@ impl Plan {
             Plan::TPool(n, t) => n * t.threads(),
             Plan::MapReduce { threads, nodes, .. } => threads * nodes,
         }
+    }
+
+    /// Whether one element can be processed on one thread: a kernel, a MapReduce, a `seq`
+    /// of callable parts. A `pipe` or `tpool`, and a `seq` with one of them among its
+    /// parts, is a stream network; such a `seq` runs in phases (see
+    /// [`crate::pattern`]).
+    pub fn callable(&self) -> bool {
+        match self {
+            Plan::Kernel(_) | Plan::MapReduce { .. } | Plan::Unsupported { .. } => true,
+            Plan::Seq(p) => p.iter().all(Plan::callable),
+            // A pipeline of one stage is that stage.
+            Plan::Pipe(p) => p.len() == 1 && p[0].callable(),
+            Plan::TPool(..) => false,
+        }
+    }
+
+    /// For the parts of a `seq`: whether a phase boundary comes before part `i`, i.e.
+    /// the whole (sub)stream has gone through the parts before it when it starts, on
+    /// threads of its own. Consecutive callable parts share a phase (one thread,
+    /// element by element); a stream network is a phase of its own.
+    pub fn phase_boundary(parts: &[Plan], i: usize) -> bool {
+        i > 0 && i < parts.len() && !(parts[i - 1].callable() && parts[i].callable())
     }
 
     /// The leftmost kernel: its unit-test input of size `x` is one element of the stream.
@@ -181,8 +207,9 @@ impl Plan {
                     what: self.to_string(),
                     why: "it has no parts".into(),
                 })?;
-                let (mut acc, input, mut out) = first.pattern(reg)?;
-                let mut left = first.to_string();
+                let (first, input, mut out) = first.pattern(reg)?;
+                let mut typed = vec![first];
+                let mut left = parts[0].to_string();
                 for part in iter {
                     let (p, pin, pout) = part.pattern(reg)?;
                     if !out.fits(pin) {
@@ -191,13 +218,18 @@ impl Plan {
                             message: format!("`{left}` produces {out} but `{part}` takes {pin}"),
                         });
                     }
-                    acc = if is_pipe { pipe(acc, p) } else { seq(acc, p) };
+                    typed.push(p);
                     if pout != DataKind::Any {
                         out = pout;
                     }
                     left = part.to_string();
                 }
-                Ok((acc, input, out))
+                let acc = if is_pipe {
+                    typed.into_iter().reduce(pipe)
+                } else {
+                    phases(typed).into_iter().reduce(seq)
+                };
+                Ok((acc.expect("at least one part"), input, out))
             }
             Plan::TPool(n, inner) => {
                 let (p, i, o) = inner.pattern(reg)?;
@@ -256,6 +288,27 @@ impl Plan {
             }),
         }
     }
+}
+
+/// The parts of a `seq` as its phases: consecutive callable parts joined into one
+/// callable `seq` (run element by element on one thread), every stream network a phase
+/// of its own ([`Plan::phase_boundary`]).
+fn phases(parts: Vec<Pattern<Data, Data>>) -> Vec<Pattern<Data, Data>> {
+    let mut out = Vec::new();
+    let mut callable: Option<Pattern<Data, Data>> = None;
+    for p in parts {
+        if p.callable() {
+            callable = Some(match callable.take() {
+                Some(run) => seq(run, p),
+                None => p,
+            });
+        } else {
+            out.extend(callable.take());
+            out.push(p);
+        }
+    }
+    out.extend(callable);
+    out
 }
 
 /// `count` deterministic elements of size `x` for the stream of a program built from a

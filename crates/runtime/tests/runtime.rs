@@ -123,13 +123,6 @@ enum Shape {
 }
 
 impl Shape {
-    fn callable(&self) -> bool {
-        match self {
-            Shape::Block(_) => true,
-            Shape::Seq(a, b) => a.callable() && b.callable(),
-            _ => false,
-        }
-    }
     fn total(&self) -> u64 {
         match self {
             Shape::Block(k) => *k,
@@ -171,37 +164,22 @@ fn shape_strategy() -> impl Strategy<Value = Shape> {
     })
 }
 
-fn all_seqs_callable(s: &Shape) -> bool {
-    match s {
-        Shape::Block(_) => true,
-        Shape::Seq(a, b) => a.callable() && b.callable(),
-        Shape::Pipe(a, b) => all_seqs_callable(a) && all_seqs_callable(b),
-        Shape::TPool(_, t) => all_seqs_callable(t),
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// Any nesting runs every element through every block exactly once and restores the
-    /// input order; a seq around a parallel pattern is rejected instead.
+    /// input order, under both drivers; a seq around a parallel pattern runs in phases.
     #[test]
     fn random_nestings_process_each_element_once(shape in shape_strategy(), n in 0u64..120, cap in 1usize..4) {
         let calls = Arc::new(AtomicUsize::new(0));
         let cfg = Config { capacity: cap, pin: false, ..Config::default() };
-        match Program::with_config(shape.build(&calls), cfg) {
-            Ok(program) => {
-                prop_assert!(all_seqs_callable(&shape));
-                let out = program.run(0..n).unwrap();
-                let add = shape.total();
-                prop_assert_eq!(out, (0..n).map(|v| v + add).collect::<Vec<_>>());
-                prop_assert_eq!(calls.load(Ordering::Relaxed), n as usize * shape.blocks());
-            }
-            Err(e) => {
-                prop_assert!(!all_seqs_callable(&shape));
-                prop_assert!(matches!(e, BuildError::Unsupported { .. }), "{e}");
-            }
-        }
+        let program = Program::with_config(shape.build(&calls), cfg).unwrap();
+        let add = shape.total();
+        let out = program.run(0..n).unwrap();
+        prop_assert_eq!(out, (0..n).map(|v| v + add).collect::<Vec<_>>());
+        let out = program.run_stream((0..n).collect()).unwrap().outputs;
+        prop_assert_eq!(out, (0..n).map(|v| v + add).collect::<Vec<_>>());
+        prop_assert_eq!(calls.load(Ordering::Relaxed), 2 * n as usize * shape.blocks());
     }
 }
 
@@ -376,7 +354,7 @@ fn elements_in_flight_count_stream_parallelism_not_threads() {
 }
 
 #[test]
-fn zero_threads_and_seq_of_pipes_are_rejected() {
+fn zero_threads_are_rejected() {
     let b = || block("b", |v: u8| v);
     assert!(matches!(
         Program::new(tpool(0, b())),
@@ -386,9 +364,10 @@ fn zero_threads_and_seq_of_pipes_are_rejected() {
         Program::new(pipe(b(), tpool(0, b()))),
         Err(BuildError::ZeroThreads { .. })
     ));
-    let e = Program::new(seq(pipe(b(), b()), b())).unwrap_err();
-    assert!(matches!(e, BuildError::Unsupported { .. }));
-    assert!(e.to_string().contains("pipe(b, b)"), "{e}");
+    assert!(matches!(
+        Program::new(seq(b(), tpool(0, b()))),
+        Err(BuildError::ZeroThreads { .. })
+    ));
     let mr = mapreduce(
         0,
         "m",
@@ -680,13 +659,11 @@ fn bad_plans_are_rejected_with_reasons() {
         }),
         BuildError::Unsupported { .. }
     ));
-    assert!(matches!(
-        build(Plan::Seq(vec![
-            Plan::Pipe(vec![k("inc"), k("nop")]),
-            k("nop")
-        ])),
-        BuildError::Unsupported { .. }
-    ));
+    let e = build(Plan::Seq(vec![
+        Plan::Pipe(vec![k("inc"), k("nop")]),
+        Plan::TPool(0, Box::new(k("inc"))),
+    ]));
+    assert!(matches!(e, BuildError::ZeroThreads { .. }), "{e}");
 }
 
 #[test]
@@ -829,5 +806,369 @@ fn the_stream_driver_reports_a_panicking_block_with_every_element_accounted_for(
         let ids: HashSet<u64> = err.delivered.iter().map(|(s, _)| *s).collect();
         assert_eq!(ids.len(), err.delivered.len(), "{name}: no duplicates");
         assert!(!ids.contains(&BAD));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// seq of stream networks: phases
+
+/// Nestings with a `seq` around a stream network (it runs in phases), over three stages;
+/// every one adds the three stages' increments.
+fn phased_shapes() -> Vec<(&'static str, Shaper)> {
+    vec![
+        ("seq(pipe(a, b), c)", Box::new(|a, b, c| seq(pipe(a, b), c))),
+        (
+            "seq(tpool(2, a), seq(b, c))",
+            Box::new(|a, b, c| seq(tpool(2, a), seq(b, c))),
+        ),
+        ("seq(a, pipe(b, c))", Box::new(|a, b, c| seq(a, pipe(b, c)))),
+        (
+            "tpool(2, seq(pipe(a, b), c))",
+            Box::new(|a, b, c| tpool(2, seq(pipe(a, b), c))),
+        ),
+        (
+            "pipe(seq(tpool(2, a), b), c)",
+            Box::new(|a, b, c| pipe(seq(tpool(2, a), b), c)),
+        ),
+        (
+            "seq(seq(tpool(2, a), b), tpool(3, c))",
+            Box::new(|a, b, c| seq(seq(tpool(2, a), b), tpool(3, c))),
+        ),
+        (
+            "pipe(a, tpool(2, seq(tpool(2, b), c)))",
+            Box::new(|a, b, c| pipe(a, tpool(2, seq(tpool(2, b), c)))),
+        ),
+    ]
+}
+
+/// Threads busy at once and elements in flight of [`phased_shapes`], in order.
+const PHASED_THREADS: [(usize, usize); 7] =
+    [(2, 2), (2, 2), (2, 2), (4, 4), (3, 3), (3, 3), (5, 5)];
+
+#[test]
+fn a_seq_of_stream_networks_runs_and_counts_its_threads_phase_by_phase() {
+    let b = || block("b", |v: u8| v);
+    for ((name, shape), (threads, in_flight)) in phased_shapes().into_iter().zip(PHASED_THREADS) {
+        let id = || block("id", |e: (u64, u64)| e);
+        let p = shape(id(), id(), id());
+        assert!(!p.callable(), "{name}");
+        assert_eq!((p.threads(), p.in_flight()), (threads, in_flight), "{name}");
+        assert!(Program::new(p).is_ok(), "{name}");
+    }
+    // A seq of callable parts stays callable: one thread, one element at a time.
+    assert!(seq(b(), seq(b(), b())).callable());
+    assert_eq!(seq(b(), b()).threads(), 1);
+    assert_eq!(seq(pipe(b(), b()), tpool(3, b())).threads(), 3);
+    assert_eq!(
+        seq(pipe(b(), b()), tpool(3, b())).describe(),
+        "seq(pipe(b, b), tpool(3, b))"
+    );
+}
+
+#[test]
+fn phased_seqs_deliver_every_element_once_in_order_under_both_drivers() {
+    for n in [0u64, 1, 3, 500] {
+        for (name, shape) in phased_shapes() {
+            for stream in [false, true] {
+                let seen: Vec<_> = (0..3).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+                let p = shape(
+                    counted("a", 1, &seen[0]),
+                    counted("b", 10, &seen[1]),
+                    counted("c", 100, &seen[2]),
+                );
+                let cfg = Config {
+                    capacity: 3,
+                    ..Config::default()
+                };
+                let program = Program::with_config(p, cfg).unwrap();
+                let input = (0..n).map(|i| (i, i));
+                let out = within_minutes(2, name, move || {
+                    if stream {
+                        program.run_stream(input.collect()).map(|m| m.outputs)
+                    } else {
+                        program.run(input)
+                    }
+                })
+                .unwrap();
+                assert_eq!(
+                    out,
+                    (0..n).map(|i| (i, i + 111)).collect::<Vec<_>>(),
+                    "{name}, {n} elements, stream driver: {stream}"
+                );
+                for s in &seen {
+                    assert_each_once(s, n);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_phase_starts_only_once_the_phase_before_it_has_seen_the_whole_stream() {
+    // Every call logs (stage, element); in a phased seq at the top, every call of the
+    // first phase comes before every call of the next one.
+    const N: u64 = 300;
+    let log = Arc::new(Mutex::new(Vec::<(char, u64)>::new()));
+    let logged = |stage: char, add: u64| {
+        let log = Arc::clone(&log);
+        block(stage.to_string(), move |v: u64| {
+            log.lock().unwrap().push((stage, v));
+            v + add
+        })
+    };
+    let p = seq(
+        pipe(tpool(2, logged('a', 1)), logged('b', 10)),
+        seq(tpool(3, logged('c', 100)), logged('d', 1000)),
+    );
+    assert_eq!(p.threads(), 3);
+    let program = Program::new(p).unwrap();
+    for stream in [false, true] {
+        log.lock().unwrap().clear();
+        let out = if stream {
+            program.run_stream((0..N).collect()).unwrap().outputs
+        } else {
+            program.run(0..N).unwrap()
+        };
+        assert_eq!(out, (0..N).map(|v| v + 1111).collect::<Vec<_>>());
+        let log = log.lock().unwrap();
+        assert_eq!(log.len() as u64, 4 * N);
+        let phase = |s: char| {
+            if s == 'a' || s == 'b' {
+                0
+            } else if s == 'c' {
+                1
+            } else {
+                2
+            }
+        };
+        assert!(
+            log.windows(2).all(|w| phase(w[0].0) <= phase(w[1].0)),
+            "stream driver: {stream}: a call of an earlier phase after one of a later phase"
+        );
+    }
+}
+
+#[test]
+fn a_panicking_block_in_any_phase_surfaces_with_every_element_accounted_for() {
+    const N: u64 = 400;
+    const BAD: u64 = 137;
+    for (name, shape) in phased_shapes() {
+        // The faulty block in each of the three places.
+        for place in 0..3 {
+            let faulty = block("faulty", move |(id, v): (u64, u64)| {
+                if id == BAD {
+                    panic!("element {id} is cursed");
+                }
+                (id, v)
+            });
+            let id = || block("id", |e: (u64, u64)| e);
+            let p = match place {
+                0 => shape(faulty, id(), id()),
+                1 => shape(id(), faulty, id()),
+                _ => shape(id(), id(), faulty),
+            };
+            let program = Program::new(p).unwrap();
+            for stream in [false, true] {
+                let program = program.clone();
+                let err = within_minutes(2, name, move || {
+                    let input = (0..N).map(|i| (i, i));
+                    if stream {
+                        program.run_stream(input.collect()).map(|m| m.outputs)
+                    } else {
+                        program.run(input)
+                    }
+                })
+                .expect_err(name);
+                let what = format!("{name}, faulty block {place}, stream driver: {stream}");
+                assert_eq!(err.faults.len(), 1, "{what}");
+                assert_eq!(err.faults[0].seq, BAD, "{what}");
+                assert_eq!(err.faults[0].stage, "faulty", "{what}");
+                assert!(err.to_string().contains("panicked on element 137"), "{err}");
+                assert_eq!(err.delivered.len() as u64 + 1, err.fed, "{what}");
+                let ids: HashSet<u64> = err.delivered.iter().map(|(s, _)| *s).collect();
+                assert_eq!(ids.len(), err.delivered.len(), "{what}: no duplicates");
+                assert!(!ids.contains(&BAD), "{what}");
+                for (s, (id, _)) in &err.delivered {
+                    assert_eq!(s, id, "{what}: delivered element carries its own position");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pinned_phased_seqs_compute_the_same() {
+    let cfg = Config {
+        capacity: 2,
+        pin: true,
+        ..Config::default()
+    };
+    for (name, shape) in phased_shapes() {
+        let add = |k: u64| block(format!("add{k}"), move |(i, v): (u64, u64)| (i, v + k));
+        let program = Program::with_config(shape(add(1), add(10), add(100)), cfg.clone()).unwrap();
+        for stream in [false, true] {
+            let input = (0..200u64).map(|i| (i, 2 * i));
+            let out = if stream {
+                program.run_stream(input.collect()).unwrap().outputs
+            } else {
+                program.run(input).unwrap()
+            };
+            assert_eq!(
+                out,
+                (0..200u64).map(|i| (i, 2 * i + 111)).collect::<Vec<_>>(),
+                "{name}, stream driver: {stream}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_mapreduce_and_a_pipeline_run_as_phases_of_one_seq() {
+    let count = || {
+        mapreduce(
+            2,
+            "digit",
+            |v: &u32| {
+                let mut h = vec![0u64; 10];
+                h[(*v % 10) as usize] += 1;
+                h
+            },
+            Reduce::per_key("sum", |_, vals: &[u64]| vals.iter().sum()),
+        )
+    };
+    let total = || block("total", |h: Vec<u64>| h.iter().sum::<u64>());
+    let double = || block("double", |v: u64| 2 * v);
+    let jobs: Vec<Vec<u32>> = (0..20).map(|j| (0..j * 7).collect()).collect();
+    let expected: Vec<u64> = jobs.iter().map(|j| 2 * j.len() as u64).collect();
+    for p in [
+        seq(count(), pipe(total(), double())),
+        seq(tpool(2, count()), seq(total(), double())),
+        pipe(
+            seq(count(), pipe(total(), block("id", |v: u64| v))),
+            double(),
+        ),
+    ] {
+        let name = p.describe();
+        assert!(!p.callable(), "{name}");
+        let program = Program::new(p).unwrap();
+        assert_eq!(program.run(jobs.clone()).unwrap(), expected, "{name}");
+        assert_eq!(
+            program.run_stream(jobs.clone()).unwrap().outputs,
+            expected,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn plans_with_a_seq_of_stream_networks_run_in_phases() {
+    let reg = Registry::builtin();
+    let cfg = Inputs::default();
+    let pipe2 = || Plan::Pipe(vec![k("inc"), k("nop")]);
+    let cases = [
+        // (plan, threads, the pattern it builds)
+        (
+            Plan::Seq(vec![pipe2(), k("qsort")]),
+            2,
+            "seq(pipe(inc, nop), qsort)",
+        ),
+        (
+            Plan::Seq(vec![Plan::TPool(2, Box::new(k("qsort"))), k("inc")]),
+            2,
+            "seq(tpool(2, qsort), inc)",
+        ),
+        (
+            Plan::TPool(2, Box::new(Plan::Seq(vec![pipe2(), k("inc")]))),
+            4,
+            "tpool(2, seq(pipe(inc, nop), inc))",
+        ),
+        (
+            Plan::Pipe(vec![
+                Plan::Seq(vec![Plan::TPool(2, Box::new(k("inc"))), k("nop")]),
+                k("inc"),
+            ]),
+            3,
+            "pipe(seq(tpool(2, inc), nop), inc)",
+        ),
+        // Consecutive callable parts of an n-ary seq share one phase.
+        (
+            Plan::Seq(vec![k("inc"), k("qsort"), pipe2(), k("inc"), k("nop")]),
+            2,
+            "seq(seq(seq(inc, qsort), pipe(inc, nop)), seq(inc, nop))",
+        ),
+    ];
+    for (plan, threads, built_as) in cases {
+        assert!(!plan.callable(), "{plan}");
+        assert_eq!(plan.threads(), threads, "{plan}");
+        let built = plan.build(&reg, Config::default()).unwrap();
+        assert_eq!(built.program.pattern().describe(), built_as);
+        assert_eq!(built.program.pattern().threads(), threads, "{plan}");
+        // `inc` adds 10 (wrapping); sorting and adding commute here.
+        let incs = 10 * plan.kernels().iter().filter(|k| *k == "inc").count() as i32;
+        let sorts = plan.kernels().iter().any(|k| k == "qsort");
+        // Deterministic: two calls give the same stream.
+        let input = || stream_inputs(&reg, &built.source_kernel, 300, 9, &cfg, u128::MAX).unwrap();
+        let expected: Vec<Vec<i32>> = input()
+            .iter()
+            .map(|d| {
+                let mut e = ints(d).clone();
+                if sorts {
+                    e.sort();
+                }
+                e.iter_mut().for_each(|v| *v = v.wrapping_add(incs));
+                e
+            })
+            .collect();
+        let out = built.program.run(input()).unwrap();
+        assert!(
+            out.iter().map(ints).eq(&expected),
+            "{plan}: producer/consumer"
+        );
+        let out = built.program.run_stream(input()).unwrap().outputs;
+        assert!(out.iter().map(ints).eq(&expected), "{plan}: stream driver");
+    }
+    // A seq of callable parts is built as before.
+    let callable = Plan::Seq(vec![k("inc"), k("nop"), k("qsort")]);
+    assert!(callable.callable());
+    let built = callable.build(&reg, Config::default()).unwrap();
+    assert_eq!(
+        built.program.pattern().describe(),
+        "seq(seq(inc, nop), qsort)"
+    );
+    assert!(built.program.pattern().callable());
+    // Where the phase boundaries are.
+    let parts = [k("inc"), k("qsort"), pipe2(), k("inc"), k("nop")];
+    let boundaries: Vec<bool> = (0..parts.len())
+        .map(|i| Plan::phase_boundary(&parts, i))
+        .collect();
+    assert_eq!(boundaries, vec![false, false, true, true, false]);
+}
+
+#[test]
+fn a_mapreduce_plan_runs_as_a_phase_before_a_pipeline() {
+    let reg = Registry::builtin();
+    let cfg = Inputs::with_image(ImageSize::Small);
+    let one = histogram(&ImageSize::Small.image());
+    let plan = Plan::Seq(vec![
+        Plan::MapReduce {
+            map: "map".into(),
+            reduce: "reduce_per_key".into(),
+            nodes: 1,
+            threads: 2,
+        },
+        Plan::Pipe(vec![k("nop"), k("nop")]),
+    ]);
+    assert_eq!(plan.threads(), 2);
+    let built = plan.build(&reg, Config::default()).unwrap();
+    let jobs = || stream_inputs(&reg, &built.source_kernel, 3, 4, &cfg, u128::MAX).unwrap();
+    for out in [
+        built.program.run(jobs()).unwrap(),
+        built.program.run_stream(jobs()).unwrap().outputs,
+    ] {
+        assert_eq!(out.len(), 4);
+        for o in out {
+            let Data::Counts(h) = o else { panic!() };
+            assert_eq!(h, one.iter().map(|v| v * 3).collect::<Vec<_>>());
+        }
     }
 }

@@ -10,7 +10,9 @@
 //!   `seq`) finds what that one wrote in its own cache (warm); a block on another thread
 //!   than the last one that wrote the element (the next stage of a `pipe`, a `tpool`
 //!   after a stage) fetches it from that core's cache (handed over). A kernel that does
-//!   not write (`nop`) leaves the element where it was;
+//!   not write (`nop`) leaves the element where it was. After a phase boundary of a
+//!   `seq` of parallel parts the whole stream has gone through, and the input is cold
+//!   again;
 //! - how many threads run it side by side: the workers of a task pool or a MapReduce,
 //!   capped at the cores (`_parN`: timed while N − 1 siblings run it too);
 //! - for a stage of a pipeline of single blocks outside any task pool, the other stages
@@ -176,12 +178,20 @@ impl Walk<'_> {
                     writer
                 }
             }
-            // The parts of a seq run on this thread, each stage of a pipe on its own.
+            // The parts of a seq run on this thread, each stage of a pipe on its own. A
+            // part of a phased seq after a phase boundary runs on threads of its own once
+            // the whole (sub)stream has gone through the parts before it: it finds its
+            // input cold.
             Plan::Seq(parts) | Plan::Pipe(parts) => {
                 let pipe = matches!(p, Plan::Pipe(_));
                 let mut last = writer;
-                for q in parts {
-                    let on = if pipe { self.fresh() } else { thread };
+                let mut seq_thread = thread;
+                for (i, q) in parts.iter().enumerate() {
+                    if !pipe && Plan::phase_boundary(parts, i) {
+                        seq_thread = self.fresh();
+                        last = None;
+                    }
+                    let on = if pipe { self.fresh() } else { seq_thread };
                     last = self.go(q, on, last, par);
                 }
                 last
@@ -390,9 +400,30 @@ mod tests {
              pipe(nop_remote_stage2_of_inc_then_nop_then_qsort, \
              qsort_remote_stage3_of_inc_then_nop_then_qsort))"
         );
+        // A seq with a pipeline in it runs in phases: the block after a phase boundary
+        // finds its input cold (the whole stream passed in between), and the blocks of
+        // its phase after it warm.
         assert_eq!(
             states("seq(pipe(nop, inc), qsort)"),
-            "seq(pipe(nop_stage1_of_nop_then_inc, inc_stage2_of_nop_then_inc), qsort_remote)"
+            "seq(pipe(nop_stage1_of_nop_then_inc, inc_stage2_of_nop_then_inc), qsort)"
+        );
+        assert_eq!(
+            states("seq(pipe(inc, nop), inc, qsort)"),
+            "seq(pipe(inc_stage1_of_inc_then_nop, nop_remote_stage2_of_inc_then_nop), \
+             inc, qsort_warm)"
+        );
+        assert_eq!(
+            states("seq(qsort, inc, pipe(inc, nop))"),
+            "seq(qsort, inc_warm, \
+             pipe(inc_stage1_of_inc_then_nop, nop_remote_stage2_of_inc_then_nop))"
+        );
+        assert_eq!(
+            states("pipe(seq(tpool(2, inc), nop), inc)"),
+            "pipe(seq(tpool(2, inc_par2), nop), inc)"
+        );
+        assert_eq!(
+            states("pipe(qsort, seq(tpool(2, inc), inc))"),
+            "pipe(qsort, seq(tpool(2, inc_remote_par2), inc))"
         );
         // Not inside a task pool (its workers run the whole pipeline), nor in a pipeline
         // with a pattern as a stage.
@@ -417,10 +448,11 @@ mod tests {
              inc_par2_seq2_of_nop_then_inc_then_inc), \
              inc_warm_par2_seq3_of_nop_then_inc_then_inc))"
         );
-        // Not a seq with a pattern in it.
+        // Not a seq with a pattern in it (which runs in phases: the pipeline's first
+        // block finds its input cold).
         assert_eq!(
             states("tpool(2, seq(inc, pipe(inc, nop)))"),
-            "tpool(2, seq(inc_par2, pipe(inc_remote_par2, nop_remote_par2)))"
+            "tpool(2, seq(inc_par2, pipe(inc_par2, nop_remote_par2)))"
         );
         assert_eq!(states("tpool(8, qsort)"), "tpool(8, qsort_par2)");
         assert_eq!(states("tpool(1, qsort)"), "tpool(1, qsort)");
@@ -442,9 +474,12 @@ mod tests {
             states("pipe(seq(qsort, inc), tpool(2, seq(nop, inc)))"),
             "pipe(seq(qsort, inc_warm), tpool(2, seq(nop_remote_par2, inc_remote_par2)))"
         );
+        // After a phase boundary, a pool takes elements from memory, as at the start of
+        // a stream.
         assert_eq!(
             states("seq(qsort, tpool(2, seq(inc, nop)))"),
-            "seq(qsort, tpool(2, seq(inc_remote_par2, nop_warm_par2)))"
+            "seq(qsort, tpool(2, seq(inc_par2_seq1_of_inc_then_nop, \
+             nop_warm_par2_seq2_of_inc_then_nop)))"
         );
     }
 
