@@ -565,7 +565,11 @@ mod tests {
             assert_eq!(Ctx::new(&pin, cores).pinning().map(<[_]>::len), Some(cores));
         }
         assert!(Ctx::new(&pin, cores + 1).pinning().is_none());
-        assert!(Ctx::new(&Config::default(), 1).pinning().is_none());
+        let free = Config {
+            pin: false,
+            ..Config::default()
+        };
+        assert!(Ctx::new(&free, 1).pinning().is_none());
         if cores > 0 {
             // The stream driver's caller sleeps: a design that fits the cores spins.
             assert_eq!(Ctx::gated(&pin, cores).spin, DEFAULT_SPIN);
@@ -576,7 +580,7 @@ mod tests {
             assert_eq!(Ctx::new(&pin, cores - 2).spin, DEFAULT_SPIN);
         }
         assert_eq!(Ctx::gated(&pin, cores + 1).spin, Duration::ZERO);
-        assert_eq!(Ctx::gated(&Config::default(), 1).spin, Duration::ZERO);
+        assert_eq!(Ctx::gated(&free, 1).spin, Duration::ZERO);
     }
 
     #[test]
@@ -601,7 +605,13 @@ mod tests {
         assert_eq!(ctx.take_core(), Some(all[n - 1]));
         assert_eq!(ctx.take_core(), Some(all[n - 1]));
         // A run that does not pin has no cores to take or give back.
-        let plain = Ctx::new(&Config::default(), 1);
+        let plain = Ctx::new(
+            &Config {
+                pin: false,
+                ..Config::default()
+            },
+            1,
+        );
         assert_eq!(plain.take_core(), None);
         plain.release_core(Some(all[0]));
     }
@@ -625,7 +635,13 @@ mod tests {
         // A hold taken once the queue is let go, or in a run without an end, holds
         // nothing.
         drop(ctx.hold_last_queue());
-        let plain = Ctx::new(&Config::default(), 1);
+        let plain = Ctx::new(
+            &Config {
+                pin: false,
+                ..Config::default()
+            },
+            1,
+        );
         drop(plain.hold_last_queue());
         plain.started();
     }
@@ -761,7 +777,13 @@ mod tests {
         });
         assert_eq!(passed.load(Ordering::SeqCst), 2);
         // Without a gate, nothing waits.
-        let plain = Ctx::new(&Config::default(), 1);
+        let plain = Ctx::new(
+            &Config {
+                pin: false,
+                ..Config::default()
+            },
+            1,
+        );
         plain.expect_thread();
         plain.start_thread();
         plain.open_gate();

@@ -3081,8 +3081,12 @@ mod tests {
         };
         spun.save(&path).unwrap();
         let back = Calibration::load(&path).unwrap().unwrap();
-        assert!(back.spins_as(&pin) && !back.spins_as(&crate::Config::default()));
-        assert!(!cal().spins_as(&pin) && cal().spins_as(&crate::Config::default()));
+        let free = crate::Config {
+            pin: false,
+            ..crate::Config::default()
+        };
+        assert!(back.spins_as(&pin) && !back.spins_as(&free));
+        assert!(!cal().spins_as(&pin) && cal().spins_as(&free));
         cal().save(&path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
