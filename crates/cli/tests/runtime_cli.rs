@@ -178,52 +178,6 @@ fn bench_json_and_whole_program() {
 }
 
 #[test]
-fn bench_batch_fixes_the_calls_per_repetition() {
-    // Without it the batch is sized from a probe: warm `inc` at x = 64 takes far less
-    // than a 200 µs sample, so many calls; cold, a program's repetition.
-    let sized = quick_bench(&["inc", "--warm"], "64");
-    assert!(
-        sized[0]["points"][0]["batch"].as_u64().unwrap() > 5,
-        "{sized}"
-    );
-    for state in [&["--warm"][..], &[][..], &["--remote"][..]] {
-        let mut args = vec!["inc", "--batch", "5"];
-        args.extend_from_slice(state);
-        let v = quick_bench(&args, "64,128");
-        for p in v[0]["points"].as_array().unwrap() {
-            assert_eq!(p["batch"], 5, "{state:?}: {v}");
-            assert!(p["median"].as_f64().unwrap() > 0.0, "{v}");
-        }
-    }
-    // A per-key reduction, warm: the keys it gathers and reduces per repetition.
-    let v = quick_bench(
-        &[
-            "reduce_per_key",
-            "--warm",
-            "--siblings",
-            "1",
-            "--batch",
-            "3",
-        ],
-        "4",
-    );
-    assert_eq!(v[0]["points"][0]["batch"], 3, "{v}");
-    // Within the memory the inputs may take: 1 MiB holds 16 inputs of 64 KiB.
-    let v = quick_bench(&["inc", "--batch", "1000", "--memory-limit", "1"], "16384");
-    assert_eq!(v[0]["points"][0]["batch"], 16, "{v}");
-    for bad in [
-        vec!["bench", "inc", "--batch", "0"],
-        vec!["bench", "inc", "--batch", "many"],
-        vec!["bench", "--term", "pipe(inc, inc)", "--batch", "4"],
-        vec!["bench", "--overhead", "--batch", "4"],
-    ] {
-        let o = perfcompose(&bad);
-        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("batch"), "{bad:?}: {}", stderr(&o));
-    }
-}
-
-#[test]
 fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     let dir = scratch("overhead");
     let file = dir.join("cal.json");
@@ -824,14 +778,6 @@ fn validate_saves_measurements() {
         let stage = &phases["series"]["pipe(inc, nop)->inc_stage1_of_inc_then_nop"];
         let at = stage[0]["phases"].as_array().unwrap();
         assert!(!at.is_empty() && at.len() <= 64, "{phases}");
-        // And both stages' mean call in every repetition of the test, in pipeline order.
-        let reps = stage[0]["stages"].as_array().unwrap();
-        assert!(reps.len() >= 2, "{phases}");
-        for r in reps {
-            let r = r.as_array().unwrap();
-            assert_eq!(r.len(), 2, "{phases}");
-            assert!(r.iter().all(|v| v.as_f64().unwrap() > 0.0), "{phases}");
-        }
         // Composed without them, the pipeline's model is the shorter.
         let modular = |o: &Output| -> String {
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -842,35 +788,6 @@ fn validate_saves_measurements() {
         let with = modular(&tiny_again(&dir, &["--json"]));
         let without = modular(&tiny_again(&dir, &["--no-phases", "--json"]));
         assert!(without.len() < with.len(), "{without}\nvs\n{with}");
-        // Stages at their best in different repetitions (each 1.2 times the other's
-        // best when the other is at its own): with --stages-apart the pipeline loses a
-        // fifth of its slowest stage's time on top; by default nothing changes.
-        let mut apart = phases.clone();
-        for (name, at) in apart["series"].as_object_mut().unwrap() {
-            if name.starts_with("pipe(inc, nop)->") {
-                for p in at.as_array_mut().unwrap() {
-                    p["stages"] = serde_json::json!([[100.0, 120.0], [120.0, 100.0]]);
-                }
-            }
-        }
-        std::fs::write(dir.join("phases.json"), apart.to_string()).unwrap();
-        assert_eq!(modular(&tiny_again(&dir, &["--json"])), with);
-        let added = modular(&tiny_again(&dir, &["--stages-apart", "--json"]));
-        // A fifth of the larger stage model (the model composed without phases, there
-        // being no overhead) on top, at every size; the text may fold the 0.2 in.
-        let at = |m: &str, x: f64| {
-            perfcompose_core::model::parse_model(m)
-                .unwrap()
-                .eval_at(&[("x", x)])
-                .unwrap()
-        };
-        for x in [1024.0, 2048.0, 4096.0, 8192.0] {
-            let (extra, slowest) = (at(&added, x) - at(&with, x), at(&without, x));
-            assert!(
-                slowest > 0.0 && (extra - 0.2 * slowest).abs() <= 1e-6 * slowest,
-                "at {x}: {extra} vs {slowest}\n{added}\nvs\n{with}"
-            );
-        }
         let dir_arg = dir.to_str().unwrap();
         assert_user_error(
             &[
@@ -1212,7 +1129,7 @@ fn a_saved_run_that_stops_part_way_keeps_its_finished_rows_measurements() {
 }
 
 #[test]
-fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself() {
+fn the_sandwich_protocol_reports_how_far_the_program_is_from_itself() {
     let repeats = |r: &serde_json::Value| -> Vec<f64> {
         r["rows"]
             .as_array()
@@ -1221,43 +1138,39 @@ fn the_sandwich_and_rounds_protocols_report_how_far_the_program_is_from_itself()
             .map(|row| row["repeat_error"].as_f64().expect("repeat_error"))
             .collect()
     };
-    for (protocol, halves) in [
-        ("sandwich", ["[before blocks]", "[after blocks]"]),
-        ("rounds", ["[early rounds]", "[late rounds]"]),
+    let (protocol, halves) = ("sandwich", ["[before blocks]", "[after blocks]"]);
+    let dir = scratch(&format!("save-{protocol}"));
+    let o = tiny_saved(&dir, protocol, &["--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let first = repeats(&report);
+    assert!(!first.is_empty());
+    assert!(
+        first.iter().all(|e| e.is_finite() && *e >= 0.0),
+        "{protocol}: {first:?}"
+    );
+    // Both halves are saved next to the pooled program, and the blocks under the
+    // configuration's name.
+    let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
+    for region in [
+        "REGION seq(inc, nop)\n".to_string(),
+        format!("REGION seq(inc, nop) {}\n", halves[0]),
+        format!("REGION seq(inc, nop) {}\n", halves[1]),
     ] {
-        let dir = scratch(&format!("save-{protocol}"));
-        let o = tiny_saved(&dir, protocol, &["--json"]);
-        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        let first = repeats(&report);
-        assert!(!first.is_empty());
-        assert!(
-            first.iter().all(|e| e.is_finite() && *e >= 0.0),
-            "{protocol}: {first:?}"
-        );
-        // Both halves are saved next to the pooled program, and the blocks under the
-        // configuration's name.
-        let text = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
-        for region in [
-            "REGION seq(inc, nop)\n".to_string(),
-            format!("REGION seq(inc, nop) {}\n", halves[0]),
-            format!("REGION seq(inc, nop) {}\n", halves[1]),
-        ] {
-            assert!(text.contains(&region), "{protocol}, {region}: {text}");
-        }
-        let blocks = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
-        assert!(blocks.contains("REGION seq(inc, nop)->inc\n"), "{blocks}");
-        // Validated again from them: the same figures.
-        let again = tiny_again(&dir, &["--json"]);
-        let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
-        assert_eq!(repeats(&again), first, "{protocol}");
-        // The human report has the column.
-        let human = tiny_again(&dir, &[]);
-        assert!(
-            String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
-            "{}",
-            String::from_utf8_lossy(&human.stdout)
-        );
+        assert!(text.contains(&region), "{protocol}, {region}: {text}");
     }
+    let blocks = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    assert!(blocks.contains("REGION seq(inc, nop)->inc\n"), "{blocks}");
+    // Validated again from them: the same figures.
+    let again = tiny_again(&dir, &["--json"]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(repeats(&again), first, "{protocol}");
+    // The human report has the column.
+    let human = tiny_again(&dir, &[]);
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("program vs itself"),
+        "{}",
+        String::from_utf8_lossy(&human.stdout)
+    );
     // The other protocols print no such field.
     let plain = perfcompose(&["validate", "--suite", "tiny", "--no-overhead", "--json"]);
     assert!(plain.status.success(), "{}", stderr(&plain));
@@ -1450,32 +1363,5 @@ fn bad_input_is_a_clear_error_with_status_2() {
             "seq(inc, nop)",
         ],
         "",
-    );
-}
-
-#[test]
-fn validate_pin_lone_tests_times_the_lone_blocks_on_the_first_core_and_runs_every_row() {
-    let dir = scratch("pin-lone-tests");
-    let o = tiny_saved(&dir, "interleaved", &["--pin-lone-tests", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let plain = tiny_again(&dir, &["--json"]);
-    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
-    let rows = v["rows"].as_array().unwrap();
-    assert!(!rows.is_empty(), "{v}");
-    assert_eq!(rows.len(), plain["rows"].as_array().unwrap().len());
-    for r in rows {
-        assert!(r["time_error"].as_f64().is_some_and(f64::is_finite), "{r}");
-    }
-    // It says how blocks are measured, so it means nothing for saved measurements.
-    assert_user_error(
-        &[
-            "validate",
-            "--suite",
-            "tiny",
-            "--from",
-            dir.to_str().unwrap(),
-            "--pin-lone-tests",
-        ],
-        "cannot be used with",
     );
 }

@@ -211,7 +211,6 @@ pub fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Error> {
         target: None,
         min_sample: std::time::Duration::from_micros(200),
         max_point_time: std::time::Duration::from_secs(60),
-        batch: None,
     };
     let p = crate::bench::time_kernel_in(
         nop.as_ref(),

@@ -292,7 +292,6 @@ pub fn quick_suite() -> Suite {
             target: Some(0.02),
             min_sample: std::time::Duration::from_micros(500),
             max_point_time: std::time::Duration::from_millis(350),
-            batch: None,
         },
         // The two-minute budget: points beyond the whole target only, and half-second
         // speed-state samples.
@@ -380,7 +379,6 @@ pub fn paper_suite() -> Suite {
             target: Some(0.01),
             min_sample: std::time::Duration::from_millis(1),
             max_point_time: std::time::Duration::from_secs(4),
-            batch: None,
         },
         revisit_share: REVISIT_SHARE,
         state_sample: bench::states::VALIDATE_LENGTH,
@@ -1618,43 +1616,12 @@ fn measure_interleaved(
             &inputs,
             &suite.sampling,
             limit,
-            bench::Conditions {
-                first_core: opts.pin_lone_tests,
-                ..needs[k].3.clone()
-            },
+            needs[k].3.clone(),
         )
     };
     // One visit of program point `i`: its blocks and the program, as the protocol says.
     let visit = |i: usize, x: usize| -> Result<Visit, Error> {
         let slots = slots_at(i, &c.sizes, &sizes);
-        if opts.protocol == Protocol::Rounds {
-            // All the samplers hold their inputs at once: they share the memory limit.
-            let share = opts.memory_limit / (1 + slots.len()) as u128;
-            let mut program = bench::ProgramSampler::new(&built, registry, x, &inputs, share)?;
-            let mut blocks = slots
-                .iter()
-                .map(|&slot| block_sampler(slot, share))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut items: Vec<&mut dyn bench::Repeated> = vec![&mut program];
-            items.extend(blocks.iter_mut().map(|b| b as &mut dyn bench::Repeated));
-            let mut got = bench::sample_rounds(&suite.sampling, &mut items, x as u64)?;
-            drop(items);
-            let blocks = slots
-                .iter()
-                .copied()
-                .zip(got.drain(1..).map(|r| r.stats))
-                .collect();
-            let program = got.pop().expect("the program was sampled");
-            let [a, b] = program.halves();
-            return Ok(Visit {
-                halves: Some([
-                    bench::PointStats::of(x as u64, a),
-                    bench::PointStats::of(x as u64, b),
-                ]),
-                program: program.stats,
-                blocks,
-            });
-        }
         let sample_program = || -> Result<bench::PointStats, Error> {
             let mut program =
                 bench::ProgramSampler::new(&built, registry, x, &inputs, opts.memory_limit)?;
@@ -2414,10 +2381,7 @@ pub fn run_suite_with(
                 &Inputs::with_image(image),
                 &suite.sampling,
                 opts.memory_limit,
-                bench::Conditions {
-                    first_core: opts.pin_lone_tests,
-                    ..state
-                },
+                state,
                 progress,
             )?;
             s.name = key.clone();
@@ -3055,11 +3019,11 @@ pub fn phases_of(series: &[Series]) -> Phases {
             let points: PhasesOf = s
                 .points
                 .iter()
-                .filter(|p| !p.phases.is_empty() || !p.stages.is_empty())
+                .filter(|p| !p.phases.is_empty())
                 .map(|p| PhasesAt {
                     x: p.x,
                     phases: p.phases.clone(),
-                    stages: p.stages.clone(),
+                    stages: Vec::new(),
                 })
                 .collect();
             (!points.is_empty()).then(|| (s.name.clone(), points))

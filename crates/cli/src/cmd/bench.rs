@@ -50,12 +50,6 @@ pub struct Args {
     /// Untimed warm-up repetitions per point.
     #[arg(long, value_name = "N")]
     pub warmup: Option<u32>,
-    /// Calls per repetition of a kernel, fixed (default: as many as one sample of 200 µs
-    /// needs for warm inputs, a program's repetition for cold and handed-over ones),
-    /// within the memory the inputs may take; the table's `batch` column says what was
-    /// used.
-    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
-    pub batch: Option<u64>,
     /// Image resolution for the MapReduce kernels: small (341x227), medium (1024x681),
     /// large (3072x2048).
     #[arg(long, default_value = "small")]
@@ -352,12 +346,6 @@ fn sampling(args: &Args) -> anyhow::Result<Sampling> {
     }
     if let Some(w) = args.warmup {
         s.warmup = w;
-    }
-    if let Some(b) = args.batch {
-        if b == 0 {
-            bail!("--batch must be at least 1");
-        }
-        s.batch = Some(b);
     }
     Ok(s)
 }

@@ -308,7 +308,6 @@ fn tiny_sampling() -> Sampling {
         target: None,
         min_sample: std::time::Duration::from_micros(100),
         max_point_time: std::time::Duration::from_millis(200),
-        batch: None,
     }
 }
 
@@ -727,7 +726,6 @@ fn read_phases(
                     .copied()
                     .filter(|v| v.is_finite())
                     .collect();
-                point.stages = at.stages.clone();
             }
         }
     }

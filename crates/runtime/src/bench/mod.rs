@@ -66,10 +66,6 @@ pub struct Sampling {
     /// Stop repeating a point after this long even if the target is not reached (the
     /// point is still reported, with its CI).
     pub max_point_time: Duration,
-    /// Calls per repetition of a block's unit test, fixed (`bench --batch`): `None` sizes
-    /// the batch from a probe call ([`Sampling::min_sample`], or a program's repetition
-    /// for cold and handed-over inputs). Bounded by the memory the inputs may take.
-    pub batch: Option<u64>,
 }
 
 impl Sampling {
@@ -82,7 +78,6 @@ impl Sampling {
             target: Some(0.02),
             min_sample: Duration::from_micros(200),
             max_point_time: Duration::from_millis(1500),
-            batch: None,
         }
     }
 
@@ -95,7 +90,6 @@ impl Sampling {
             target: None,
             min_sample: Duration::from_micros(200),
             max_point_time: Duration::from_secs(3600),
-            batch: None,
         }
     }
 }
@@ -133,13 +127,6 @@ pub struct PointStats {
     /// `max` of a pipeline (`bench::tandem::phase_hinges`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<f64>,
-    /// A pipeline stage's unit test ([`Stage`]): every stage's mean call in each
-    /// repetition kept (rows in the order of `values`; columns in pipeline order), empty for other measurements. The stages run faster in some
-    /// repetitions than in others, not all in the same ones: the pipeline's best
-    /// repetition is slower than the slowest of its stages' best ones
-    /// (`validate::apart_factor`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stages: Vec<Vec<f64>>,
 }
 
 /// Calls per window of a stage's phases ([`PointStats::phases`]): the runtime's queue
@@ -240,7 +227,6 @@ fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats 
         batch,
         converged,
         phases: Vec::new(),
-        stages: Vec::new(),
     }
 }
 
@@ -329,11 +315,6 @@ pub struct Conditions {
     /// The `seq` a task pool's workers run that the block is part of, if it is timed as
     /// one of its blocks (with `siblings` > 0).
     pub replica: Option<Replica>,
-    /// A block timed alone (no siblings, stage or replica): on a thread pinned to the
-    /// first core, where a pinned program of one thread runs its worker, instead of on
-    /// the calling thread, wherever the OS put it (`validate --pin-lone-tests`;
-    /// [`KernelSampler::one_alone_on_first_core`]).
-    pub first_core: bool,
 }
 
 /// A block timed as a stage of a pipeline whose stages are single blocks (`pipe(qsort,
@@ -539,16 +520,6 @@ pub trait Repeated {
     fn take_phases(&mut self) -> Vec<f64> {
         Vec::new()
     }
-    /// Every stage's mean call per repetition so far ([`PointStats::stages`]), taken
-    /// away: a pipeline stage's unit test has them, nothing else.
-    fn take_stages(&mut self) -> Vec<Vec<f64>> {
-        Vec::new()
-    }
-    /// One repetition whose figure is not kept (a warm-up): [`Repeated::one`], leaving
-    /// no row in [`Repeated::take_stages`].
-    fn warm_up(&mut self) -> Result<(), Error> {
-        self.one().map(drop)
-    }
 }
 
 /// A unit performance test of one kernel at one size, ready to repeat: distinct inputs
@@ -570,12 +541,8 @@ pub struct KernelSampler<'a> {
     replica: Option<replica::Chain>,
     /// A warm per-key reduction: the map outputs it gathers each key's values from.
     gather: Option<gather::Gather>,
-    /// Time a lone block on the first core ([`Conditions::first_core`]).
-    first_core: bool,
     /// A stage's phases over the repetitions so far ([`PointStats::phases`]).
     phases: Vec<f64>,
-    /// Every stage's mean call per repetition so far ([`PointStats::stages`]).
-    stages: Vec<Vec<f64>>,
 }
 
 impl<'a> KernelSampler<'a> {
@@ -616,7 +583,6 @@ impl<'a> KernelSampler<'a> {
             siblings,
             stage,
             replica,
-            first_core,
         } = how.into();
         if let Some(stage) = stage {
             return Err(Error::Run(format!(
@@ -658,9 +624,7 @@ impl<'a> KernelSampler<'a> {
             rig: None,
             replica: None,
             gather: None,
-            first_core,
             phases: Vec::new(),
-            stages: Vec::new(),
         };
         // Probe (twice: the first call pays for cold caches and page faults) to size the
         // batch.
@@ -681,7 +645,6 @@ impl<'a> KernelSampler<'a> {
             probe = g.time(keys, kernel.name())? * 1e-9;
             s.gather = Some(g);
         }
-        let by_memory = (memory_limit / (1 + siblings as u128) / bytes.max(1)).max(1) as u64;
         let batch = match state {
             // A stream as long as a program's repetition (`MIN_RUN`).
             InputState::Cold | InputState::Remote => {
@@ -689,6 +652,8 @@ impl<'a> KernelSampler<'a> {
             }
             // As many calls as one sample needs, within half the level-2 cache.
             InputState::Warm => {
+                let by_memory =
+                    (memory_limit / (1 + siblings as u128) / bytes.max(1)).max(1) as u64;
                 let by_time = (spec.min_sample.as_secs_f64() / probe).ceil() as u64;
                 let by_cache =
                     (cache_bytes(2).unwrap_or(1 << 20) as u128 / 2 / bytes.max(1)).max(1);
@@ -698,10 +663,6 @@ impl<'a> KernelSampler<'a> {
                     .min(by_cache as u64)
             }
         };
-        // Told how many: as many, within the memory the inputs may take.
-        let batch = spec
-            .batch
-            .map_or(batch, |b| b.clamp(1, by_memory.min(MAX_BATCH)));
         s.batch = batch;
         s.outputs = Vec::with_capacity(batch as usize);
         Ok(s)
@@ -742,26 +703,11 @@ impl Repeated for KernelSampler<'_> {
         std::mem::take(&mut self.phases)
     }
 
-    fn take_stages(&mut self) -> Vec<Vec<f64>> {
-        std::mem::take(&mut self.stages)
-    }
-
-    fn warm_up(&mut self) -> Result<(), Error> {
-        self.one()?;
-        if self.rig.is_some() {
-            self.stages.pop();
-        }
-        Ok(())
-    }
-
     fn one(&mut self) -> Result<f64, Error> {
         if self.rig.is_some() {
             return self.one_in_pipeline();
         }
         if self.siblings == 0 && self.replica.is_none() {
-            if self.first_core {
-                return self.one_alone_on_first_core();
-            }
             return self.one_alone();
         }
         let stop = AtomicBool::new(false);
@@ -1013,29 +959,6 @@ fn copies(templates: &[Data], offset: usize, len: usize) -> Option<Vec<Data>> {
 }
 
 impl KernelSampler<'_> {
-    /// [`KernelSampler::one_alone`] on a thread pinned to the first core, where a pinned
-    /// program of one thread runs its worker ([`crate::Config::pin`] pins round robin from
-    /// the first core) and a loaded test its timed thread: a block and its program of one
-    /// thread are timed on the same core ([`Conditions::first_core`]; a handed-over
-    /// input's writer then runs on the next core). On the shared AMD guest each core
-    /// switches between a fast and a slow state on its own ([`states`]); timed on the
-    /// calling thread, wherever the OS had put it, a lone block met the other core's
-    /// state while its program met the first core's (`ps` found the calling thread on
-    /// the second core and the program's worker on the first: docs/validation.md, "Lone
-    /// unit tests on the program's core").
-    fn one_alone_on_first_core(&mut self) -> Result<f64, Error> {
-        let name = self.kernel.name().to_string();
-        std::thread::scope(|scope| {
-            on_core(scope, TIMED_THREAD_NAME, 0, || self.one_alone())
-                .join()
-                .unwrap_or_else(|_| {
-                    Err(Error::Run(format!(
-                        "the timed thread of `{name}`'s test failed"
-                    )))
-                })
-        })
-    }
-
     /// One repetition on this thread alone (see [`Repeated::one`]).
     fn one_alone(&mut self) -> Result<f64, Error> {
         let batch = self.batch as usize;
@@ -1148,23 +1071,15 @@ impl KernelSampler<'_> {
         let (tx, rx) = crossbeam_channel::bounded::<Data>(crate::ctx::DEFAULT_CAPACITY);
         let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
-        let first_core = self.first_core;
         let timed = std::thread::scope(|scope| {
-            let write = move || {
+            scope.spawn(move || {
                 for mut d in stream {
                     d.touch();
                     if tx.send(d).is_err() {
                         break;
                     }
                 }
-            };
-            // With the timed calls on the first core, the stage before on the next one,
-            // as a pinned pipeline places it ([`KernelSampler::one_alone_on_first_core`]).
-            if first_core {
-                on_core(scope, LOAD_THREAD_NAME, 1, write);
-            } else {
-                scope.spawn(write);
-            }
+            });
             let mut total = Duration::ZERO;
             let mut taken = Vec::with_capacity(group);
             while let Ok(first) = rx.recv() {
@@ -1532,117 +1447,10 @@ impl Repeated for ProgramSampler<'_> {
     }
 }
 
-/// Timed repetitions each measurement gets per round of [`sample_rounds`], after one
-/// untimed repetition that puts the machine back in the state the measurement's own
-/// repetitions leave (the first repetition after another measurement's stream of fresh
-/// inputs runs up to 15% slower).
-pub const ROUND_REPS: u32 = 3;
-
-/// One measurement sampled in rounds ([`sample_rounds`]).
-#[derive(Clone, Debug)]
-pub struct Rounded {
-    pub stats: PointStats,
-    /// How many of `stats.values` each round took, in order.
-    pub per_round: Vec<usize>,
-}
-
-impl Rounded {
-    /// The values of the first half of the rounds and of the second half (the middle
-    /// round of an odd count goes to the second): how much the measurement moved while
-    /// the rounds went on.
-    pub fn halves(&self) -> [Vec<f64>; 2] {
-        let split: usize = self.per_round[..self.per_round.len() / 2].iter().sum();
-        let (a, b) = self.stats.values.split_at(split);
-        [a.to_vec(), b.to_vec()]
-    }
-}
-
-/// Sample several measurements in turn, randomised multiple interleaved trials: each
-/// round takes, in an order shuffled per round (seeded by `seed`), one untimed and up to
-/// [`ROUND_REPS`] timed repetitions of every measurement (fewer if `spec.max_reps` would
-/// not allow two rounds). There are at least two rounds; they go on until every
-/// measurement either has `spec.min_reps` values and meets `spec.target`, or has
-/// `spec.max_reps` values (one that has sits the remaining rounds out); or until the
-/// rounds have lasted `spec.max_point_time` per measurement, once each has `min_reps`. A change of the
-/// machine's speed then reaches all measurements within a round instead of favouring
-/// whichever ran while it lasted. `spec.warmup` untimed repetitions of each come first.
-pub fn sample_rounds(
-    spec: &Sampling,
-    items: &mut [&mut dyn Repeated],
-    seed: u64,
-) -> Result<Vec<Rounded>, Error> {
-    use rand::seq::SliceRandom;
-    use rand::SeedableRng;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    for item in items.iter_mut() {
-        for _ in 0..spec.warmup {
-            item.warm_up()?;
-        }
-    }
-    let n = items.len();
-    let mut values: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut per_round: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let budget = spec.max_point_time.saturating_mul(n.max(1) as u32);
-    let start = Instant::now();
-    let mut order: Vec<usize> = (0..n).collect();
-    // As in [`sample`]: without a target every point counts as converged.
-    let converged = |v: &[f64]| match spec.target {
-        None => true,
-        Some(t) => stats::relative_ci_half_width(v).is_some_and(|w| w <= t),
-    };
-    // At least two rounds (the halves compare them), of at most ROUND_REPS values each.
-    let max_reps = spec.max_reps.max(spec.min_reps).max(2);
-    let per_round_reps = ROUND_REPS.min(max_reps.div_ceil(2));
-    let mut rounds = 0;
-    let done = |v: &[f64]| {
-        let k = v.len() as u32;
-        k >= max_reps || (k >= spec.min_reps && spec.target.is_some() && converged(v))
-    };
-    loop {
-        order.shuffle(&mut rng);
-        for &i in &order {
-            // A measurement with all its values sits the remaining rounds out.
-            let reps = per_round_reps.min(max_reps.saturating_sub(values[i].len() as u32));
-            if reps == 0 {
-                continue;
-            }
-            items[i].warm_up()?;
-            for _ in 0..reps {
-                let v = items[i].one()?;
-                values[i].push(v);
-            }
-            per_round[i].push(reps as usize);
-        }
-        rounds += 1;
-        if rounds < 2 {
-            continue;
-        }
-        if values.iter().all(|v| done(v)) {
-            break;
-        }
-        let least = values.iter().map(|v| v.len() as u32).min().unwrap_or(0);
-        if least >= spec.min_reps && start.elapsed() >= budget {
-            break;
-        }
-    }
-    Ok(items
-        .iter_mut()
-        .zip(values)
-        .zip(per_round)
-        .map(|((item, values), per_round)| {
-            let done = converged(&values);
-            let mut stats = point(item.x(), values, item.batch(), done);
-            stats.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
-            stats.stages = item.take_stages();
-            Rounded { stats, per_round }
-        })
-        .collect())
-}
-
 /// Repeat one measurement according to `spec` (see [`sample`]) and summarise it.
 pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointStats, Error> {
     for _ in 0..spec.warmup {
-        item.warm_up()?;
+        item.one()?;
     }
     let warm = Sampling {
         warmup: 0,
@@ -1651,7 +1459,6 @@ pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointSta
     let (values, converged) = sample(&warm, || item.one())?;
     let mut p = point(item.x(), values, item.batch(), converged);
     p.phases = quantiles(&item.take_phases(), PHASE_QUANTILES);
-    p.stages = item.take_stages();
     Ok(p)
 }
 
@@ -1746,186 +1553,6 @@ mod tests {
         evict_caches();
     }
 
-    /// A measurement that returns the values of a script in turn (cycling) and logs the
-    /// id of every call, timed or not, into a shared journal.
-    struct Scripted<'a> {
-        id: usize,
-        script: Vec<f64>,
-        next: usize,
-        journal: &'a std::cell::RefCell<Vec<usize>>,
-    }
-
-    impl Repeated for Scripted<'_> {
-        fn x(&self) -> usize {
-            100 + self.id
-        }
-        fn batch(&self) -> u64 {
-            7
-        }
-        fn one(&mut self) -> Result<f64, Error> {
-            self.journal.borrow_mut().push(self.id);
-            let v = self.script[self.next % self.script.len()];
-            self.next += 1;
-            Ok(v)
-        }
-    }
-
-    fn rounds_spec(min: u32, max: u32, target: Option<f64>) -> Sampling {
-        Sampling {
-            warmup: 2,
-            min_reps: min,
-            max_reps: max,
-            target,
-            min_sample: Duration::ZERO,
-            max_point_time: Duration::from_secs(3600),
-            batch: None,
-        }
-    }
-
-    #[test]
-    fn rounds_visit_every_measurement_in_a_shuffled_order_until_all_converge() {
-        let journal = std::cell::RefCell::new(Vec::new());
-        let mk = |id, script: Vec<f64>| Scripted {
-            id,
-            script,
-            next: 0,
-            journal: &journal,
-        };
-        // Steady measurements converge as soon as they have `min_reps` values: 9 values
-        // in rounds of 3 is three rounds.
-        let (mut a, mut b, mut c) = (mk(0, vec![5.0]), mk(1, vec![7.0]), mk(2, vec![9.0]));
-        let got = sample_rounds(
-            &rounds_spec(9, 41, Some(0.01)),
-            &mut [&mut a, &mut b, &mut c],
-            42,
-        )
-        .unwrap();
-        let log = journal.borrow().clone();
-        // Warm-up: 2 untimed calls each, in order; then 3 rounds of 4 calls (1 untimed,
-        // 3 timed) per measurement, a measurement's calls together.
-        assert_eq!(&log[..6], &[0, 0, 1, 1, 2, 2]);
-        let rounds: Vec<Vec<usize>> = log[6..]
-            .chunks(12)
-            .map(|r| r.chunks(4).map(|c| c[0]).collect())
-            .collect();
-        assert_eq!(log.len(), 6 + 3 * 12);
-        for r in &rounds {
-            let mut ids = r.clone();
-            ids.sort_unstable();
-            assert_eq!(
-                ids,
-                vec![0, 1, 2],
-                "every measurement once per round: {r:?}"
-            );
-        }
-        for chunk in log[6..].chunks(4) {
-            assert!(chunk.iter().all(|&i| i == chunk[0]), "{log:?}");
-        }
-        // The order is shuffled (seeded: this seed gives different orders).
-        assert!(rounds.windows(2).any(|w| w[0] != w[1]), "{rounds:?}");
-        for (g, (want, id)) in got.iter().zip([(5.0, 0), (7.0, 1), (9.0, 2)]) {
-            assert_eq!(g.stats.values, vec![want; 9]);
-            assert_eq!(g.per_round, vec![3, 3, 3]);
-            assert_eq!((g.stats.x, g.stats.batch), (100 + id as u64, 7));
-            assert!(g.stats.converged);
-        }
-    }
-
-    #[test]
-    fn rounds_stop_at_max_reps_and_a_full_measurement_sits_out() {
-        let journal = std::cell::RefCell::new(Vec::new());
-        // Values far apart never reach a 1% confidence interval.
-        let noisy = |id| Scripted {
-            id,
-            script: vec![1.0, 100.0, 3.0, 50.0],
-            next: 0,
-            journal: &journal,
-        };
-        let (mut a, mut b) = (noisy(0), noisy(1));
-        let got = sample_rounds(&rounds_spec(4, 8, Some(0.01)), &mut [&mut a, &mut b], 1).unwrap();
-        for g in &got {
-            // 3 + 3 + 2: the last round takes only what is left.
-            assert_eq!(g.stats.values.len(), 8);
-            assert_eq!(g.per_round, vec![3, 3, 2]);
-            assert!(!g.stats.converged);
-        }
-        // A steady measurement next to a noisy one is done once converged but keeps
-        // taking part (more values, same rounds) until it is full or the other is.
-        let steady = Scripted {
-            id: 0,
-            script: vec![4.0],
-            next: 0,
-            journal: &journal,
-        };
-        let (mut s, mut n) = (steady, noisy(1));
-        let got = sample_rounds(&rounds_spec(3, 12, Some(0.01)), &mut [&mut s, &mut n], 9).unwrap();
-        assert_eq!(got[0].stats.values.len(), 12);
-        assert_eq!(got[1].stats.values.len(), 12);
-        // Without a target: exactly max_reps each.
-        let (mut a, mut b) = (noisy(0), noisy(1));
-        let got = sample_rounds(&rounds_spec(2, 5, None), &mut [&mut a, &mut b], 3).unwrap();
-        assert!(got
-            .iter()
-            .all(|g| g.stats.values.len() == 5 && g.stats.converged));
-        assert_eq!(got[0].per_round, vec![3, 2]);
-    }
-
-    #[test]
-    fn a_few_repetitions_still_make_two_rounds() {
-        let journal = std::cell::RefCell::new(Vec::new());
-        let mut a = Scripted {
-            id: 0,
-            script: vec![2.0],
-            next: 0,
-            journal: &journal,
-        };
-        let got = sample_rounds(&rounds_spec(3, 3, None), &mut [&mut a], 0).unwrap();
-        assert_eq!(got[0].per_round, vec![2, 1]);
-        assert_eq!(got[0].halves(), [vec![2.0, 2.0], vec![2.0]]);
-        // Steady values converge at once, but a second round is still taken.
-        let got = sample_rounds(&rounds_spec(1, 40, Some(0.5)), &mut [&mut a], 0).unwrap();
-        assert_eq!(got[0].per_round, vec![3, 3]);
-        // One repetition asked for: two anyway, one per round.
-        let got = sample_rounds(&rounds_spec(1, 1, None), &mut [&mut a], 0).unwrap();
-        assert_eq!(got[0].per_round, vec![1, 1]);
-    }
-
-    #[test]
-    fn rounds_end_at_the_time_limit_once_every_measurement_has_min_reps() {
-        let journal = std::cell::RefCell::new(Vec::new());
-        let mut a = Scripted {
-            id: 0,
-            script: vec![1.0, 100.0],
-            next: 0,
-            journal: &journal,
-        };
-        let spec = Sampling {
-            max_point_time: Duration::ZERO,
-            ..rounds_spec(5, 40, Some(0.01))
-        };
-        let got = sample_rounds(&spec, &mut [&mut a], 0).unwrap();
-        // Two rounds give 6 ≥ 5 values; the limit (already past) ends it there.
-        assert_eq!(got[0].per_round, vec![3, 3]);
-        assert!(!got[0].stats.converged);
-    }
-
-    #[test]
-    fn the_halves_of_a_rounded_measurement_split_by_round() {
-        let r = Rounded {
-            stats: PointStats::of(1, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
-            per_round: vec![3, 3, 2],
-        };
-        assert_eq!(
-            r.halves(),
-            [vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0, 7.0, 8.0]]
-        );
-        let r = Rounded {
-            stats: PointStats::of(1, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
-            per_round: vec![3, 3],
-        };
-        assert_eq!(r.halves(), [vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]]);
-    }
-
     #[test]
     fn cold_streams_last_a_program_repetition_within_the_memory_limit() {
         // 1 µs per call: 20 ms of calls, at most MAX_ELEMENTS.
@@ -1948,86 +1575,29 @@ mod tests {
         let (c, t) = (Arc::clone(&calls), Arc::clone(&threads));
         reg.register_block("count", "counts its calls", move |d| {
             c.fetch_add(1, Ordering::Relaxed);
-            let me = std::thread::current();
-            t.lock()
-                .unwrap()
-                .insert((me.id(), me.name().map(str::to_string)));
+            t.lock().unwrap().insert(std::thread::current().id());
             d
         });
         let kernel = reg.get("count").unwrap().as_ref();
         let spec = Sampling::quick();
-        for first_core in [false, true] {
-            let how = Conditions {
-                input: InputState::Remote,
-                first_core,
-                ..Default::default()
-            };
-            let mut s =
-                KernelSampler::new(kernel, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
-            // Sizing the batch called the kernel here: only the repetition's calls count.
-            let before = calls.load(Ordering::Relaxed);
-            threads.lock().unwrap().clear();
-            let ns = s.one().unwrap();
-            assert!(ns.is_finite() && ns >= 0.0, "{ns}");
-            assert_eq!(calls.load(Ordering::Relaxed) - before, s.batch());
-            // The helper thread only writes the inputs; the kernel runs on this thread,
-            // or on the timed one of the first core.
-            let seen = threads.lock().unwrap();
-            assert_eq!(seen.len(), 1);
-            let (id, name) = seen.iter().next().unwrap();
-            assert_eq!(*id == std::thread::current().id(), !first_core);
-            if first_core {
-                assert_eq!(name.as_deref(), Some(TIMED_THREAD_NAME));
-            }
-        }
-    }
-
-    #[test]
-    fn lone_unit_tests_asked_to_run_on_the_first_core_do_so_in_every_state() {
-        use std::sync::Mutex;
-        use std::thread::ThreadId;
-        // (thread, its name) of every call.
-        type Calls = Vec<(ThreadId, Option<String>)>;
-        let log: Arc<Mutex<Calls>> = Arc::default();
-        let mut reg = crate::kernel::Registry::empty();
-        let l = Arc::clone(&log);
-        reg.register_block("log", "logs its thread", move |d| {
-            let me = std::thread::current();
-            l.lock()
-                .unwrap()
-                .push((me.id(), me.name().map(str::to_string)));
-            d
-        });
-        let kernel = reg.get("log").unwrap().as_ref();
-        let spec = Sampling::quick();
-        for input in [InputState::Cold, InputState::Warm, InputState::Remote] {
-            let how = Conditions {
-                input,
-                first_core: true,
-                ..Default::default()
-            };
-            let mut s =
-                KernelSampler::new(kernel, 1024, &Inputs::default(), &spec, 1 << 30, how).unwrap();
-            log.lock().unwrap().clear();
-            let (values, _) = sample(&spec, || s.one()).unwrap();
-            assert!(values.len() >= spec.min_reps as usize, "{input:?}");
-            let log = log.lock().unwrap();
-            // Every call of every repetition (warm-ups included) on a timed thread, none
-            // on this one: a new thread each repetition, each pinned to the first core.
-            assert!(
-                log.len() as u64 >= values.len() as u64 * s.batch(),
-                "{input:?}"
-            );
-            assert!(
-                log.iter()
-                    .all(|(id, name)| *id != std::thread::current().id()
-                        && name.as_deref() == Some(TIMED_THREAD_NAME)),
-                "{input:?}: {:?}",
-                log.iter()
-                    .map(|c| c.1.clone())
-                    .collect::<std::collections::HashSet<_>>()
-            );
-        }
+        let mut s = KernelSampler::new(
+            kernel,
+            1024,
+            &Inputs::default(),
+            &spec,
+            1 << 30,
+            InputState::Remote,
+        )
+        .unwrap();
+        // Sizing the batch called the kernel here: only the repetition's calls count.
+        let before = calls.load(Ordering::Relaxed);
+        threads.lock().unwrap().clear();
+        let ns = s.one().unwrap();
+        assert!(ns.is_finite() && ns >= 0.0, "{ns}");
+        assert_eq!(calls.load(Ordering::Relaxed) - before, s.batch());
+        // The helper thread only writes the inputs; the kernel runs on this thread.
+        let seen = threads.lock().unwrap();
+        assert_eq!(*seen, [std::thread::current().id()].into_iter().collect());
     }
 
     #[test]
