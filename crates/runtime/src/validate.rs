@@ -33,6 +33,7 @@ use crate::bench::{self, Progress, Sampling, Series};
 use crate::ctx::Config;
 use crate::data::ImageSize;
 use crate::error::Error;
+use crate::host;
 use crate::kernel::{Inputs, Kernel, Registry};
 use crate::overhead::Calibration;
 use crate::plan::Plan;
@@ -170,7 +171,7 @@ pub struct Suite {
     /// 1.12 and 1.09 of the prediction).
     pub revisit_share: f64,
     /// Length of the cores' speed-state sample at each end of a configuration within the
-    /// cores ([`bench::states::validate_sample`]): [`bench::states::VALIDATE_LENGTH`],
+    /// cores ([`host::states::validate_sample`]): [`host::states::VALIDATE_LENGTH`],
     /// shorter in the quick suite, whose two minutes it would otherwise overrun (one
     /// second at each end of its designs took it from 107 s to 129–130 s).
     pub state_sample: std::time::Duration,
@@ -296,7 +297,7 @@ pub fn quick_suite() -> Suite {
         // The two-minute budget: points beyond the whole target only, and half-second
         // speed-state samples.
         revisit_share: 1.0,
-        state_sample: bench::states::QUICK_LENGTH,
+        state_sample: host::states::QUICK_LENGTH,
     }
 }
 
@@ -381,7 +382,7 @@ pub fn paper_suite() -> Suite {
             max_point_time: std::time::Duration::from_secs(4),
         },
         revisit_share: REVISIT_SHARE,
-        state_sample: bench::states::VALIDATE_LENGTH,
+        state_sample: host::states::VALIDATE_LENGTH,
     }
 }
 
@@ -423,7 +424,7 @@ pub fn term_suite(term: &str, sizes: Vec<usize>, image: ImageSize, sampling: Sam
         }],
         sampling,
         revisit_share: REVISIT_SHARE,
-        state_sample: bench::states::VALIDATE_LENGTH,
+        state_sample: host::states::VALIDATE_LENGTH,
     }
 }
 
@@ -476,15 +477,15 @@ pub struct Options {
     /// ([`BlockRevisit`]): alone, or with its program and the rest of its visit.
     pub block_revisit: BlockRevisit,
     /// Sizes of the machine's data caches in bytes, one per level (the default: this
-    /// machine's, [`bench::cache_sizes`]). Where a block's input outgrows one within its
+    /// machine's, [`host::cache_sizes`]). Where a block's input outgrows one within its
     /// sweep, the segmented modeler may break its model there ([`cache_breaks`]).
     pub caches: Vec<u64>,
     /// Before and after each configuration of two threads or more within the cores,
     /// check how much a busy core slows `inc` and `qsort` on another
-    /// ([`bench::neighbour::check`], under a second each; a check right after one
+    /// ([`host::neighbour::check`], under a second each; a check right after one
     /// configuration serves as the next one's check before it): [`Row::host`],
     /// [`Report::host_check`], and a note on each such row that misses, saying whether a
-    /// neighbour slowed a block by more than [`bench::neighbour::NEIGHBOUR_TOLERANCE`]
+    /// neighbour slowed a block by more than [`host::neighbour::NEIGHBOUR_TOLERANCE`]
     /// at either end of its measurement.
     pub host_check: bool,
     /// With [`Options::host_check`]: before measuring a configuration of two threads or
@@ -646,7 +647,7 @@ impl std::str::FromStr for Protocol {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            cores: crate::overhead::available_cores(),
+            cores: crate::host::available_cores(),
             overhead: None,
             config: Config::default(),
             memory_limit: bench::default_memory_limit(),
@@ -657,7 +658,7 @@ impl Default for Options {
             loaded: true,
             revisit: true,
             block_revisit: BlockRevisit::default(),
-            caches: bench::cache_sizes(),
+            caches: host::cache_sizes(),
             host_check: true,
             quiet_wait: std::time::Duration::ZERO,
             phases: true,
@@ -721,22 +722,22 @@ pub struct Row {
 /// The host check at both ends of one configuration's measurement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostAtRow {
-    pub before: bench::neighbour::NeighbourCheck,
-    pub after: bench::neighbour::NeighbourCheck,
+    pub before: host::neighbour::NeighbourCheck,
+    pub after: host::neighbour::NeighbourCheck,
     /// How long the suite waited for the host to quiet down before measuring
     /// ([`Options::quiet_wait`]), and what the first check of that wait read (`None`:
     /// no wait, the first check read quiet).
-    pub waited: Option<(std::time::Duration, bench::neighbour::NeighbourCheck)>,
+    pub waited: Option<(std::time::Duration, host::neighbour::NeighbourCheck)>,
     /// Each work's median idle time over the suite's checks before this configuration
-    /// ([`bench::neighbour::typical`]: the host's usual speed so far; `None` at the
+    /// ([`host::neighbour::typical`]: the host's usual speed so far; `None` at the
     /// first): what [`HostAtRow::slowdown`] and `--wait-quiet` compare the host's speed
     /// with.
-    pub usual: Option<bench::neighbour::NeighbourCheck>,
+    pub usual: Option<host::neighbour::NeighbourCheck>,
     /// The cores' speed states sampled right before and right after the measurement
-    /// ([`bench::states::validate_sample`]; `None` where the machine cannot sample them).
-    pub states: [Option<bench::states::CoreStates>; 2],
+    /// ([`host::states::validate_sample`]; `None` where the machine cannot sample them).
+    pub states: [Option<host::states::CoreStates>; 2],
     /// Each core's fastest window over every sample of the suite so far (over the whole
-    /// suite once it has ended, [`bench::states::fastest`]): what [`HostAtRow::states`] are
+    /// suite once it has ended, [`host::states::fastest`]): what [`HostAtRow::states`] are
     /// judged against.
     pub fastest: Vec<f64>,
 }
@@ -755,9 +756,9 @@ impl HostAtRow {
     }
 
     /// Whether the host's speed moved across the measurement by more than
-    /// [`bench::neighbour::SPEED_TOLERANCE`] either way.
+    /// [`host::neighbour::SPEED_TOLERANCE`] either way.
     pub fn speed_moved(&self) -> bool {
-        self.speed_change().ln().abs() > bench::neighbour::SPEED_TOLERANCE.ln()
+        self.speed_change().ln().abs() > host::neighbour::SPEED_TOLERANCE.ln()
     }
 
     /// The largest slowdown either end read.
@@ -772,7 +773,7 @@ impl HostAtRow {
 
     /// The shares of [`HostAtRow::states`] in the fast state, judged against
     /// [`HostAtRow::fastest`]: right before and right after; `None` without both samples.
-    pub fn state_shares(&self) -> Option<[bench::states::Shares; 2]> {
+    pub fn state_shares(&self) -> Option<[host::states::Shares; 2]> {
         let [Some(before), Some(after)] = &self.states else {
             return None;
         };
@@ -875,7 +876,7 @@ fn add_drift_notes(rows: &mut [Row], ids: &[String], blocks: &[(usize, Series)])
 
 /// Judge every row's cores' speed states ([`HostAtRow::states`]) against `fastest`, each
 /// core's fastest window over the whole suite (a core slow through the first samples
-/// does not read fast then; [`bench::states::CoreStates::shares`] judges every core
+/// does not read fast then; [`host::states::CoreStates::shares`] judges every core
 /// against the fastest of them), and note them on a row within the cores that misses its
 /// target ([`state_note`]).
 fn add_state_notes(rows: &mut [Row], fastest: &[f64]) {
@@ -897,14 +898,14 @@ fn add_state_notes(rows: &mut [Row], fastest: &[f64]) {
 
 /// The note on the cores' speed states right `before` and right `after` a row of
 /// `threads` threads: each core's share of windows in its fast state (within
-/// [`bench::states::FAST`] of the fastest of `fastest`) and, for two threads or more, the
+/// [`host::states::FAST`] of the fastest of `fastest`) and, for two threads or more, the
 /// share in which every core was fast at once, which is what such a program's fastest
 /// repetition needs while its blocks' unit tests need one core fast; each sample ran for
 /// `seconds`.
 fn state_note(
     threads: usize,
-    before: &bench::states::Shares,
-    after: &bench::states::Shares,
+    before: &host::states::Shares,
+    after: &host::states::Shares,
     fastest: &[f64],
     seconds: f64,
 ) -> String {
@@ -913,11 +914,11 @@ fn state_note(
     let times = |v: &[f64]| join(v.iter().map(|&t| duration(t)).collect());
     let sample = format!(
         "`{}` x={} on every core at once for {} s at each end, windows of {} ms; fast: within {:.2}x of the fastest window of any core in this suite, each core's fastest {} a call; medians {} right before, {} right after",
-        bench::states::KERNEL,
-        bench::states::X,
+        host::states::KERNEL,
+        host::states::X,
         seconds,
-        bench::states::WINDOW.as_millis(),
-        bench::states::FAST,
+        host::states::WINDOW.as_millis(),
+        host::states::FAST,
         times(fastest),
         times(&before.median_ns),
         times(&after.median_ns),
@@ -1115,7 +1116,7 @@ pub struct Report {
     /// The host check before and after the suite ([`Options::host_check`]): `None` where
     /// it did not run (no design of two threads within the cores, fewer than two cores,
     /// `--from`).
-    pub host_check: Option<[bench::neighbour::NeighbourCheck; 2]>,
+    pub host_check: Option<[host::neighbour::NeighbourCheck; 2]>,
     /// The statistic the rows are fitted and compared on ([`Options::measure`], or what
     /// `--measure auto` chose).
     pub measure: Measure,
@@ -1184,11 +1185,11 @@ pub struct JsonHost {
 /// The cores' speed states around a row ([`HostAtRow::state_shares`]).
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct JsonCoreStates {
-    /// Each core's fastest window in the suite, ns per call of [`bench::states::KERNEL`]
-    /// at [`bench::states::X`].
+    /// Each core's fastest window in the suite, ns per call of [`host::states::KERNEL`]
+    /// at [`host::states::X`].
     pub fastest_ns: Vec<f64>,
-    pub before: bench::states::Shares,
-    pub after: bench::states::Shares,
+    pub before: host::states::Shares,
+    pub after: host::states::Shares,
 }
 
 impl HostAtRow {
@@ -2344,23 +2345,23 @@ pub fn run_suite_with(
     // nothing has run since; every check so far (the host's usual speed).
     let gated = |plan: &Plan| opts.host_check && plan.threads() <= opts.cores;
     let check = |plan: &Plan| {
-        let rounds = bench::neighbour::VALIDATE_ROUNDS;
+        let rounds = host::neighbour::VALIDATE_ROUNDS;
         if plan.threads() >= 2 {
-            bench::neighbour::check(registry, rounds)
+            host::neighbour::check(registry, rounds)
         } else {
-            bench::neighbour::check_idle(registry, rounds)
+            host::neighbour::check_idle(registry, rounds)
         }
     };
-    let mut fresh_check: Option<bench::neighbour::NeighbourCheck> = None;
-    let mut speeds: Vec<bench::neighbour::NeighbourCheck> = Vec::new();
+    let mut fresh_check: Option<host::neighbour::NeighbourCheck> = None;
+    let mut speeds: Vec<host::neighbour::NeighbourCheck> = Vec::new();
     // The same for the cores' speed states: the last sample while nothing has run since,
     // and each core's fastest window so far.
-    let mut fresh_states: Option<bench::states::CoreStates> = None;
+    let mut fresh_states: Option<host::states::CoreStates> = None;
     let mut fastest: Vec<f64> = Vec::new();
     let sample_states = |fastest: &mut Vec<f64>| -> Result<_, Error> {
-        let s = bench::states::validate_sample(registry, suite.state_sample)?;
+        let s = host::states::validate_sample(registry, suite.state_sample)?;
         if let Some(s) = &s {
-            bench::states::keep_fastest(fastest, s);
+            host::states::keep_fastest(fastest, s);
         }
         Ok(s)
     };
@@ -2413,7 +2414,7 @@ pub fn run_suite_with(
             let gate = wait_for_quiet(
                 fresh,
                 || check(plan),
-                bench::neighbour::typical(&speeds).as_ref(),
+                host::neighbour::typical(&speeds).as_ref(),
                 opts.quiet_wait,
                 QUIET_RECHECK,
                 std::thread::sleep,
@@ -2639,16 +2640,16 @@ pub const QUIET_RECHECK: std::time::Duration = std::time::Duration::from_secs(15
 
 /// The host check before a configuration ([`Options::quiet_wait`]): `fresh` (a check
 /// taken right before, with nothing run since) or a new `check`; while it reads a busy
-/// neighbour over [`bench::neighbour::NEIGHBOUR_TOLERANCE`], or the check's works alone
-/// more than [`bench::neighbour::SPEED_TOLERANCE`] slower than in `usual` (each work's
+/// neighbour over [`host::neighbour::NEIGHBOUR_TOLERANCE`], or the check's works alone
+/// more than [`host::neighbour::SPEED_TOLERANCE`] slower than in `usual` (each work's
 /// median idle time over the suite's checks so far), and less than `limit` has passed,
 /// `sleep` for `every` and check again. The last check, as a [`HostAtRow`] whose
 /// `after` is that check too until the configuration has run; `None` where the machine
 /// cannot run the check.
 pub fn wait_for_quiet(
-    fresh: Option<bench::neighbour::NeighbourCheck>,
-    mut check: impl FnMut() -> Result<Option<bench::neighbour::NeighbourCheck>, Error>,
-    usual: Option<&bench::neighbour::NeighbourCheck>,
+    fresh: Option<host::neighbour::NeighbourCheck>,
+    mut check: impl FnMut() -> Result<Option<host::neighbour::NeighbourCheck>, Error>,
+    usual: Option<&host::neighbour::NeighbourCheck>,
     limit: std::time::Duration,
     every: std::time::Duration,
     mut sleep: impl FnMut(std::time::Duration),
@@ -2659,8 +2660,8 @@ pub fn wait_for_quiet(
     }) else {
         return Ok(None);
     };
-    let unsettled = |c: &bench::neighbour::NeighbourCheck| {
-        c.disturbing() || usual.is_some_and(|u| c.slowdown(u) > bench::neighbour::SPEED_TOLERANCE)
+    let unsettled = |c: &host::neighbour::NeighbourCheck| {
+        c.disturbing() || usual.is_some_and(|u| c.slowdown(u) > host::neighbour::SPEED_TOLERANCE)
     };
     let mut last = first.clone();
     let mut waited = std::time::Duration::ZERO;
@@ -2686,12 +2687,12 @@ pub fn wait_for_quiet(
 /// The notes of a row on the host check around it ([`Row::host`]): how long the suite
 /// waited for the host before measuring, if it did; and on a row within the cores that
 /// misses its target, whether the host's speed (the check's works alone) moved by more
-/// than [`bench::neighbour::SPEED_TOLERANCE`] from right before its measurement to right
+/// than [`host::neighbour::SPEED_TOLERANCE`] from right before its measurement to right
 /// after it (its blocks and its program then met hosts of different speeds, as far as
 /// `protocol` lets them, [`Protocol::speed_change_meant`]: run BA read `inc` 22–42% apart
 /// a minute apart), and for two
 /// threads or more, whether a busy core slowed a block on the other by more than
-/// [`bench::neighbour::NEIGHBOUR_TOLERANCE`] at either end (such a design's threads run
+/// [`host::neighbour::NEIGHBOUR_TOLERANCE`] at either end (such a design's threads run
 /// next to each other by construction, and how much that costs moved with the minute:
 /// its unit tests met it only while they ran) or the check read quiet at both ends
 /// (then the miss is not a neighbour that was there at the ends).
@@ -2699,10 +2700,10 @@ fn note_host(row: &mut Row, protocol: Protocol) {
     let Some(host) = &row.host else {
         return;
     };
-    let tolerance = bench::neighbour::NEIGHBOUR_TOLERANCE;
-    let speed = bench::neighbour::SPEED_TOLERANCE;
+    let tolerance = host::neighbour::NEIGHBOUR_TOLERANCE;
+    let speed = host::neighbour::SPEED_TOLERANCE;
     if let Some((waited, first)) = &host.waited {
-        let slower = |c: &bench::neighbour::NeighbourCheck| {
+        let slower = |c: &host::neighbour::NeighbourCheck| {
             host.usual.as_ref().map_or(1.0, |u| c.slowdown(u))
         };
         row.notes.push(if host.before.has_neighbours() {
@@ -4113,10 +4114,10 @@ mod tests {
         assert_eq!(keys(false), ["inc", "inc_remote", "qsort"]);
     }
 
-    fn neighbour_check(alu: f64, mem: f64) -> bench::neighbour::NeighbourCheck {
-        bench::neighbour::NeighbourCheck {
+    fn neighbour_check(alu: f64, mem: f64) -> host::neighbour::NeighbourCheck {
+        host::neighbour::NeighbourCheck {
             rounds: 3,
-            works: vec![bench::neighbour::Neighbour {
+            works: vec![host::neighbour::Neighbour {
                 work: "`inc`".into(),
                 idle_ms: 1.0,
                 alu,
@@ -4126,7 +4127,7 @@ mod tests {
     }
 
     /// A check of the host's speed alone: `inc` alone took `idle_ms`.
-    fn speed_check(idle_ms: f64) -> bench::neighbour::NeighbourCheck {
+    fn speed_check(idle_ms: f64) -> host::neighbour::NeighbourCheck {
         let mut c = neighbour_check(f64::NAN, f64::NAN);
         c.works[0].idle_ms = idle_ms;
         c
@@ -4158,7 +4159,7 @@ mod tests {
 
     #[test]
     fn the_cores_speed_states_are_judged_over_the_whole_suite_and_noted_on_missed_rows() {
-        let states = |cores: Vec<Vec<f64>>| bench::states::CoreStates {
+        let states = |cores: Vec<Vec<f64>>| host::states::CoreStates {
             window_ms: 100.0,
             cores,
         };
@@ -4196,7 +4197,7 @@ mod tests {
         let mut fastest = Vec::new();
         for r in &rows {
             for s in r.host.as_ref().unwrap().states.iter().flatten() {
-                bench::states::keep_fastest(&mut fastest, s);
+                host::states::keep_fastest(&mut fastest, s);
             }
         }
         assert_eq!(fastest, [3500.0, 3400.0]);
@@ -4495,8 +4496,8 @@ mod tests {
         };
         assert_eq!(paper_suite().revisit_share, REVISIT_SHARE);
         // The quick suite's speed-state samples are shorter, for its two minutes.
-        assert_eq!(paper_suite().state_sample, bench::states::VALIDATE_LENGTH);
-        assert!(quick_suite().state_sample < bench::states::VALIDATE_LENGTH);
+        assert_eq!(paper_suite().state_sample, host::states::VALIDATE_LENGTH);
+        assert!(quick_suite().state_sample < host::states::VALIDATE_LENGTH);
         assert_eq!(asked(paper_suite().revisit_share), vec![6, 7]);
         assert_eq!(asked(quick_suite().revisit_share), Vec::<usize>::new());
         let term = term_suite(
@@ -4905,7 +4906,7 @@ mod tests {
         let mut live = reanalyze(&suite, &all, &reg, &opts).unwrap().report.rows;
         assert!(live[0].time_error < 1e-9, "{}", live[0].time_error);
         // Both cores slow at both ends (6.5 µs a call against a fastest window of 3.4).
-        let slow = bench::states::CoreStates {
+        let slow = host::states::CoreStates {
             window_ms: 100.0,
             cores: vec![vec![6500.0, 6600.0], vec![6400.0, 6700.0]],
         };

@@ -478,7 +478,7 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
     if reps == 0 {
         bail!("--reps must be at least 1");
     }
-    let terms = overhead::calibration_terms(overhead::available_cores()).len();
+    let terms = overhead::calibration_terms(perfcompose_runtime::host::available_cores()).len();
     let bar = bar(terms as u64, args.json);
     let cal = overhead::calibrate(elements, reps, &config, &mut |term, done, _| {
         bar.set_position(done as u64);

@@ -345,7 +345,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cores = match args.cores {
         Some(0) => bail!("--cores must be at least 1"),
         Some(c) => c,
-        None => overhead::available_cores(),
+        None => perfcompose_runtime::host::available_cores(),
     };
     let inputs = inputs_of(&args.image)?;
     let suite = match &args.term {
@@ -416,7 +416,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         {
             Some(saved) => saved,
             None => {
-                let here = perfcompose_runtime::bench::cache_sizes();
+                let here = perfcompose_runtime::host::cache_sizes();
                 if let (Some(dir), "segmented") = (&args.from, args.modeler.as_str()) {
                     eprintln!(
                         "note: {} has no {MACHINE_FILE} (saved before 2026-11-26): cache breaks at this machine's caches ({}); --caches says otherwise",
@@ -928,7 +928,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         .filter_map(|r| Some((r.configuration.as_str(), r.host.as_ref()?)))
         .collect();
     if !hosts.is_empty() {
-        let tolerance = perfcompose_runtime::bench::neighbour::SPEED_TOLERANCE;
+        let tolerance = perfcompose_runtime::host::neighbour::SPEED_TOLERANCE;
         let moved = hosts.iter().filter(|(_, h)| h.speed_moved()).count();
         let worst = hosts
             .iter()
@@ -952,7 +952,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             .collect();
         let disturbed = around
             .iter()
-            .filter(|(_, w)| *w > perfcompose_runtime::bench::neighbour::NEIGHBOUR_TOLERANCE)
+            .filter(|(_, w)| *w > perfcompose_runtime::host::neighbour::NEIGHBOUR_TOLERANCE)
             .count();
         let worst = around.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
         writeln!(
@@ -966,7 +966,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             if disturbed > 0 {
                 format!(
                     ": over {:.2}x, designs of two threads run at a speed their unit tests may not have met (docs/validation.md, \"Equal stages on the AMD host\")",
-                    perfcompose_runtime::bench::neighbour::NEIGHBOUR_TOLERANCE
+                    perfcompose_runtime::host::neighbour::NEIGHBOUR_TOLERANCE
                 )
             } else {
                 String::new()
@@ -991,7 +991,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         .map(|(_, h)| &h.fastest)
         .filter(|_| !shares.is_empty())
     {
-        use perfcompose_runtime::bench::states;
+        use perfcompose_runtime::host::states;
         let mut sorted = shares;
         sorted.sort_by(f64::total_cmp);
         let fastest: Vec<String> = fastest

@@ -22,10 +22,8 @@
 //! reports total time / elements, the seed's metric.
 
 mod gather;
-pub mod neighbour;
 mod replica;
 mod stage;
-pub mod states;
 pub mod stats;
 
 pub use stats::quantiles;
@@ -42,6 +40,7 @@ use serde::Serialize;
 use crate::ctx::Config;
 use crate::data::Data;
 use crate::error::{Error, KernelError};
+use crate::host::{available_cores, available_memory, cache_bytes, last_level_cache_bytes};
 use crate::kernel::{input_pool_size, unit_call, Inputs, Kernel, Registry};
 use crate::plan::{stream_inputs, Built, Plan};
 
@@ -233,15 +232,7 @@ fn point(x: usize, values: Vec<f64>, batch: u64, converged: bool) -> PointStats 
 /// Memory a benchmark may use for inputs: half of what the OS reports available (Linux
 /// `MemAvailable`), or 4 GiB where that cannot be read.
 pub fn default_memory_limit() -> u128 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u128>().ok())
-        })
-        .map_or(4 << 30, |kb| kb * 1024 / 2)
+    available_memory().map_or(4 << 30, |bytes| bytes / 2)
 }
 
 /// Most calls batched into one sample (bounds the inputs prepared in advance).
@@ -1184,66 +1175,6 @@ pub fn keep_freed_memory() {
     }
 }
 
-/// Size of the largest CPU cache (Linux sysfs), or 32 MiB where it cannot be read.
-pub fn last_level_cache_bytes() -> u64 {
-    caches()
-        .into_iter()
-        .map(|(_, b)| b)
-        .max()
-        .unwrap_or(32 << 20)
-}
-
-/// Size of this CPU's data or unified cache of `level` (Linux sysfs).
-pub fn cache_bytes(level: u32) -> Option<u64> {
-    caches()
-        .into_iter()
-        .filter(|(l, _)| *l == level)
-        .map(|(_, b)| b)
-        .max()
-}
-
-/// The sizes of this CPU's data and unified caches in bytes, smallest first, one per
-/// level (Linux sysfs; empty where it says nothing).
-pub fn cache_sizes() -> Vec<u64> {
-    let mut levels: Vec<(u32, u64)> = caches();
-    levels.sort_unstable();
-    levels.dedup_by_key(|(l, _)| *l);
-    levels.into_iter().map(|(_, b)| b).collect()
-}
-
-/// `(level, bytes)` of cpu0's data and unified caches, read from sysfs once per process
-/// (the benchmarks ask for every repetition).
-fn caches() -> Vec<(u32, u64)> {
-    static CACHES: std::sync::OnceLock<Vec<(u32, u64)>> = std::sync::OnceLock::new();
-    CACHES.get_or_init(read_caches).clone()
-}
-
-fn read_caches() -> Vec<(u32, u64)> {
-    let parse = |s: &str| -> Option<u64> {
-        let s = s.trim();
-        let (num, mult) = match s.chars().last()? {
-            'K' => (&s[..s.len() - 1], 1u64 << 10),
-            'M' => (&s[..s.len() - 1], 1 << 20),
-            'G' => (&s[..s.len() - 1], 1 << 30),
-            _ => (s, 1),
-        };
-        num.parse::<u64>().ok().map(|v| v * mult)
-    };
-    let read = |i: usize, f: &str| {
-        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{i}/{f}")).ok()
-    };
-    (0..8)
-        .filter_map(|i| {
-            let kind = read(i, "type")?;
-            if kind.trim() == "Instruction" {
-                return None;
-            }
-            let level = read(i, "level")?.trim().parse().ok()?;
-            Some((level, parse(&read(i, "size")?)?))
-        })
-        .collect()
-}
-
 /// Time a kernel over a sweep of sizes, inputs cold.
 pub fn bench_kernel(
     kernel: &dyn Kernel,
@@ -1378,10 +1309,7 @@ impl<'a> ProgramSampler<'a> {
         memory_limit: u128,
     ) -> Result<ProgramSampler<'a>, Error> {
         let threads = built.program.pattern().threads();
-        let tail = tail_floor(
-            built.program.pattern().in_flight(),
-            crate::overhead::available_cores(),
-        );
+        let tail = tail_floor(built.program.pattern().in_flight(), available_cores());
         let mut s = ProgramSampler {
             built,
             registry,
@@ -1761,7 +1689,7 @@ mod tests {
                 .unwrap()
                 .count
         };
-        let cores = crate::overhead::available_cores();
+        let cores = available_cores();
         let pool = Plan::TPool(2, Box::new(Plan::Seq(vec![k("inc"), k("slow")])));
         assert_eq!(
             count(pool.clone(), u128::MAX),
