@@ -11,7 +11,7 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use indicatif::{ProgressBar, ProgressStyle};
 use perfcompose_runtime::bench::{self, Progress, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
-use perfcompose_runtime::kernel::Inputs;
+use perfcompose_runtime::kernel::{self, Inputs};
 use perfcompose_runtime::overhead::{self, Calibration};
 use perfcompose_runtime::{Config, Plan, Registry};
 
@@ -354,7 +354,7 @@ fn sampling(args: &Args) -> anyhow::Result<Sampling> {
 pub(crate) fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize> {
     plan.source_kernel()
         .and_then(|k| registry.get(k).ok())
-        .map_or_else(bench::quick_sizes, |k| k.default_sizes(full))
+        .map_or_else(kernel::quick_sizes, |k| k.default_sizes(full))
 }
 
 pub(crate) fn bar(len: u64, hidden: bool) -> ProgressBar {

@@ -93,16 +93,6 @@ impl Sampling {
     }
 }
 
-/// The seed's grid: x from 1,024 to 262,144 in steps of 1,024.
-pub fn full_sizes() -> Vec<usize> {
-    (1..=256).map(|i| i * 1024).collect()
-}
-
-/// Fast grid: powers of two from 1,024 to 262,144 (9 points).
-pub fn quick_sizes() -> Vec<usize> {
-    (10..=18).map(|e| 1usize << e).collect()
-}
-
 /// Statistics of one measured point.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PointStats {
