@@ -2853,7 +2853,7 @@ pub fn reanalyze(
             block_phases.extend(phases_of(std::slice::from_ref(&b)));
             drift.push((rows.len(), b));
             blocks_used.push(Series {
-                kind: "kernel",
+                kind: bench::SeriesKind::Kernel,
                 ..(*block).clone()
             });
         }
@@ -5358,12 +5358,12 @@ mod tests {
             .iter()
             .find(|s| s.name == "pipe(qsort, inc)")
             .unwrap();
-        assert_eq!(program.kind, "program");
+        assert_eq!(program.kind, bench::SeriesKind::Program);
         assert_eq!(program.points[0].x, 1024);
         assert_eq!(program.points[0].median, 6.0);
         assert!(program.points[0].converged);
         let block = series.iter().find(|s| s.name.ends_with("->qsort")).unwrap();
-        assert_eq!(block.kind, "kernel");
+        assert_eq!(block.kind, bench::SeriesKind::Kernel);
     }
 
     /// The paper grid and a program's time per element over it.

@@ -604,8 +604,10 @@ fn write_series(
     dir: &std::path::Path,
     series: &[perfcompose_runtime::bench::Series],
 ) -> anyhow::Result<()> {
-    let (blocks, programs): (Vec<_>, Vec<_>) =
-        series.iter().cloned().partition(|s| s.kind == "kernel");
+    let (blocks, programs): (Vec<_>, Vec<_>) = series
+        .iter()
+        .cloned()
+        .partition(|s| s.kind == perfcompose_runtime::bench::SeriesKind::Kernel);
     let phases = validate::phases_of(&blocks);
     for (name, series) in [("blocks.txt", blocks), ("programs.txt", programs)] {
         super::bench::write_measurements(&dir.join(name), &series)?;

@@ -64,7 +64,7 @@ pub use memory::{default_memory_limit, evict_caches, keep_freed_memory};
 pub use program_sampler::{time_program, ProgramSampler};
 pub use sampling::{sample, sample_point, Progress, Repeated, Sampling};
 pub use series::{
-    extrap_text, group_by_sweep, to_experiment, PointStats, Series, METRIC, PARAMETER,
+    extrap_text, group_by_sweep, to_experiment, PointStats, Series, SeriesKind, METRIC, PARAMETER,
     PHASE_QUANTILES, PHASE_WINDOW,
 };
 pub use stats::quantiles;

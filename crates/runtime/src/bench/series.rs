@@ -3,7 +3,7 @@
 //! measurement files of the core crate (Extra-P's text format).
 
 use perfcompose_core::measure::{Experiment, SeriesKey};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::stats;
 use crate::error::Error;
@@ -44,13 +44,32 @@ pub const PHASE_WINDOW: usize = crate::ctx::DEFAULT_CAPACITY;
 /// Quantiles kept of a stage's phases ([`PointStats::phases`]).
 pub const PHASE_QUANTILES: usize = 64;
 
+/// What a series measured: a kernel's unit test or a whole program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesKind {
+    /// A kernel's unit performance test: ns per call.
+    Kernel,
+    /// A whole program's measurement: ns per element.
+    Program,
+}
+
+impl SeriesKind {
+    /// The name written for this kind (`kernel`, `program`), as serde writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SeriesKind::Kernel => "kernel",
+            SeriesKind::Program => "program",
+        }
+    }
+}
+
 /// A measured series: one kernel or one program over the sweep.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Series {
     /// Kernel name or term.
     pub name: String,
-    /// `kernel` or `program`.
-    pub kind: &'static str,
+    pub kind: SeriesKind,
     pub unit: &'static str,
     pub parameter: &'static str,
     pub points: Vec<PointStats>,
@@ -61,7 +80,7 @@ impl Series {
     pub fn kernel(name: impl Into<String>, points: Vec<PointStats>) -> Series {
         Series {
             name: name.into(),
-            kind: "kernel",
+            kind: SeriesKind::Kernel,
             unit: "ns",
             parameter: PARAMETER,
             points,
@@ -71,7 +90,7 @@ impl Series {
     /// A whole program's measurement (ns per element over `x`).
     pub fn program(name: impl Into<String>, points: Vec<PointStats>) -> Series {
         Series {
-            kind: "program",
+            kind: SeriesKind::Program,
             ..Series::kernel(name, points)
         }
     }
@@ -139,4 +158,20 @@ pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
 /// every series must share the same points, see [`group_by_sweep`]).
 pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
     perfcompose_core::measure::text::write(e).map_err(|w| Error::Io(w.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_kind_is_written_by_its_name() {
+        for kind in [SeriesKind::Kernel, SeriesKind::Program] {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+            assert_eq!(serde_json::from_str::<SeriesKind>(&json).unwrap(), kind);
+        }
+        assert_eq!(Series::kernel("inc", Vec::new()).kind, SeriesKind::Kernel);
+        assert_eq!(Series::program("inc", Vec::new()).kind, SeriesKind::Program);
+    }
 }
