@@ -114,3 +114,98 @@ pub fn sample_point(spec: &Sampling, item: &mut dyn Repeated) -> Result<PointSta
     p.phases = stats::quantiles(&item.take_phases(), PHASE_QUANTILES);
     Ok(p)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A measurement that returns the values of `script` in turn, cycling, and counts
+    /// its repetitions.
+    struct Scripted {
+        script: Vec<f64>,
+        calls: usize,
+    }
+
+    impl Repeated for Scripted {
+        fn x(&self) -> usize {
+            64
+        }
+        fn batch(&self) -> u64 {
+            7
+        }
+        fn one(&mut self) -> Result<f64, Error> {
+            let v = self.script[self.calls % self.script.len()];
+            self.calls += 1;
+            Ok(v)
+        }
+    }
+
+    fn spec(warmup: u32, min_reps: u32, max_reps: u32, target: Option<f64>) -> Sampling {
+        Sampling {
+            warmup,
+            min_reps,
+            max_reps,
+            target,
+            min_sample: Duration::ZERO,
+            max_point_time: Duration::from_secs(3600),
+        }
+    }
+
+    fn run(spec: &Sampling, script: &[f64]) -> (PointStats, usize) {
+        let mut item = Scripted {
+            script: script.to_vec(),
+            calls: 0,
+        };
+        let p = sample_point(spec, &mut item).unwrap();
+        (p, item.calls)
+    }
+
+    #[test]
+    fn steady_repetitions_stop_at_the_minimum_once_the_target_is_met() {
+        let (p, calls) = run(&spec(2, 9, 40, Some(0.01)), &[5.0]);
+        // Two untimed warm-ups, then the nine the minimum asks for.
+        assert_eq!(calls, 2 + 9);
+        assert_eq!(p.values, vec![5.0; 9]);
+        assert!(p.converged);
+        assert_eq!((p.x, p.batch, p.median), (64, 7, 5.0));
+        assert!(p.phases.is_empty());
+        // The median's interval needs six repetitions: a lower minimum takes six.
+        assert_eq!(run(&spec(0, 3, 40, Some(0.01)), &[5.0]).1, 6);
+    }
+
+    #[test]
+    fn noisy_repetitions_run_to_the_maximum_unconverged() {
+        // Values far apart never bring the median's interval within 1%.
+        let (p, calls) = run(&spec(1, 4, 12, Some(0.01)), &[1.0, 100.0, 3.0, 50.0]);
+        assert_eq!(calls, 1 + 12);
+        assert_eq!(p.values.len(), 12);
+        assert!(!p.converged);
+    }
+
+    #[test]
+    fn without_a_target_the_maximum_is_taken_and_counts_as_converged() {
+        let (p, calls) = run(&spec(0, 3, 5, None), &[1.0, 100.0]);
+        assert_eq!(calls, 5);
+        assert!(p.converged);
+        // `full`: exactly its 256 repetitions.
+        let full = Sampling {
+            warmup: 0,
+            ..Sampling::full()
+        };
+        assert_eq!(run(&full, &[2.0]).1, 256);
+    }
+
+    #[test]
+    fn the_time_budget_ends_a_point_after_its_minimum_unconverged() {
+        let spent = Sampling {
+            max_point_time: Duration::ZERO,
+            ..spec(0, 6, 40, Some(0.01))
+        };
+        let (p, calls) = run(&spent, &[1.0, 100.0]);
+        assert_eq!(calls, 6);
+        assert!(!p.converged);
+        // Steady values meet the target first: converged all the same.
+        let (p, _) = run(&spent, &[3.0]);
+        assert!(p.converged);
+    }
+}

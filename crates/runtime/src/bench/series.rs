@@ -29,11 +29,13 @@ pub struct PointStats {
     pub batch: u64,
     /// Whether the adaptive target was reached (always true without a target).
     pub converged: bool,
-    /// A pipeline stage's unit test ([`Stage`](super::conditions::Stage)): the mean call time of each window of
+    /// A pipeline stage's unit test ([`Stage`]): the mean call time of each window of
     /// [`PHASE_WINDOW`] consecutive calls over its repetition's mean, every repetition
     /// pooled, as [`PHASE_QUANTILES`] quantiles in ascending order (empty for other
     /// measurements): how the stage's slow and fast phases spread, for the stochastic
     /// `max` of a pipeline (`bench::tandem::phase_hinges`).
+    ///
+    /// [`Stage`]: super::conditions::Stage
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<f64>,
 }
