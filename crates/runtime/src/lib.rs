@@ -11,6 +11,7 @@
 //! | [`plan`] | a term-shaped [`Plan`] + a registry → a runnable [`Program`] |
 //! | [`bench`] | unit performance tests and whole-program measurement (median, CV, adaptive stop) |
 //! | [`overhead`] | per-element cost of each pattern, its crossbeam baseline, per-machine storage |
+//! | [`host`] | probes of the machine: cores, memory, caches, the cores' speed states, busy neighbours |
 //!
 //! Queues are bounded crossbeam channels: a blocked thread sleeps instead of spinning,
 //! and a fast producer stops when the queue in front of it is full. A panic in a block
@@ -23,6 +24,7 @@ mod unwind;
 
 pub mod bench;
 pub mod data;
+pub mod host;
 pub mod kernel;
 pub mod mapreduce;
 pub mod overhead;

@@ -19,6 +19,7 @@ use crate::bench::stats;
 use crate::ctx::Config;
 use crate::data::Data;
 use crate::error::Error;
+use crate::host::{available_cores, hostname};
 use crate::kernel::Registry;
 use crate::plan::Plan;
 use perfcompose_core::compose::predict::PipelineTime;
@@ -211,7 +212,6 @@ pub fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Error> {
         target: None,
         min_sample: std::time::Duration::from_micros(200),
         max_point_time: std::time::Duration::from_secs(60),
-        batch: None,
     };
     let p = crate::bench::time_kernel_in(
         nop.as_ref(),
@@ -1575,22 +1575,6 @@ pub fn calibrate(
     // The wake-up fitted on the waits the workers do not spin through.
     calibration.refit_wake();
     Ok(calibration)
-}
-
-/// Cores the OS lets this process use.
-pub fn available_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// This machine's name (`/etc/hostname`, `$HOSTNAME`, or `unknown-host`).
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "unknown-host".into())
 }
 
 impl Calibration {

@@ -10,7 +10,7 @@ use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use perfcompose_runtime::bench::{self, Conditions, InputState, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
-use perfcompose_runtime::kernel::Inputs;
+use perfcompose_runtime::kernel::{self, Inputs};
 use perfcompose_runtime::plan::parse_plan;
 use perfcompose_runtime::validate::write_measurements;
 use perfcompose_runtime::{Plan, Registry};
@@ -276,7 +276,7 @@ fn sampling(args: &SweepArgs) -> anyhow::Result<Sampling> {
 fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize> {
     plan.source_kernel()
         .and_then(|k| registry.get(k).ok())
-        .map_or_else(bench::quick_sizes, |k| k.default_sizes(full))
+        .map_or_else(kernel::quick_sizes, |k| k.default_sizes(full))
 }
 
 fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use perfcompose_core::fit::Measure;
-use perfcompose_runtime::bench::{neighbour, states};
 use perfcompose_runtime::data::ImageSize;
+use perfcompose_runtime::host::{neighbour, states};
 use perfcompose_runtime::plan::parse_plan;
 use perfcompose_runtime::validate::{
     self, Archive, Options, Report, SavedRun, Suite, Verdict, TARGET_MEDIAN_ERROR,
@@ -168,7 +168,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cores: args
             .cores
             .or(saved.as_ref().map(|r| r.manifest.cores))
-            .unwrap_or_else(perfcompose_runtime::overhead::available_cores),
+            .unwrap_or_else(perfcompose_runtime::host::available_cores),
         overhead,
         config,
         memory_limit: args.runtime.memory_limit()?,
@@ -176,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         modeler: args.modeler.clone(),
         caches: match &saved {
             Some(run) => run.manifest.caches_bytes.clone(),
-            None => perfcompose_runtime::bench::cache_sizes(),
+            None => perfcompose_runtime::host::cache_sizes(),
         },
     };
     if let Some(run) = &saved {

@@ -4,10 +4,10 @@
 //! A job of `x` inputs keeps its `x` map outputs (one vector of `k` values each) and, key
 //! after key, copies that key's `x` values into a vector its thread reuses and reduces
 //! them (`mapreduce.rs`, the per-key phase). Timed one call per key on a fresh vector of
-//! `x` values instead, the call allocated its result and freed its input inside the timed
-//! region and read nothing scattered: `reduce_per_key` read 71–78 ns per key at 4–16
-//! values where the jobs of run AG spent about 35 ns per key at 4 (docs/validation.md,
-//! run AH), and the small one-thread per-key row missed by 14–16% in runs AE–AH.
+//! `x` values instead, the call would allocate its result and free its input inside the
+//! timed region and read nothing scattered: `reduce_per_key` read 71–78 ns per key at
+//! 4–16 values that way where the jobs spent about 35 ns per key at 4
+//! (docs/validation.md).
 
 use std::time::Instant;
 

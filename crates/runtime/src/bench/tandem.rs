@@ -1,9 +1,8 @@
 //! Replaying the calls of a pipeline's stages through a line of bounded queues: how long
 //! a pipeline takes per element given what each stage took on each element.
 //!
-//! `examples/in_situ` records every call of every stage inside a running pipeline and
-//! replays them here in their order, shuffled call by call, and shuffled by windows of
-//! consecutive calls. Where the replay in order is the slower, the stages' slow phases do
+//! The calls of every stage, recorded inside a running pipeline, are replayed here in
+//! their order, shuffled call by call, and shuffled by windows of consecutive calls. Where the replay in order is the slower, the stages' slow phases do
 //! not coincide, and the pipeline loses time that the larger of the stages' mean times
 //! does not show (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns").
 
@@ -118,13 +117,16 @@ pub fn expected_max(samples: &[&[f64]]) -> f64 {
 pub const PHASE_KNOTS: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0];
 
 /// What a pipeline of stages with these `phases` (each stage's window means over its
-/// mean, [`super::PointStats::phases`]) loses to them, as a share of its slowest stage's
-/// time, when the next slowest takes `ratio` of the slowest's: `E[max(S_a, ratio·S_b)] −
+/// mean, [`PointStats::phases`]) loses to them, as a share of its slowest stage's time,
+/// when the next slowest takes `ratio` of the slowest's: `E[max(S_a, ratio·S_b)] −
 /// E[S_a]`, averaged over the ordered pairs of distinct stages (`a` the slowest, `b` the
 /// next). The pipeline runs at the larger of what the two stages take in a window of
 /// calls, not at the larger of their means; a queue absorbs shorter swings
-/// ([`super::PHASE_WINDOW`]). Increasing and convex in `ratio`, 0 at 0. NaN with fewer
-/// than two stages or an empty one.
+/// ([`PHASE_WINDOW`]). Increasing and convex in `ratio`, 0 at 0. NaN with fewer than two
+/// stages or an empty one.
+///
+/// [`PointStats::phases`]: super::series::PointStats::phases
+/// [`PHASE_WINDOW`]: super::series::PHASE_WINDOW
 pub fn phase_loss_at(phases: &[&[f64]], ratio: f64) -> f64 {
     if phases.len() < 2 || phases.iter().any(|p| p.is_empty()) {
         return f64::NAN;

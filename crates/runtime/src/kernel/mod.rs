@@ -78,6 +78,16 @@ impl Inputs {
     }
 }
 
+/// The seed's grid: x from 1,024 to 262,144 in steps of 1,024.
+pub fn full_sizes() -> Vec<usize> {
+    (1..=256).map(|i| i * 1024).collect()
+}
+
+/// Fast grid: powers of two from 1,024 to 262,144 (9 points).
+pub fn quick_sizes() -> Vec<usize> {
+    (10..=18).map(|e| 1usize << e).collect()
+}
+
 /// Distinct inputs a benchmark cycles through for size `x`: enough that a branch
 /// predictor cannot learn them for small `x`; fewer for large `x`, where one input alone
 /// exceeds what a predictor holds and generating them costs time and memory.
@@ -112,9 +122,9 @@ pub trait Kernel: Send + Sync {
     /// The sweep of sizes `perfcompose bench` uses by default (`full`: the seed's grid).
     fn default_sizes(&self, full: bool) -> Vec<usize> {
         if full {
-            crate::bench::full_sizes()
+            full_sizes()
         } else {
-            crate::bench::quick_sizes()
+            quick_sizes()
         }
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::analyze::{phases_of, Phases};
 use super::report::{JsonRow, Report, Row};
 use super::suite::{Case, Suite};
-use crate::bench::{self, PointStats, Series};
+use crate::bench::{self, PointStats, Series, SeriesKind};
 use crate::data::ImageSize;
 use crate::error::Error;
 use crate::overhead::Calibration;
@@ -203,8 +203,10 @@ impl Archive {
     /// The measurements: blocks (series of kind kernel) to `blocks*.txt`, programs to
     /// `programs*.txt`, the stage tests' phases to `phases.json`.
     fn measurements(&self, series: &[Series]) -> Result<(), Error> {
-        let (blocks, programs): (Vec<Series>, Vec<Series>) =
-            series.iter().cloned().partition(|s| s.kind == "kernel");
+        let (blocks, programs): (Vec<Series>, Vec<Series>) = series
+            .iter()
+            .cloned()
+            .partition(|s| s.kind == SeriesKind::Kernel);
         let phases = phases_of(&blocks);
         write_measurements(&self.dir.join("blocks.txt"), &blocks)?;
         write_measurements(&self.dir.join("programs.txt"), &programs)?;

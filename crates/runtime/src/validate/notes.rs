@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::bench::neighbour::{NEIGHBOUR_TOLERANCE, SPEED_TOLERANCE};
+use crate::host::neighbour::{NEIGHBOUR_TOLERANCE, SPEED_TOLERANCE};
 
 /// One note of a row.
 #[derive(Clone, Debug, PartialEq, Serialize)]

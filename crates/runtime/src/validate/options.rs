@@ -61,13 +61,13 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            cores: crate::overhead::available_cores(),
+            cores: crate::host::available_cores(),
             overhead: None,
             config: Config::default(),
             memory_limit: crate::bench::default_memory_limit(),
             measure: Measure::Minimum,
             modeler: VALIDATE_MODELER.to_string(),
-            caches: crate::bench::cache_sizes(),
+            caches: crate::host::cache_sizes(),
         }
     }
 }

@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use super::notes::Note;
 use super::options::{TARGET_MEDIAN_ERROR, TARGET_SHARE_WITHIN};
-use crate::bench::neighbour::{NeighbourCheck, SPEED_TOLERANCE};
-use crate::bench::states::{CoreStates, Shares};
+use crate::host::neighbour::{NeighbourCheck, SPEED_TOLERANCE};
+use crate::host::states::{CoreStates, Shares};
 
 /// One measured point of a configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -18,10 +18,10 @@ use super::options::{row_target, Options};
 use super::protocol::{measure_case, repeat_error, Setup, HALVES};
 use super::report::{HostAtRow, PointMiss, Report, Row};
 use super::suite::{Case, Suite};
-use crate::bench::neighbour::{self, NeighbourCheck};
-use crate::bench::states::{self, CoreStates};
 use crate::bench::{Progress, Series};
 use crate::error::Error;
+use crate::host::neighbour::{self, NeighbourCheck};
+use crate::host::states::{self, CoreStates};
 use crate::kernel::Registry;
 use crate::plan::{parse_plan, Plan};
 

@@ -33,9 +33,10 @@ use perfcompose_core::diag::{Diagnostic, Span};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::bench::{states, Sampling};
+use crate::bench::Sampling;
 use crate::data::ImageSize;
 use crate::error::Error;
+use crate::host::states;
 use crate::plan::{parse_plan, Plan};
 
 /// One configuration of a suite.
@@ -274,7 +275,6 @@ impl Suite {
                 target: Some(0.01),
                 min_sample: Duration::from_millis(1),
                 max_point_time: Duration::from_secs(4),
-                batch: None,
             },
             revisit_share: Some(REVISIT_SHARE),
             host_check: true,
@@ -360,7 +360,6 @@ impl Suite {
                     max_point_time: s
                         .max_point_ms
                         .map_or(quick.max_point_time, Duration::from_millis),
-                    batch: None,
                 };
                 if sampling.min_reps == 0 || sampling.max_reps < sampling.min_reps {
                     return Err(located(
@@ -463,7 +462,6 @@ fn quick_sampling() -> Sampling {
         target: Some(0.02),
         min_sample: Duration::from_micros(500),
         max_point_time: Duration::from_millis(350),
-        batch: None,
     }
 }
 

@@ -1,10 +1,10 @@
 //! Each core's speed state: does it run a block at its fast speed right now, and how often
 //! are *all* cores fast at once?
 //!
-//! On the shared AMD guest (2026-11-28) each core switches on its own between a fast
-//! state and a slow one that takes the load/store throughput down by about half (`inc` at
-//! 4,096: 3.4–3.8 µs a call against 6.0–7.2 µs; a chain of multiplies keeps its speed), in
-//! spans of 0.2–4.5 s; both cores were fast at once in 0–34% of 100 ms windows. Under the
+//! On the shared AMD guest each core switches on its own between a fast state and a slow
+//! one that takes the load/store throughput down by about half (`inc` at 4,096: 3.4–3.8 µs
+//! a call against 6.0–7.2 µs; a chain of multiplies keeps its speed), in spans of
+//! 0.2–4.5 s; both cores were fast at once in 0–34% of 100 ms windows. Under the
 //! minimum statistic a block's unit test timed on one thread finds its core's fast state,
 //! while a program of two threads needs both cores fast in the same repetition
 //! (docs/validation.md, "Cores that switch between two speeds").
@@ -14,8 +14,8 @@
 //! fast state when it is within [`FAST`] of the fastest window of any core over every
 //! sample that is compared ([`fastest`], [`CoreStates::shares`]), so that a core slow
 //! through one sample, or through a whole short run, does not read fast.
-//! `examples/core_states` prints the whole picture; `validate`'s host check takes a short
-//! sample at both ends of each configuration and notes the shares on a row that misses.
+//! `validate`'s host check takes a short sample at both ends of each configuration and
+//! notes the shares on a row that misses.
 
 use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};

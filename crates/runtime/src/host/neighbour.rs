@@ -5,8 +5,8 @@
 //! `_parN` and the stages of a pipeline, next to the others while they are timed). On a
 //! virtual machine whose two virtual CPUs are the two hardware threads of one physical
 //! core, or share a memory bus with another tenant, a busy neighbour slows a block by
-//! 0–60%, and by how much changes from one minute to the next (docs/validation.md, run N
-//! and "Equal stages on the AMD host"). A unit test cannot know which a program will
+//! 0–60%, and by how much changes from one minute to the next (docs/validation.md,
+//! "Equal stages on the AMD host"). A unit test cannot know which a program will
 //! meet, so `validate` measures it right before and right after each such design and
 //! says so. The blocks' times alone ([`check_idle`] for designs of one thread) are the
 //! host's speed: a design's blocks and its program are measured minutes apart, and on a
@@ -85,8 +85,8 @@ pub const NEIGHBOUR_TOLERANCE: f64 = 1.10;
 /// A host that runs the check's works alone more than this much slower than its usual
 /// speed in the suite so far ([`typical`]), or whose speed moved by more than this across
 /// a configuration, is not the host its blocks were measured on (`validate` notes it
-/// and, with `--wait-quiet`, waits for the speed to come back). Run BA (2026-11-28) read
-/// `inc`'s unit test 22–42% apart a minute apart.
+/// and, with `--wait-quiet`, waits for the speed to come back). On the shared AMD guest
+/// `inc`'s unit test read 22–42% apart a minute apart.
 pub const SPEED_TOLERANCE: f64 = 1.10;
 
 impl NeighbourCheck {
@@ -170,7 +170,7 @@ pub fn check_next_to(works: &[Work<'_>], rounds: usize, loads: &[Load]) -> Optio
     if cores.len() < 2 || works.is_empty() || loads.is_empty() {
         return None;
     }
-    let llc = super::last_level_cache_bytes() as usize;
+    let llc = super::caches::last_level_cache_bytes() as usize;
     let (first, second) = (cores[0], cores[1]);
     // times[work][load]: ms of each round.
     let mut times = vec![vec![Vec::new(); LOADS.len()]; works.len()];
@@ -274,7 +274,7 @@ pub fn typical(checks: &[NeighbourCheck]) -> Option<NeighbourCheck> {
                 .collect();
             Neighbour {
                 work: name.to_string(),
-                idle_ms: super::stats::median(&idle),
+                idle_ms: perfcompose_core::measure::stats::median(&idle),
                 alu: f64::NAN,
                 mem: f64::NAN,
             }
