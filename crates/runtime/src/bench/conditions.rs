@@ -106,13 +106,6 @@ impl Stage {
             self.kernels.join("_then_")
         )
     }
-
-    /// Split `NAME_stageI_of_A_then_B…` into `NAME` and the stage, if `name` ends that way
-    /// (I from 1, no leading zero, at most the number of stages; at least two stages).
-    fn parse(name: &str) -> Option<(&str, Stage)> {
-        let (base, index, kernels) = split_group(name, "_stage")?;
-        Some((base, Stage { index, kernels }))
-    }
 }
 
 /// A block of the `seq` a task pool's workers run (`tpool(2, seq(inc, inc))`), timed as
@@ -136,38 +129,6 @@ impl Replica {
     pub fn suffix(&self) -> String {
         format!("_seq{}_of_{}", self.index + 1, self.kernels.join("_then_"))
     }
-
-    /// Split `NAME_seqI_of_A_then_B…` into `NAME` and the replica, as [`Stage::parse`].
-    fn parse(name: &str) -> Option<(&str, Replica)> {
-        let (base, index, kernels) = split_group(name, "_seq")?;
-        Some((base, Replica { index, kernels }))
-    }
-}
-
-/// Split `NAME{marker}I_of_A_then_B…` into `NAME`, I − 1 and the names `A`, `B`, …, if
-/// `name` ends that way: I from 1 without a leading zero, at most the number of names,
-/// at least two names, none empty.
-fn split_group<'n>(name: &'n str, marker: &str) -> Option<(&'n str, usize, Vec<String>)> {
-    for (at, _) in name.match_indices(marker) {
-        let rest = &name[at + marker.len()..];
-        let Some((digits, list)) = rest.split_once("_of_") else {
-            continue;
-        };
-        let Ok(i) = digits.parse::<usize>() else {
-            continue;
-        };
-        let kernels: Vec<String> = list.split("_then_").map(str::to_string).collect();
-        if i == 0
-            || i.to_string() != digits
-            || i > kernels.len()
-            || kernels.len() < 2
-            || kernels.iter().any(String::is_empty)
-        {
-            continue;
-        }
-        return Some((&name[..at], i - 1, kernels));
-    }
-    None
 }
 
 impl Conditions {
@@ -188,40 +149,6 @@ impl Conditions {
             s += &replica.suffix();
         }
         s
-    }
-
-    /// Split a kernel name of an input plan into the registry name and the conditions
-    /// its suffixes name (`inc_warm_par2` → `inc`, warm, 1 sibling). The inverse of
-    /// [`Conditions::suffix`], and only a reader of that printed form: code that knows
-    /// a block's conditions keeps them as a value instead of printing and parsing them.
-    pub fn parse(name: &str) -> (&str, Conditions) {
-        let mut c = Conditions::default();
-        let mut base = name;
-        if let Some((b, stage)) = Stage::parse(base) {
-            c.stage = Some(stage);
-            base = b;
-        } else if let Some((b, replica)) = Replica::parse(base) {
-            c.replica = Some(replica);
-            base = b;
-        }
-        if let Some((b, digits)) = base.rsplit_once("_par") {
-            // Only the form `suffix` writes: `_par` and a count ≥ 2 without a leading zero.
-            match digits.parse::<usize>() {
-                Ok(n) if n >= 2 && n.to_string() == digits => {
-                    c.siblings = n - 1;
-                    base = b;
-                }
-                _ => {}
-            }
-        }
-        for state in [InputState::Warm, InputState::Remote] {
-            if let Some(b) = base.strip_suffix(state.suffix()) {
-                c.input = state;
-                base = b;
-                break;
-            }
-        }
-        (base, c)
     }
 
     /// The same conditions without the load: no siblings, no neighbouring stages, no
@@ -266,61 +193,21 @@ mod tests {
     }
 
     #[test]
-    fn stage_conditions_name_the_pipeline_and_read_back() {
+    fn stage_conditions_name_the_pipeline() {
         let how = Conditions {
             input: InputState::Remote,
             ..stage_of(1, &["qsort", "inc"])
         };
         assert_eq!(how.suffix(), "_remote_stage2_of_qsort_then_inc");
-        assert_eq!(
-            Conditions::parse("inc_remote_stage2_of_qsort_then_inc"),
-            ("inc", how.clone())
-        );
         assert_eq!(how.alone(), Conditions::from(InputState::Remote));
-        assert_eq!(
-            Conditions::parse("my_block_stage3_of_a_then_my_block_then_c"),
-            ("my_block", stage_of(2, &["a", "my_block", "c"]))
-        );
-        // Only the form `suffix` writes is read as a stage; anything else is a name.
-        for name in [
-            "my_stage",
-            "x_stage0_of_a_then_b",
-            "x_stage3_of_a_then_b",
-            "x_stage1_of_a",
-            "x_stage01_of_a_then_b",
-            "x_stage1_of_a_then_",
-            "x_stagex_of_a_then_b",
-        ] {
-            assert_eq!(Conditions::parse(name), (name, Conditions::default()));
-        }
     }
 
     #[test]
-    fn replica_conditions_name_the_seq_and_read_back() {
+    fn replica_conditions_name_the_seq() {
         let how = Conditions {
             input: InputState::Warm,
             ..block_of(1, &["inc", "inc"], 1)
         };
         assert_eq!(how.suffix(), "_warm_par2_seq2_of_inc_then_inc");
-        assert_eq!(
-            Conditions::parse("inc_warm_par2_seq2_of_inc_then_inc"),
-            ("inc", how.clone())
-        );
-        assert_eq!(how.alone(), Conditions::from(InputState::Warm));
-        assert_eq!(
-            Conditions::parse("my_seq_par3_seq1_of_my_seq_then_nop"),
-            ("my_seq", block_of(0, &["my_seq", "nop"], 2))
-        );
-        // Only the form `suffix` writes is read as a replica; anything else is a name.
-        for name in [
-            "my_seq",
-            "x_seq0_of_a_then_b",
-            "x_seq3_of_a_then_b",
-            "x_seq1_of_a",
-            "x_seq01_of_a_then_b",
-            "x_seq1_of_a_then_",
-        ] {
-            assert_eq!(Conditions::parse(name), (name, Conditions::default()));
-        }
     }
 }
