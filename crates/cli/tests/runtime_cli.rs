@@ -342,43 +342,6 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     );
     let o = perfcompose(&["validate", "--suite", "tiny", "--pin", "--no-pin"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    // `--co-running` composes with the calibration's sweeping pipelines; a calibration
-    // stored without them, or none, is an error (status 2) before anything is measured.
-    let o = perfcompose(&[
-        "validate",
-        "--suite",
-        "tiny",
-        "--only",
-        "pipe(inc, nop)",
-        "--no-host-check",
-        "--co-running",
-        "--calibration",
-        file.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let mut old: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    old.as_object_mut().unwrap().remove("pipe_sweep");
-    let old_file = dir.join("before-sweep.json");
-    std::fs::write(&old_file, old.to_string()).unwrap();
-    for extra in [
-        &["--calibration", old_file.to_str().unwrap()][..],
-        &["--no-overhead"][..],
-    ] {
-        let mut args = vec!["validate", "--suite", "tiny", "--co-running"];
-        args.extend_from_slice(extra);
-        let o = perfcompose(&args);
-        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
-        if extra[0] == "--calibration" {
-            // The message names the file and what it lacks.
-            assert!(
-                stderr(&o).contains("no pipelines of sweeping stages")
-                    && stderr(&o).contains("before-sweep.json"),
-                "{}",
-                stderr(&o)
-            );
-        }
-    }
 
     // predict adds the calibrated overhead of the design (and says so), unless told not to.
     let cal: serde_json::Value =
@@ -421,27 +384,6 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         // A stage busy for T (±15% per call) takes at least 0.85 T per element.
         let t = p["spin_ns"].as_f64().unwrap();
         assert!(p["stage_min_ns"].as_f64().unwrap() >= 0.85 * t, "{p}");
-    }
-    // Pipelines of two sweeping stages against one, per element size.
-    let sweep = &cal["pipe_sweep"];
-    assert_eq!(sweep["passes"].as_u64(), Some(10), "{cal}");
-    let bytes: Vec<u64> = sweep["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["bytes"].as_u64().unwrap())
-        .collect();
-    assert_eq!(bytes, [4096, 8192, 16384, 32768, 65536, 131072], "{cal}");
-    for p in sweep["points"].as_array().unwrap() {
-        for (median, min) in [("stage_ns", "stage_min_ns"), ("pipe_ns", "pipe_min_ns")] {
-            let (median, min) = (p[median].as_f64().unwrap(), p[min].as_f64().unwrap());
-            assert!(min > 0.0 && min <= median, "{p}");
-        }
-        // Each pipeline over the stage run right before it: a finite median of pairs.
-        assert!(
-            p["paired_extra_ns"].as_f64().is_some_and(f64::is_finite),
-            "{p}"
-        );
     }
     assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
     // The block call: the `nop` unit test at x = 1,024, median and fastest repetition.
@@ -842,48 +784,7 @@ fn validate_saves_measurements() {
         let with = modular(&tiny_again(&dir, &["--json"]));
         let without = modular(&tiny_again(&dir, &["--no-phases", "--json"]));
         assert!(without.len() < with.len(), "{without}\nvs\n{with}");
-        // Stages at their best in different repetitions (each 1.2 times the other's
-        // best when the other is at its own): with --stages-apart the pipeline loses a
-        // fifth of its slowest stage's time on top; by default nothing changes.
-        let mut apart = phases.clone();
-        for (name, at) in apart["series"].as_object_mut().unwrap() {
-            if name.starts_with("pipe(inc, nop)->") {
-                for p in at.as_array_mut().unwrap() {
-                    p["stages"] = serde_json::json!([[100.0, 120.0], [120.0, 100.0]]);
-                }
-            }
-        }
-        std::fs::write(dir.join("phases.json"), apart.to_string()).unwrap();
-        assert_eq!(modular(&tiny_again(&dir, &["--json"])), with);
-        let added = modular(&tiny_again(&dir, &["--stages-apart", "--json"]));
-        // A fifth of the larger stage model (the model composed without phases, there
-        // being no overhead) on top, at every size; the text may fold the 0.2 in.
-        let at = |m: &str, x: f64| {
-            perfcompose_core::model::parse_model(m)
-                .unwrap()
-                .eval_at(&[("x", x)])
-                .unwrap()
-        };
-        for x in [1024.0, 2048.0, 4096.0, 8192.0] {
-            let (extra, slowest) = (at(&added, x) - at(&with, x), at(&without, x));
-            assert!(
-                slowest > 0.0 && (extra - 0.2 * slowest).abs() <= 1e-6 * slowest,
-                "at {x}: {extra} vs {slowest}\n{added}\nvs\n{with}"
-            );
-        }
         let dir_arg = dir.to_str().unwrap();
-        assert_user_error(
-            &[
-                "validate",
-                "--suite",
-                "tiny",
-                "--from",
-                dir_arg,
-                "--stages-apart",
-                "--no-phases",
-            ],
-            "cannot be used with",
-        );
         // A malformed file is the user's error, located.
         std::fs::write(
             dir.join("phases.json"),

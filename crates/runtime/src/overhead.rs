@@ -21,7 +21,6 @@ use crate::data::Data;
 use crate::error::Error;
 use crate::kernel::Registry;
 use crate::plan::Plan;
-use perfcompose_core::compose::predict::PipelineTime;
 
 /// One calibrated pattern.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -96,10 +95,6 @@ pub struct Calibration {
     /// `pipe(nop, nop)`'s hand-off at every slack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipe_handoff: Option<HandoffCalibration>,
-    /// Pipelines of two equal stages that sweep memory, against one such stage alone
-    /// (absent in calibrations stored before 2026-11-28): see [`SweepCalibration`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pipe_sweep: Option<SweepCalibration>,
     /// What one MapReduce job costs beyond its map and reduce calls (absent in
     /// calibrations stored before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -136,10 +131,6 @@ pub struct Calibration {
     /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
     #[serde(skip)]
     pub minimum: bool,
-    /// Add what busy stages that sweep memory cost each other ([`SweepCalibration`];
-    /// not stored: the analysis's choice, `validate --co-running`).
-    #[serde(skip)]
-    pub co_running: bool,
 }
 
 /// What a block's unit test counts per call beyond the block's own work: the `nop` unit
@@ -648,12 +639,12 @@ pub(crate) fn each_pipeline(plan: &Plan, cores: usize, f: &mut OnPipeline<'_>) {
 }
 
 /// A calibrated curve's segments ([`wake_segments`]) as saturating terms named `what` on
-/// one pipeline: `(index, scale, time)` its index in the composition, the scale of the
-/// task pools around it and which of its times the curve is over.
+/// the slack of one pipeline: `(index, scale)` its index in the composition and the scale
+/// of the task pools around it.
 fn curve_terms(
     what: String,
     segments: &[(f64, f64, f64)],
-    (index, scale, time): (usize, f64, PipelineTime),
+    (index, scale): (usize, f64),
     relative_threshold: f64,
     out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
 ) {
@@ -666,7 +657,6 @@ fn curve_terms(
             cap_ns: rise,
             threshold_ns: from,
             pipeline_slack: Some(index),
-            pipeline_time: time,
             relative_threshold,
         });
     }
@@ -927,155 +917,6 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
         });
     }
     Ok(HandoffCalibration { points })
-}
-
-/// Pipelines of two equal stages that sweep memory ([`SweepPoint`]), against one such
-/// stage alone: what busy stages that stream their elements through the caches cost each
-/// other.
-///
-/// The busy hand-off ([`HandoffCalibration`]) is measured with stages that spin on the
-/// clock in registers: they take their time whatever the other core does, and leave the
-/// caches alone. Blocks of real designs do a fixed amount of memory work, and two of them
-/// on the two cores at once slow each other: `pipe(inc, inc)` ran 1.05–1.69× its first
-/// stage's unit test at x = 1,024–8,192 in runs AK–AZ, while two spinning stages cost
-/// 16–70 ns over one of 1–2 µs (docs/validation.md, "Busy stages that sweep memory").
-/// Composition (`validate --co-running`) adds, per pipeline, the extra over the spinning
-/// stages' equal-stage hand-off at the time of the slowest stage's busy neighbour (its
-/// next slowest stage): straight lines through the points ([`SweepCalibration::knots`]),
-/// so a pipeline whose other stages are `nop` pays next to nothing.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct SweepCalibration {
-    /// Passes of each call over its element ([`SWEEP_PASSES`]).
-    pub passes: u32,
-    pub points: Vec<SweepPoint>,
-}
-
-/// One element size of the sweep calibration ([`SweepCalibration`]).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct SweepPoint {
-    /// Bytes of each element (an array of `u64`).
-    pub bytes: u64,
-    /// ns per element of one sweeping stage alone: median and fastest repetition.
-    pub stage_ns: f64,
-    pub stage_min_ns: f64,
-    /// ns per element of the pipeline of two: median and fastest repetition.
-    pub pipe_ns: f64,
-    pub pipe_min_ns: f64,
-    /// The median over the repetitions of each pipeline's time less that of the stage
-    /// alone measured right before it, ns per element ([`paired_extra`]). Absent in
-    /// calibrations stored before 2026-11-28 evening.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired_extra_ns: Option<f64>,
-}
-
-impl SweepPoint {
-    /// The stage's time (fastest repetition with `minimum`, median otherwise) and what
-    /// the second stage added: the paired extra where the point has it, else the
-    /// difference of the same statistic of the two.
-    ///
-    /// Why paired: the fastest pipeline and the fastest stage alone need not come from the
-    /// same minute of the host. In the three rounds of 2026-11-28 (docs/results/co-running)
-    /// the fastest repetitions put the pipeline at 8 KiB 1.52 and 1.54× the stage where
-    /// the medians read 1.20 and 1.16×, and composed `pipe(inc, inc)` 21–25% over at
-    /// x = 2,048; each pipeline against the stage run right before it is that minute's
-    /// ratio.
-    pub fn stage_and_extra(&self, minimum: bool) -> (f64, f64) {
-        let (stage, pipe) = if minimum {
-            (self.stage_min_ns, self.pipe_min_ns)
-        } else {
-            (self.stage_ns, self.pipe_ns)
-        };
-        match self.paired_extra_ns {
-            Some(extra) if extra.is_finite() => (stage, extra),
-            _ => (stage, pipe - stage),
-        }
-    }
-}
-
-/// The median of `b[i] − a[i]` over the repetitions paired by `side_by_side_samples`
-/// (each `b` right after its `a`); NaN without pairs.
-pub fn paired_extra(a: &[f64], b: &[f64]) -> f64 {
-    let d: Vec<f64> = a.iter().zip(b).map(|(a, b)| b - a).collect();
-    stats::median(&d)
-}
-
-impl SweepCalibration {
-    /// `(stage time, extra − equal)` knots through the points ([`knots`]: non-decreasing,
-    /// from no time at no cost, flat beyond the last), `equal` the busy hand-off of
-    /// spinning stages that composition adds anyway ([`HandoffCalibration::equal_ns`]).
-    /// Empty when no point costs more.
-    pub fn knots(&self, minimum: bool, equal_ns: f64) -> Vec<(f64, f64)> {
-        let points: Vec<(f64, f64)> = self
-            .points
-            .iter()
-            .map(|p| {
-                let (t, extra) = p.stage_and_extra(minimum);
-                (t, extra - equal_ns)
-            })
-            .collect();
-        knots(&points)
-    }
-}
-
-/// Element sizes of the sweep calibration, bytes: about the arrays of the paper suite's
-/// `inc` at x = 1,024 … 32,768 (4 bytes each), where the co-running loss of
-/// `pipe(inc, inc)` shows.
-pub const SWEEP_BYTES: [u64; 6] = [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10];
-
-/// Passes of a sweeping stage over its element (as many as `inc` makes).
-pub const SWEEP_PASSES: u32 = 10;
-
-/// `passes` passes over `v`, adding 1 to every element: fixed work on memory, unlike
-/// [`spin`], so it slows down when its core does.
-fn sweep(mut v: Vec<u64>, passes: u32) -> Vec<u64> {
-    for _ in 0..passes {
-        for e in v.iter_mut() {
-            *e = e.wrapping_add(1);
-        }
-        v = std::hint::black_box(v);
-    }
-    v
-}
-
-/// Measure `pipe(sweep, sweep)` against `sweep` alone for each size of [`SWEEP_BYTES`]
-/// ([`SweepCalibration`]): stream driver, side by side after one untimed stream each,
-/// streams of about 20 ms of fresh arrays (the caches evicted before each, as a design's
-/// stream elements are cold).
-pub fn calibrate_sweep(repetitions: usize, config: &Config) -> Result<SweepCalibration, Error> {
-    let stage = || crate::block("sweep", |v: Vec<u64>| sweep(v, SWEEP_PASSES));
-    let mut points = Vec::new();
-    for &bytes in &SWEEP_BYTES {
-        let len = (bytes / 8).max(1) as usize;
-        // Size the stream from one warm call: about 20 ms.
-        let probe = {
-            let v = sweep(vec![1; len], 1);
-            let t = Instant::now();
-            std::hint::black_box(sweep(v, SWEEP_PASSES));
-            t.elapsed().as_nanos().max(1) as usize
-        };
-        let count = (20_000_000 / probe).clamp(64, 20_000);
-        let stream = || {
-            let s: Vec<Vec<u64>> = (0..count).map(|i| vec![i as u64; len]).collect();
-            crate::bench::evict_caches();
-            s
-        };
-        let single = array_program(stage(), config)?;
-        let piped = array_program(crate::pipe(stage(), stage()), config)?;
-        let (a, b) = side_by_side_samples(&single, &piped, stream, repetitions)?;
-        let ((stage_ns, stage_min_ns), (pipe_ns, pipe_min_ns)) = (median_min(&a), median_min(&b));
-        points.push(SweepPoint {
-            bytes,
-            stage_ns,
-            stage_min_ns,
-            pipe_ns,
-            pipe_min_ns,
-            paired_extra_ns: Some(paired_extra(&a, &b)),
-        });
-    }
-    Ok(SweepCalibration {
-        passes: SWEEP_PASSES,
-        points,
-    })
 }
 
 /// The wake-up cost through the calibrated points: `(wait, extra)` knots with straight
@@ -1544,8 +1385,6 @@ pub fn calibrate(
     )?);
     progress("pipe(spin(T), spin(T - d))", terms.len(), terms.len() + 1);
     let pipe_handoff = Some(calibrate_handoff(repetitions.clamp(1, 11), config)?);
-    progress("pipe(sweep, sweep)", terms.len(), terms.len() + 1);
-    let pipe_sweep = Some(calibrate_sweep(repetitions.clamp(1, 11), config)?);
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
@@ -1562,7 +1401,6 @@ pub fn calibrate(
         patterns,
         pipe_wake,
         pipe_handoff,
-        pipe_sweep,
         mapreduce,
         mapreduce_busy,
         pool_busy,
@@ -1570,7 +1408,6 @@ pub fn calibrate(
         spin_us: Some(Calibration::spin_of(config).as_micros() as u64),
         block_call,
         minimum: false,
-        co_running: false,
     };
     // The wake-up fitted on the waits the workers do not spin through.
     calibration.refit_wake();
@@ -1780,9 +1617,6 @@ impl Calibration {
     ) -> perfcompose_core::compose::predict::Overhead {
         let mut saturating = Vec::new();
         self.slack_terms(plan, &mut saturating);
-        if self.co_running {
-            self.co_running_terms(plan, &mut saturating);
-        }
         self.busy_pools(plan, 1.0, &mut saturating);
         self.busy_jobs(plan, 1.0, &mut saturating);
         perfcompose_core::compose::predict::Overhead {
@@ -1807,37 +1641,6 @@ impl Calibration {
                 .cost("pipe(nop, nop)")
                 .map_or(0.0, |c| c - self.stage_ns()),
         }
-    }
-
-    /// For every pipeline of `plan` with a [`SweepCalibration`]: what its slowest stage
-    /// loses to a busy neighbour sweeping memory next to it, beyond the busy hand-off
-    /// ([`Calibration::busy_handoff_ns`]) already in [`Calibration::overhead_ns`], at the
-    /// pipeline's next slowest stage's time (straight lines through
-    /// [`SweepCalibration::knots`], scaled like the slack terms inside task pools).
-    fn co_running_terms(
-        &self,
-        plan: &Plan,
-        out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
-    ) {
-        let Some(sweep) = self.pipe_sweep.as_ref() else {
-            return;
-        };
-        let segments = wake_segments(&sweep.knots(self.minimum, self.busy_handoff_ns()));
-        if segments.is_empty() {
-            return;
-        }
-        each_pipeline(plan, self.cores, &mut |pipe, index, scale, stages| {
-            if stages.len() < 2 {
-                return;
-            }
-            curve_terms(
-                format!("busy stages sweeping memory next to each other in {pipe}"),
-                &segments,
-                (index, scale, PipelineTime::NextSlowest),
-                0.0,
-                out,
-            );
-        });
     }
 
     /// For every task pool of `n` ≤ cores workers with a [`PoolBusy`] calibration: the
@@ -1865,7 +1668,6 @@ impl Calibration {
                             cap_ns: delta,
                             threshold_ns: 0.0,
                             pipeline_slack: None,
-                            pipeline_time: PipelineTime::Slack,
                             relative_threshold: 0.0,
                         });
                     }
@@ -1903,7 +1705,6 @@ impl Calibration {
                             cap_ns: b.cap_ns,
                             threshold_ns: 0.0,
                             pipeline_slack: None,
-                            pipeline_time: PipelineTime::Slack,
                             relative_threshold: 0.0,
                         });
                     }
@@ -1945,7 +1746,7 @@ impl Calibration {
             curve_terms(
                 format!("busy stages' hand-off at the slack of {pipe}"),
                 &ramp,
-                (index, scale, PipelineTime::Slack),
+                (index, scale),
                 HANDOFF_SLACK_RESOLUTION,
                 out,
             );
@@ -1953,7 +1754,7 @@ impl Calibration {
                 Some(w) if !w.knots.is_empty() => curve_terms(
                     format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
                     &wake_segments(&w.knots),
-                    (index, scale, PipelineTime::Slack),
+                    (index, scale),
                     0.0,
                     out,
                 ),
@@ -1964,7 +1765,6 @@ impl Calibration {
                     cap_ns: w.cap_ns,
                     threshold_ns: w.threshold_ns,
                     pipeline_slack: Some(index),
-                    pipeline_time: PipelineTime::Slack,
                     relative_threshold: 0.0,
                 }),
                 _ => {}
@@ -2069,7 +1869,6 @@ mod tests {
             repetitions: 1,
             pipe_wake: None,
             pipe_handoff: None,
-            pipe_sweep: None,
             mapreduce: Vec::new(),
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
@@ -2077,7 +1876,6 @@ mod tests {
             spin_us: None,
             block_call: None,
             minimum: false,
-            co_running: false,
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -2646,137 +2444,6 @@ mod tests {
         c.pipe_handoff = Some(none);
         assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
         assert!(c.overhead(&pipe, "test").saturating.is_empty());
-    }
-
-    fn sweep_point(bytes: u64, stage: f64, pipe: f64) -> SweepPoint {
-        SweepPoint {
-            bytes,
-            stage_ns: stage,
-            stage_min_ns: stage - 10.0,
-            pipe_ns: pipe,
-            pipe_min_ns: pipe - 30.0,
-            paired_extra_ns: None,
-        }
-    }
-
-    #[test]
-    fn a_sweep_points_extra_is_each_pipeline_over_the_stage_run_right_before_it() {
-        // Every pipeline 150 over the stage right before it, whatever the minute.
-        let stage = [1000.0, 1010.0, 700.0, 990.0, 705.0];
-        let pipe = [1150.0, 1160.0, 850.0, 1140.0, 855.0];
-        assert_eq!(paired_extra(&stage, &pipe), 150.0);
-        assert!(paired_extra(&[], &[]).is_nan());
-        // The fastest stage (700) and the fastest pipeline (1 150) from different
-        // minutes: their difference, 450, is no pipeline's extra; the pairs' median is.
-        let stage = [1000.0, 700.0, 1000.0];
-        let pipe = [1150.0, 1300.0, 1160.0];
-        assert_eq!(paired_extra(&stage, &pipe), 160.0);
-        let mut p = sweep_point(8 << 10, 1000.0, 1160.0);
-        p.stage_min_ns = 700.0;
-        p.pipe_min_ns = 1150.0;
-        assert_eq!(p.stage_and_extra(true), (700.0, 450.0));
-        assert_eq!(p.stage_and_extra(false), (1000.0, 160.0));
-        p.paired_extra_ns = Some(150.0);
-        assert_eq!(p.stage_and_extra(true), (700.0, 150.0));
-        assert_eq!(p.stage_and_extra(false), (1000.0, 150.0));
-        // Stored without it (before 2026-11-28 evening): loads, and reads as before.
-        let mut json = serde_json::to_value(&p).unwrap();
-        assert_eq!(json["paired_extra_ns"], 150.0);
-        json.as_object_mut().unwrap().remove("paired_extra_ns");
-        let old: SweepPoint = serde_json::from_value(json).unwrap();
-        assert_eq!(old.paired_extra_ns, None);
-        assert_eq!(old.stage_and_extra(true), (700.0, 450.0));
-    }
-
-    #[test]
-    fn busy_sweeping_neighbours_cost_the_slowest_stage_at_the_next_slowest_stages_time() {
-        use perfcompose_core::components::Components;
-        use perfcompose_core::compose::{compose, ComposeOptions};
-        let mut c = cal();
-        c.pipe_handoff = Some(handoff());
-        // Extras over the stage alone (medians): 100, 260, 560, 510; less the spinning
-        // stages' hand-off of 60 that the constant has already: 40, 200, 500, 450, the
-        // last two pooled (never falling), from no time at no cost.
-        let sweep = SweepCalibration {
-            passes: SWEEP_PASSES,
-            points: vec![
-                sweep_point(4 << 10, 1000.0, 1100.0),
-                sweep_point(8 << 10, 2000.0, 2260.0),
-                sweep_point(16 << 10, 4000.0, 4560.0),
-                sweep_point(32 << 10, 8000.0, 8510.0),
-            ],
-        };
-        assert_eq!(
-            sweep.knots(false, 60.0),
-            [
-                (0.0, 0.0),
-                (1000.0, 40.0),
-                (2000.0, 200.0),
-                (4000.0, 475.0),
-                (8000.0, 475.0)
-            ]
-        );
-        // The fastest repetitions: stages 10 less, extras 20 less, hand-off 50.
-        assert_eq!(sweep.knots(true, 50.0)[1], (990.0, 30.0));
-        c.pipe_sweep = Some(sweep);
-        let k = |s: &str| Plan::Kernel(s.into());
-        let pipe = Plan::Pipe(vec![k("a"), k("b")]);
-        let co_running = |c: &Calibration, plan: &Plan| -> Vec<_> {
-            c.overhead(plan, "test")
-                .saturating
-                .into_iter()
-                .filter(|s| s.what.contains("sweeping memory"))
-                .collect()
-        };
-        // Only when asked (`validate --co-running`), and never in the constant.
-        assert!(co_running(&c, &pipe).is_empty());
-        let without = c.overhead(&pipe, "test");
-        c.co_running = true;
-        assert!((c.overhead_ns(&pipe) - 160.0).abs() < TOL);
-        let terms = co_running(&c, &pipe);
-        assert_eq!(terms.len(), 3, "{terms:?}");
-        assert!(terms
-            .iter()
-            .all(|s| s.pipeline_slack == Some(0) && s.pipeline_time == PipelineTime::NextSlowest));
-        let o = c.overhead(&pipe, "test");
-        assert_eq!(o.saturating.len(), without.saturating.len() + 3);
-        // At the next slowest stage's time: a `nop`-like neighbour of 30 ns costs next to
-        // nothing, a busy one what the curve says there, whatever the slowest stage takes.
-        let term = perfcompose_core::term::parse_term("t", "pipe(a, b)").unwrap();
-        let opts = ComposeOptions { cores: Some(2) };
-        for (a, b, loss) in [
-            (5000.0, 30.0, 1.2),
-            (5000.0, 1500.0, 120.0),
-            (5000.0, 3000.0, 337.5),
-            (5000.0, 5000.0, 475.0),
-            (3000.0, 5000.0, 337.5),
-        ] {
-            let comps =
-                Components::from_models("t", &[("a", &a.to_string()), ("b", &b.to_string())])
-                    .unwrap();
-            let comp = compose(&term, &comps, opts).unwrap();
-            let at = |o: &perfcompose_core::compose::predict::Overhead| {
-                o.apply_composed(&comp, &term, &comps, opts)
-                    .eval_at(&[])
-                    .unwrap()
-            };
-            let v = at(&o) - at(&without);
-            assert!((v - loss).abs() < 1e-9, "a = {a}, b = {b}: {v}");
-        }
-        // A lone block, a seq and a pool of single blocks are no pipelines.
-        for plan in [
-            k("a"),
-            Plan::Seq(vec![k("a"), k("b")]),
-            Plan::TPool(2, Box::new(k("a"))),
-        ] {
-            assert!(co_running(&c, &plan).is_empty(), "{plan}");
-        }
-        // Nothing costs more than the spinning hand-off: no terms.
-        c.pipe_sweep = Some(SweepCalibration {
-            passes: SWEEP_PASSES,
-            points: vec![sweep_point(4 << 10, 1000.0, 1050.0)],
-        });
-        assert!(co_running(&c, &pipe).is_empty());
     }
 
     #[test]

@@ -498,14 +498,6 @@ pub struct Options {
     /// (the stochastic `max`, [`phase_losses`]) wherever its stages' unit tests recorded
     /// them ([`bench::PointStats::phases`]). On by default.
     pub phases: bool,
-    /// With [`Options::phases`], also add what each pipeline of single blocks loses to its
-    /// stages' best repetitions not coinciding ([`PhaseLoss::apart`], [`apart_factor`])
-    /// wherever its stages' unit tests recorded every stage's time per repetition
-    /// ([`bench::PointStats::stages`]). Off by default: on `pipe(inc, inc)` the stage
-    /// tests' factor matched the program at x ≤ 4,096 but read up to 1.43 at 98,304 …
-    /// 229,376 where the program ran within 1.04 of its slower stage (docs/validation.md,
-    /// "The stages' best repetitions").
-    pub apart: bool,
     /// Time each block that is timed alone on a thread pinned to the first core, where a
     /// pinned program of one thread runs its worker ([`bench::Conditions::first_core`]),
     /// instead of on the calling thread, which `ps` found on the other core. Off by
@@ -663,7 +655,6 @@ impl Default for Options {
             host_check: true,
             quiet_wait: std::time::Duration::ZERO,
             phases: true,
-            apart: false,
             pin_lone_tests: false,
         }
     }
@@ -3067,39 +3058,6 @@ pub fn phases_of(series: &[Series]) -> Phases {
         .collect()
 }
 
-/// How much slower a pipeline's repetitions are than its stages' reduced to `measure`
-/// one by one, from every stage's mean call in each repetition of a stage's unit test
-/// (`rows`, [`bench::PointStats::stages`]): `measure` over the repetitions of the slowest
-/// stage's time in each, over the largest of `measure` over each stage's repetitions.
-/// Under the minimum, the best repetition of the pipeline over the slowest of its stages'
-/// best ones: at least 1, and 1 when the same stage is the slowest in every repetition or
-/// the stages are at their fastest in the same one. `None` without two rows of two or
-/// more stages each, of the same length, all finite and positive.
-pub fn apart_factor(rows: &[Vec<f64>], measure: Measure) -> Option<f64> {
-    let n = rows.first()?.len();
-    let usable = rows.len() >= 2
-        && n >= 2
-        && rows
-            .iter()
-            .all(|r| r.len() == n && r.iter().all(|v| v.is_finite() && *v > 0.0));
-    if !usable {
-        return None;
-    }
-    let reduce = |v: &[f64]| perfcompose_core::measure::Summary::of(v).map(|s| s.get(measure));
-    let slowest_each: Vec<f64> = rows
-        .iter()
-        .map(|r| r.iter().copied().fold(f64::NEG_INFINITY, f64::max))
-        .collect();
-    let together = reduce(&slowest_each)?;
-    let mut apart = f64::NEG_INFINITY;
-    for j in 0..n {
-        let column: Vec<f64> = rows.iter().map(|r| r[j]).collect();
-        apart = apart.max(reduce(&column)?);
-    }
-    let f = together / apart;
-    f.is_finite().then_some(f.max(1.0))
-}
-
 /// `overhead` with `phases` added (an overhead of nothing else when there is none).
 fn with_phases(overhead: Option<Overhead>, phases: Vec<PhaseLoss>) -> Option<Overhead> {
     if phases.is_empty() {
@@ -3113,11 +3071,8 @@ fn with_phases(overhead: Option<Overhead>, phases: Vec<PhaseLoss>) -> Option<Ove
 /// What each pipeline of single blocks of `as_composed` loses to its stages' phases
 /// ([`PhaseLoss`], with [`Options::phases`]): per size all its stages' unit tests
 /// recorded phases at, the hinges of [`bench::tandem::phase_hinges`]; each hinge's
-/// weight a constant per size, stepping at the geometric middles between the sizes. And
-/// per size where its stages' unit tests recorded every stage's time per repetition, what
-/// it loses to its stages' best repetitions not coinciding ([`PhaseLoss::apart`]: the
-/// mean of the tests' [`apart_factor`]s, less 1; with [`Options::apart`]). Pipelines
-/// with a stage that is a pattern, or without a stage's unit test, have none.
+/// weight a constant per size, stepping at the geometric middles between the sizes.
+/// Pipelines with a stage that is a pattern, or without a stage's unit test, have none.
 fn phase_losses(
     as_composed: &Plan,
     c: &Case,
@@ -3159,14 +3114,11 @@ fn phase_losses(
     }
     let mut out = Vec::new();
     for (what, pipeline, stages) in pipelines {
-        // Per size: the hinges where every stage has phases, and the factor by which the
-        // pipeline's repetitions are slower than its stages' (the mean of the stages'
-        // unit tests' factors) where one has their repetitions.
+        // Per size: the hinges where every stage has phases.
         let mut sizes: Vec<u64> = stages.iter().flatten().map(|p| p.x).collect();
         sizes.sort_unstable();
         sizes.dedup();
         let mut at: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
-        let mut apart_at: Vec<(u64, f64)> = Vec::new();
         for x in sizes {
             let here: Vec<&PhasesAt> = stages
                 .iter()
@@ -3181,27 +3133,13 @@ fn phase_losses(
             if all.len() == stages.len() && !hinges.is_empty() {
                 at.push((x, hinges));
             }
-            if !opts.apart {
-                continue;
-            }
-            let factors: Vec<f64> = here
-                .iter()
-                .filter(|p| p.stages.first().is_some_and(|r| r.len() == stages.len()))
-                .filter_map(|p| apart_factor(&p.stages, opts.measure))
-                .collect();
-            if !factors.is_empty() {
-                let mean = factors.iter().sum::<f64>() / factors.len() as f64;
-                apart_at.push((x, mean - 1.0));
-            }
         }
         let hinges = piecewise_hinges(&at);
-        let apart = piecewise_per_size(&apart_at);
-        if !hinges.is_empty() || apart.is_some() {
+        if !hinges.is_empty() {
             out.push(PhaseLoss {
                 what,
                 pipeline,
                 hinges,
-                apart,
             });
         }
     }
@@ -5228,7 +5166,6 @@ mod tests {
             at_equal(1024.0)
         );
         assert_eq!(at_equal(4096.0), 0.0);
-        assert_eq!(got[0].apart, None);
         // Told not to; a stage that is a pattern; a stage without phases: none.
         let off = Options {
             phases: false,
@@ -5248,88 +5185,6 @@ mod tests {
         assert_eq!(
             losses("tpool(2, pipe(inc, inc))", &swinging, &opts).len(),
             1
-        );
-        // Stage tests that timed both stages in every repetition: the stages' best
-        // repetitions (100 for each) never coincide, the pipeline's best is 110; at 4096
-        // they do. Stage 1's test says 1.1, stage 2's 1.05: 0.075 of the slowest stage's
-        // time on top at 1024 (the mean), none at 4096. Without phases, hinges none.
-        let timed_apart = |key: &str| {
-            let far = if key.contains("stage1") { 110.0 } else { 105.0 };
-            vec![
-                PhasesAt {
-                    x: 1024,
-                    phases: Vec::new(),
-                    stages: vec![vec![100.0, far], vec![far, 100.0]],
-                },
-                PhasesAt {
-                    x: 4096,
-                    phases: Vec::new(),
-                    stages: vec![vec![100.0, 100.0], vec![120.0, 90.0]],
-                },
-            ]
-        };
-        // Off by default: nothing to add then.
-        assert!(losses("pipe(inc, inc)", &timed_apart, &opts).is_empty());
-        let opts = Options {
-            apart: true,
-            ..opts.clone()
-        };
-        let got = losses("pipe(inc, inc)", &timed_apart, &opts);
-        assert_eq!(got.len(), 1, "{got:?}");
-        assert!(got[0].hinges.is_empty(), "{got:?}");
-        let apart = got[0].apart.as_ref().unwrap();
-        assert!((apart.eval_at(&[("x", 1024.0)]).unwrap() - 0.075).abs() < 1e-12);
-        assert_eq!(apart.eval_at(&[("x", 4096.0)]).unwrap(), 0.0);
-        // Rows of another pipeline's length are not this pipeline's: none.
-        let wrong = |_: &str| {
-            vec![PhasesAt {
-                x: 1024,
-                phases: Vec::new(),
-                stages: vec![vec![100.0, 110.0, 1.0], vec![110.0, 100.0, 1.0]],
-            }]
-        };
-        assert!(losses("pipe(inc, inc)", &wrong, &opts).is_empty());
-        // Told not to add the phases: none either.
-        let off = Options {
-            phases: false,
-            ..opts.clone()
-        };
-        assert!(losses("pipe(inc, inc)", &timed_apart, &off).is_empty());
-    }
-
-    #[test]
-    fn stages_apart_slow_their_pipeline_by_their_best_repetitions_not_coinciding() {
-        use Measure::{Maximum, Mean, Median, Minimum};
-        // Each stage at its best (100) in a different repetition: the pipeline's best
-        // repetition takes 120, 1.2 times the slowest stage's best.
-        let rows = [vec![100.0, 120.0], vec![120.0, 100.0], vec![130.0, 125.0]];
-        assert!((apart_factor(&rows, Minimum).unwrap() - 1.2).abs() < 1e-12);
-        // The means: max per row 120, 120, 130 (mean 123.3) over the stages' 116.7 and
-        // 115.
-        let mean = apart_factor(&rows, Mean).unwrap();
-        assert!(
-            (mean - (370.0 / 3.0) / (350.0 / 3.0)).abs() < 1e-12,
-            "{mean}"
-        );
-        assert!((apart_factor(&rows, Median).unwrap() - 1.0).abs() < 1e-12);
-        assert!((apart_factor(&rows, Maximum).unwrap() - 1.0).abs() < 1e-12);
-        // Both at their best in the same repetition, or one stage always the slower: 1.
-        let together = [vec![100.0, 95.0], vec![140.0, 150.0]];
-        assert_eq!(apart_factor(&together, Minimum), Some(1.0));
-        let one_slower = [vec![200.0, 95.0], vec![210.0, 150.0]];
-        assert_eq!(apart_factor(&one_slower, Minimum), Some(1.0));
-        // Not enough to tell: one repetition, one stage, ragged, not positive.
-        assert_eq!(apart_factor(&[vec![1.0, 2.0]], Minimum), None);
-        assert_eq!(apart_factor(&[vec![1.0], vec![2.0]], Minimum), None);
-        assert_eq!(apart_factor(&[], Minimum), None);
-        assert_eq!(apart_factor(&[vec![1.0, 2.0], vec![1.0]], Minimum), None);
-        assert_eq!(
-            apart_factor(&[vec![1.0, 0.0], vec![1.0, 2.0]], Minimum),
-            None
-        );
-        assert_eq!(
-            apart_factor(&[vec![1.0, f64::NAN], vec![1.0, 2.0]], Minimum),
-            None
         );
     }
 

@@ -621,32 +621,6 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             points.join(", ")
         )?;
     }
-    if let Some(sw) = &cal.pipe_sweep {
-        let points: Vec<String> = sw
-            .points
-            .iter()
-            .map(|p| {
-                let (stage, extra) = p.stage_and_extra(true);
-                let how = match p.paired_extra_ns {
-                    Some(_) => "each pipeline over the stage right before it".to_string(),
-                    None => format!(
-                        "fastest repetitions; medians +{:.0}",
-                        p.stage_and_extra(false).1
-                    ),
-                };
-                format!(
-                    "{} KiB: {stage:.0} ns alone, +{extra:.0} ns ({how})",
-                    p.bytes >> 10
-                )
-            })
-            .collect();
-        writeln!(
-            out,
-            "busy stages sweeping memory (pipe(sweep, sweep) against sweep, {} passes over arrays of u64; the stage's fastest repetition): {}; added with `validate --co-running`",
-            sw.passes,
-            points.join(", ")
-        )?;
-    }
     for b in &cal.pool_busy {
         let points: Vec<String> = b
             .points

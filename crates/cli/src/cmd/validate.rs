@@ -153,20 +153,6 @@ pub struct Args {
     /// DIR/phases.json with --save; see docs/validation.md, "The stochastic max")
     #[arg(long)]
     pub no_phases: bool,
-    /// Also add what each pipeline of single blocks loses to its stages' best repetitions
-    /// not coinciding, from every stage's time per repetition of its stages' unit tests
-    /// (saved in DIR/phases.json since 2026-11-28). Off by default: it matched the
-    /// program at small sizes and over-predicted at large ones (docs/validation.md, "The
-    /// stages' best repetitions")
-    #[arg(long, conflicts_with = "no_phases")]
-    pub stages_apart: bool,
-    /// Also add what a pipeline's slowest stage loses to a busy neighbour sweeping memory
-    /// on the other core, at the neighbour's time, from the overhead calibration's
-    /// pipelines of two sweeping stages (`pipe_sweep`, calibrated since 2026-11-28; an
-    /// older calibration is an error). Off by default until live runs show it
-    /// (docs/validation.md, "Busy stages that sweep memory")
-    #[arg(long, conflicts_with = "no_overhead")]
-    pub co_running: bool,
     /// Time each block that is timed alone on a thread pinned to the first core, where a
     /// pinned program of one thread runs its worker, instead of on the calling thread
     /// (found on the other core). Off by default until a run on a host whose cores
@@ -382,22 +368,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_ref()
         .map(|dir| dir.join("overhead-calibration.json"))
         .filter(|p| p.is_file());
-    let mut overhead = if args.no_overhead {
+    let overhead = if args.no_overhead {
         None
     } else {
         super::input::calibration(args.calibration.as_deref().or(saved_calibration.as_deref()))?
     };
-    if args.co_running {
-        match overhead.as_mut() {
-            Some((c, _)) if c.pipe_sweep.is_some() => c.co_running = true,
-            Some((_, path)) => bail!(
-                "--co-running: the overhead calibration {} has no pipelines of sweeping stages (`pipe_sweep`, stored since 2026-11-28): \
-                 recalibrate with `perfcompose bench --overhead`, or give one that has them with --calibration",
-                path.display()
-            ),
-            None => bail!("--co-running needs an overhead calibration: `perfcompose bench --overhead`"),
-        }
-    }
     let overhead = overhead.map(|(c, _)| c);
     let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
     let caches = if args.caches.len() == 1 && args.caches[0] == "none" {
@@ -472,7 +447,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         host_check: !args.no_host_check,
         quiet_wait: std::time::Duration::from_secs(args.wait_quiet),
         phases: !args.no_phases,
-        apart: args.stages_apart,
         pin_lone_tests: args.pin_lone_tests,
     };
     if let Some(dir) = &args.from {

@@ -191,11 +191,6 @@ pub struct PhaseLoss {
     /// `(ratio_i, weight_i)`; a weight is a model too (constant, or piecewise over the
     /// sizes the phases were measured at).
     pub hinges: Vec<(f64, Expr)>,
-    /// What the pipeline loses because its stages are not at their fastest in the same
-    /// repetitions, as a share of its slowest stage's time (added times it): its best
-    /// repetition over the slowest of its stages' best ones, less 1, as its stages' unit
-    /// tests measured it (a model like the weights; `None`: not measured).
-    pub apart: Option<Expr>,
 }
 
 /// One saturating overhead term (see [`Overhead::saturating`]).
@@ -220,27 +215,11 @@ pub struct Saturating {
     /// waits for nothing and pays no wake-up. Needs the composition
     /// ([`Overhead::apply_composed`]); [`Overhead::apply`] uses the model.
     pub pipeline_slack: Option<usize>,
-    /// With [`Saturating::pipeline_slack`]: which time of that pipeline the cost depends
-    /// on, its slack (the default) or its next slowest stage's time.
-    pub pipeline_time: PipelineTime,
     /// No cost either while the time is at most this share of the slowest stage's time
     /// (of the pipeline's, with [`Saturating::pipeline_slack`]; of the model otherwise):
     /// the term applies to `t − relative_threshold · slowest`. 0: none. For slacks within
     /// the resolution of the stage models they are computed from.
     pub relative_threshold: f64,
-}
-
-/// The time of a pipeline a [`Saturating`] term depends on ([`Saturating::pipeline_time`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PipelineTime {
-    /// The slowest stage's time less the next slowest's: how long the other stages wait
-    /// per element (wake-ups, the busy hand-off's rise).
-    #[default]
-    Slack,
-    /// The next slowest stage's time: how long per element the slowest stage has a busy
-    /// neighbour (stages that sweep memory at the same time slow each other; a pipeline
-    /// whose other stages are `nop` pays nothing).
-    NextSlowest,
 }
 
 /// Most stages a pipeline's slack is built for: the expression of the second slowest of
@@ -332,10 +311,7 @@ impl Overhead {
                 let (mut t, slowest) = s
                     .pipeline_slack
                     .and_then(&slack)
-                    .map(|p| match s.pipeline_time {
-                        PipelineTime::Slack => (p.slack, p.slowest),
-                        PipelineTime::NextSlowest => (p.second, p.slowest),
-                    })
+                    .map(|p| (p.slack, p.slowest))
                     .unwrap_or_else(|| (model.clone(), model.clone()));
                 let relative = s.relative_threshold > 0.0 && s.relative_threshold.is_finite();
                 if relative {
@@ -360,9 +336,6 @@ impl Overhead {
             let Some(times) = slack(p.pipeline) else {
                 continue;
             };
-            if let Some(apart) = p.apart.as_ref().filter(|w| **w != Expr::constant(0.0)) {
-                out = Expr::add(out, Expr::mul(apart.clone(), times.slowest.clone()));
-            }
             if times.second == Expr::constant(0.0) {
                 continue;
             }
@@ -471,10 +444,7 @@ pub fn predict_with_overhead(
     }
     for s in overhead.map_or(&[][..], |o| &o.saturating[..]) {
         let t = if s.pipeline_slack.is_some() {
-            match s.pipeline_time {
-                PipelineTime::Slack => "the time its stages wait for the slowest one",
-                PipelineTime::NextSlowest => "its next slowest stage's time",
-            }
+            "the time its stages wait for the slowest one"
         } else {
             "time between its elements"
         };
@@ -499,12 +469,6 @@ pub fn predict_with_overhead(
                 "includes what {} loses to its stages' phases: {} hinges on the next slowest stage's time over the slowest's",
                 p.what,
                 p.hinges.len()
-            ));
-        }
-        if let Some(apart) = &p.apart {
-            notes.push(format!(
-                "includes what {} loses to its stages' best repetitions not coinciding: ({apart}) x its slowest stage's time",
-                p.what
             ));
         }
     }
@@ -934,7 +898,6 @@ mod tests {
                 cap_ns: 1000.0,
                 threshold_ns,
                 pipeline_slack: pipeline,
-                pipeline_time: PipelineTime::Slack,
                 relative_threshold: 0.0,
             }],
             phases: Vec::new(),
@@ -955,43 +918,6 @@ mod tests {
         assert_eq!(v(slack_of(&[c(1.0), c(9.0), c(6.0)])), 3.0);
         assert_eq!(v(slack_of(&[c(9.0), c(9.0), c(1.0)])), 0.0);
         assert_eq!(v(slack_of(&[c(7.0)])), 7.0);
-    }
-
-    #[test]
-    fn a_term_on_the_next_slowest_stage_charges_busy_neighbours_not_idle_ones() {
-        let comps =
-            Components::from_models("t", &[("a", "10 * x"), ("d", "9 * x"), ("n", "3")]).unwrap();
-        let opts = ComposeOptions::default();
-        let on_second = |threshold_ns: f64| {
-            let mut o = wake(Some(0), 1.0, threshold_ns);
-            o.saturating[0].pipeline_time = PipelineTime::NextSlowest;
-            o
-        };
-        // Next to a stage of 9x: 0.5 · 900 at x = 100, capped at 1,000 beyond.
-        let busy = parse_term("t", "pipe(a, d)").unwrap();
-        let comp = compose(&busy, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 900.0);
-        assert_eq!(at(&o, 1000.0), 10_000.0 + 100.0 + 1000.0);
-        let o = on_second(500.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 400.0);
-        // The slack term of the same pipeline takes its slack, x.
-        let o = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 100.0);
-        // Next to a `nop`-like stage of 3 ns: next to nothing, and nothing past a
-        // threshold.
-        let idle = parse_term("t", "pipe(a, n)").unwrap();
-        let comp = compose(&idle, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &idle, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 3.0);
-        let o = on_second(10.0).apply_composed(&comp, &idle, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0);
-        // A lone block is no pipeline: the term then takes the model, as a slack term does.
-        let lone = parse_term("t", "a").unwrap();
-        let comp = compose(&lone, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &lone, &comps, opts);
-        let o2 = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &lone, &comps, opts);
-        assert_eq!(at(&o, 100.0), at(&o2, 100.0));
     }
 
     #[test]
@@ -1047,14 +973,12 @@ mod tests {
             what: "the pipeline".into(),
             pipeline: 0,
             hinges: vec![(0.8, Expr::constant(0.5)), (0.95, Expr::constant(1.0))],
-            apart: None,
         });
-        let with_o = |o: &Overhead, term: &str| {
+        let with = |term: &str| {
             let t = parse_term("t", term).unwrap();
             let comp = compose(&t, &comps, opts).unwrap();
             at(&o.apply_composed(&comp, &t, &comps, opts), 100.0)
         };
-        let with = |term: &str| with_o(&o, term);
         // Equal stages (1000 each): 0.5 · (1000 − 800) + 1 · (1000 − 950).
         assert_eq!(with("pipe(a, b)"), 1000.0 + 100.0 + 50.0);
         // The next slowest at 0.9 of the slowest: only the first hinge.
@@ -1067,15 +991,6 @@ mod tests {
         assert_eq!(at(&o.apply(&comp.model), 100.0), 1000.0);
         // In tpool(2, ...) the stages are halved, and so is the loss per element.
         assert_eq!(with("tpool(2, pipe(a, b))"), (1000.0 + 150.0) / 2.0);
-        // Stages whose best repetitions do not coincide: a share of the slowest stage's
-        // time on top, whatever the next slowest takes; 0 adds nothing.
-        let mut apart = o.clone();
-        apart.phases[0].apart = Some(Expr::constant(0.04));
-        assert_eq!(with_o(&apart, "pipe(a, b)"), 1000.0 + 40.0 + 100.0 + 50.0);
-        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0 + 40.0);
-        assert_eq!(with_o(&apart, "pipe(a)"), 1000.0 + 40.0);
-        apart.phases[0].apart = Some(Expr::constant(0.0));
-        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0);
     }
 
     #[test]
