@@ -353,16 +353,15 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         .find(|p| p["term"] == "nop")
         .map(|p| p["stream_ns_per_element"].as_f64().unwrap())
         .unwrap();
-    // The stored calibration has the pipeline wake-up fit and the MapReduce job costs,
-    // and says that the workers were pinned.
-    assert_eq!(cal["pinned"], serde_json::Value::Bool(true), "{cal}");
-    assert!(cal["pipe_wake"]["cap_ns"].as_f64().is_some(), "{cal}");
-    // Its wake-up points were taken on array elements like a design's.
+    // The stored calibration has its version, the pipeline wake-up points and fit and the
+    // MapReduce job costs, and says that the workers were pinned.
     assert_eq!(
-        cal["pipe_wake"]["element_bytes_per_ns"].as_f64(),
-        Some(10.0),
+        cal["version"].as_u64(),
+        Some(perfcompose_runtime::overhead::CALIBRATION_VERSION.into()),
         "{cal}"
     );
+    assert_eq!(cal["pinned"], serde_json::Value::Bool(true), "{cal}");
+    assert!(cal["pipe_wake"]["knots"].is_array(), "{cal}");
     assert_eq!(cal["pipe_wake"]["points"].as_array().unwrap().len(), 9);
     // The busy hand-off: the calibrated slacks and the `nop` neighbour, each with the
     // median and the fastest repetition of the pipeline and of its slower stage alone.
@@ -991,34 +990,42 @@ fn validate_breaks_a_block_model_at_the_cache_where_its_measurements_step_by_def
 }
 
 #[test]
-fn validating_an_old_run_again_takes_its_block_call_from_its_nop_unit_test() {
-    // Run AG's calibration predates the block call: its saved `nop_warm` stands in.
+fn validating_a_saved_run_whose_calibration_has_no_version_asks_to_recalibrate() {
+    // Run AG's folder, its calibration as the builds before versioned calibrations
+    // wrote it: an error naming the file, before anything is analysed.
     let saved = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../testdata/validate/intel-seq-inc-nop"
     );
-    let run = |dir: &str| -> (String, String) {
-        let (row, err) = seq_inc_nop_again(dir, &[]);
-        (row["modular"].as_str().unwrap().to_string(), err)
-    };
-    let (stood_in, note) = run(saved);
-    assert!(
-        note.contains("has no block call") && note.contains("x = 1024"),
-        "{note}"
-    );
-    // The same run with a calibration that has its own figure (none taken out): no
-    // note, and another model.
-    let copy = scratch("block-call");
+    let copy = scratch("unversioned");
     for f in ["blocks.txt", "programs.txt", "machine.json"] {
         std::fs::copy(format!("{saved}/{f}"), copy.join(f)).unwrap();
     }
     let text = std::fs::read_to_string(format!("{saved}/overhead-calibration.json")).unwrap();
     let mut cal: serde_json::Value = serde_json::from_str(&text).unwrap();
-    cal["block_call"] = serde_json::json!({"x": 1024, "ns": 0.0, "min_ns": 0.0});
-    std::fs::write(copy.join("overhead-calibration.json"), cal.to_string()).unwrap();
-    let (own, quiet) = run(copy.to_str().unwrap());
-    assert!(!quiet.contains("block call"), "{quiet}");
-    assert_ne!(own, stood_in);
+    cal.as_object_mut().unwrap().remove("version");
+    let file = copy.join("overhead-calibration.json");
+    std::fs::write(&file, cal.to_string()).unwrap();
+    let dir = copy.to_str().unwrap();
+    let args = [
+        "validate",
+        "--suite",
+        "paper",
+        "--only",
+        "seq(inc, nop)",
+        "--from",
+        dir,
+    ];
+    assert_user_error(
+        &args,
+        "overhead-calibration.json: an overhead calibration without a version",
+    );
+    assert_user_error(&args, "recalibrate with `perfcompose calibrate overhead`");
+    // Told to leave the overhead out, it runs.
+    let mut without = args.to_vec();
+    without.push("--no-overhead");
+    let o = perfcompose(&without);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]

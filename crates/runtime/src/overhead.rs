@@ -24,6 +24,7 @@ use crate::plan::Plan;
 
 /// One calibrated pattern.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct PatternCost {
     /// The term measured, e.g. `pipe(nop, nop)`.
     pub term: String,
@@ -35,28 +36,23 @@ pub struct PatternCost {
     pub cv: f64,
     pub baseline_cv: f64,
     /// The same pattern measured with the stream driver of `validate`
-    /// ([`Driver::Stream`]): what composition adds. Absent in calibrations stored before
-    /// it existed (those fall back to `ns_per_element`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream_ns_per_element: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream_baseline_ns_per_element: Option<f64>,
+    /// ([`Driver::Stream`]), runtime and baseline: what composition adds.
+    pub stream_ns_per_element: f64,
+    pub stream_baseline_ns_per_element: f64,
     /// The fastest repetition with the stream driver, ns per element: what composition
     /// adds when `validate` reduces its measurements with the minimum (the default;
-    /// [`Calibration::use_statistic`]). Absent in calibrations stored before 2026-11-24
-    /// (late); those fall back to the median.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream_min_ns_per_element: Option<f64>,
+    /// [`Calibration::for_statistic`]).
+    pub stream_min_ns_per_element: f64,
 }
 
 impl PatternCost {
-    /// The cost composition adds (see [`Calibration::overhead_ns`]): the median with the
-    /// stream driver, or with `minimum` its fastest repetition where the calibration has it.
+    /// The cost composition adds (see [`Composer::overhead_ns`]): the median with the
+    /// stream driver, or with `minimum` its fastest repetition.
     pub fn composition_ns(&self, minimum: bool) -> f64 {
-        let median = self.stream_ns_per_element.unwrap_or(self.ns_per_element);
-        match self.stream_min_ns_per_element {
-            Some(m) if minimum && m.is_finite() && m > 0.0 => m,
-            _ => median,
+        if minimum {
+            self.stream_min_ns_per_element
+        } else {
+            self.stream_ns_per_element
         }
     }
 }
@@ -69,7 +65,7 @@ fn pattern_ns(patterns: &[PatternCost], term: &str, minimum: bool) -> Option<f64
         .map(|p| p.composition_ns(minimum))
 }
 
-/// The baseline of the wake-up fit ([`fit_wake`]): `pipe(nop, nop)`'s extra over `nop`,
+/// The baseline of the wake-up fit ([`fit_wake_knots`]): `pipe(nop, nop)`'s extra over `nop`,
 /// and `nop`, with the stream driver. Medians, as the wake-up's own points are.
 fn wake_baseline(patterns: &[PatternCost]) -> (f64, f64) {
     let nop = pattern_ns(patterns, "nop", false).unwrap_or(0.0);
@@ -77,60 +73,50 @@ fn wake_baseline(patterns: &[PatternCost]) -> (f64, f64) {
     ((pipe - nop).max(0.0), nop)
 }
 
-/// A machine's calibration.
+/// The version of the calibration file this build writes and reads
+/// ([`Calibration::load`]). A change to what a calibration stores, or to what a stored
+/// figure means, raises it; a file of another version is refused with a request to
+/// recalibrate.
+pub const CALIBRATION_VERSION: u32 = 1;
+
+/// A machine's calibration, as stored ([`Calibration::save`], [`Calibration::load`]).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Calibration {
+    /// [`CALIBRATION_VERSION`] of the build that measured it.
+    pub version: u32,
     pub host: String,
     pub cores: usize,
     /// Elements per repetition and repetitions per pattern.
     pub elements: usize,
     pub repetitions: usize,
     pub patterns: Vec<PatternCost>,
-    /// The wake-up cost of a pipeline hand-off when the elements are slow (absent in
-    /// calibrations stored before it existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pipe_wake: Option<WakeCalibration>,
+    /// The wake-up cost of a pipeline hand-off to a stage that waits long enough to
+    /// sleep: see [`WakeCalibration`].
+    pub pipe_wake: WakeCalibration,
     /// The hand-off of a pipeline of busy stages by the slack between its two slowest
-    /// stages (absent in calibrations stored before 2026-11-26, whose pipelines add
-    /// `pipe(nop, nop)`'s hand-off at every slack).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pipe_handoff: Option<HandoffCalibration>,
-    /// What one MapReduce job costs beyond its map and reduce calls (absent in
-    /// calibrations stored before it existed).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// stages: see [`HandoffCalibration`].
+    pub pipe_handoff: HandoffCalibration,
+    /// What one MapReduce job costs beyond its map and reduce calls, per reduction style
+    /// and thread count.
     pub mapreduce: Vec<JobCost>,
     /// What a MapReduce job costs beyond [`Calibration::mapreduce`] when its map keeps
-    /// the workers busy (absent in calibrations stored before it existed): see
-    /// [`JobBusy`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// the workers busy: see [`JobBusy`].
     pub mapreduce_busy: Vec<JobBusy>,
-    /// What a task pool costs per element when its workers are busy (absent in
-    /// calibrations stored before it existed): see [`PoolBusy`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// What a task pool costs per element when its workers are busy: see [`PoolBusy`].
     pub pool_busy: Vec<PoolBusy>,
-    /// Whether the workers were pinned to cores ([`Config::pin`]; absent in calibrations
-    /// stored before it was recorded, which were not pinned).
+    /// Whether the workers were pinned to cores ([`Config::pin`]).
     ///
     /// [`Config::pin`]: crate::Config::pin
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pinned: Option<bool>,
-    /// How long the pinned workers spun before sleeping on a queue, µs
-    /// ([`Config::spin`]; 0 unpinned; absent in calibrations stored before workers
-    /// spun, whose pipelines paid a wake-up wherever a stage waited). See
-    /// [`Calibration::spin_of`].
+    pub pinned: bool,
+    /// How long the pinned workers spun before sleeping on a queue, µs ([`Config::spin`];
+    /// 0 unpinned): see [`Calibration::spin_of`].
     ///
     /// [`Config::spin`]: crate::Config::spin
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spin_us: Option<u64>,
+    pub spin_us: u64,
     /// What a unit test counts for one call of a block beyond the block's own work (the
-    /// `nop` unit test; absent in calibrations stored before 2026-11-27, which compose
-    /// without taking it out): see [`BlockCall`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_call: Option<BlockCall>,
-    /// Compose with the patterns' fastest repetitions instead of their medians (not
-    /// stored: the statistic is the analysis's, [`Calibration::use_statistic`]).
-    #[serde(skip)]
-    pub minimum: bool,
+    /// `nop` unit test): see [`BlockCall`].
+    pub block_call: BlockCall,
 }
 
 /// What a block's unit test counts per call beyond the block's own work: the `nop` unit
@@ -139,12 +125,13 @@ pub struct Calibration {
 ///
 /// Composition adds the block models, each timed with its call, and the calibrated
 /// patterns, each timed on `nop` programs whose blocks are called too: every call of a
-/// design was counted twice. [`Calibration::overhead_ns`] takes one call out per block,
+/// design was counted twice. [`Composer::overhead_ns`] takes one call out per block,
 /// as the design composes its blocks (two for `seq(a, b)`, one for a pipeline's slowest
 /// stage, a pool's inner calls over its workers). Runs AE–AK timed `seq(inc, nop)` at
 /// x = 1,024 at a median of 79 ns over its `inc`, where composition added 151; the `nop`
 /// unit test read 38–41 ns on both hosts (docs/results/call-cost-whatif).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct BlockCall {
     /// The size the `nop` unit test ran at.
     pub x: usize,
@@ -177,15 +164,6 @@ impl BlockCall {
             ns: p.median,
             min_ns,
         })
-    }
-
-    /// From a `--save DIR` run's measurements, for its calibrations stored before this
-    /// was calibrated: the smallest size of the first saved `nop_warm` unit test
-    /// (callpath `…->nop_warm`), as [`calibrate_block_call`] measures it. `None` without
-    /// one.
-    pub fn from_saved(series: &[crate::bench::Series]) -> Option<BlockCall> {
-        let s = series.iter().find(|s| s.name.ends_with("->nop_warm"))?;
-        BlockCall::of(s.points.iter().min_by_key(|p| p.x)?)
     }
 }
 
@@ -222,6 +200,7 @@ pub fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Error> {
 /// machine `tpool(2, nop)` adds 42 ns to a stage where two busy workers lose 160–210 ns per
 /// element (docs/runtime.md, "Blocks inside the running program").
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct PoolBusy {
     pub threads: usize,
     /// Median over the spin times of [`POOL_SPINS`], ns per element.
@@ -335,6 +314,7 @@ pub fn pool_busy_of(threads: usize, points: Vec<(f64, f64, f64)>) -> PoolBusy {
 /// job of the histogram benchmark is one element of the stream, so this is a
 /// per-element cost.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct JobCost {
     /// `pairwise` or `per_key`.
     pub reduce: String,
@@ -409,6 +389,7 @@ fn time_jobs(program: &crate::Program<Vec<u64>, Vec<u64>>, count: usize) -> Resu
 /// `min(cap, slope · ideal)` ([`fit_saturating`]) and added per job like the pipeline
 /// wake-up.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct JobBusy {
     /// `pairwise` or `per_key`.
     pub reduce: String,
@@ -422,6 +403,7 @@ pub struct JobBusy {
 
 /// One measured busy job.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct JobPoint {
     /// Busy time of one map call, ns.
     pub spin_ns: f64,
@@ -559,39 +541,44 @@ fn job_reduce(style: &str) -> crate::Reduce<u64> {
 /// What a `pipe` hand-off costs beyond `pipe(nop, nop)` when its stages are slow.
 ///
 /// With `nop` stages both threads stay busy and a hand-off costs a queue operation. Once
-/// a stage takes longer than the queue's receiver spins before it sleeps (a few
-/// microseconds), the faster stage of the pair sleeps between elements, and every element
-/// then costs the slower one a wake-up (a futex wake and, on a VM, an inter-processor
-/// interrupt to the idle core): 1.5–3 µs per element on the 2-core VM this was built on,
-/// more than `qsort` of a hundred elements. Measured as `pipe(spin(T), nop)` minus
-/// `spin(T)` for busy blocks of T = 1 to 32 µs at the time `W` the `nop` stage waits per
-/// element, on streams of arrays like a design's ([`WAKE_BYTES_PER_NS`]), and composed as
-/// straight lines through those points ([`fit_wake_knots`]). Calibrations from before
-/// 2026-11-25 streamed `u64`s, which pay up to twice as much at waits of 6–16 µs; they
-/// keep the line `min(cap, max(0, slope · (W − threshold)))` fitted under their points
-/// ([`fit_wake`]). Composition applies the cost to the wait of the stages next to a
-/// pipeline's slowest one: its slowest stage's time less the next slowest's.
+/// a stage waits longer than the workers spin on an empty queue before they sleep, the
+/// faster stage of the pair sleeps between elements, and every element then costs the
+/// slower one a wake-up (a futex wake and, on a VM, an inter-processor interrupt to the
+/// idle core): 1.5–3 µs per element on a 2-core VM, more than `qsort` of a hundred
+/// elements. Measured as `pipe(spin(T), nop)` minus `spin(T)` for busy blocks of T = 1 to
+/// 32 µs at the time `W` the `nop` stage waits per element, on streams of arrays like a
+/// design's ([`WAKE_BYTES_PER_NS`]), and composed as straight lines through those points
+/// ([`fit_wake_knots`], fitted when calibrating). Composition applies the cost to the
+/// wait of the stages next to a pipeline's slowest one: its slowest stage's time less
+/// the next slowest's.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct WakeCalibration {
     pub points: Vec<WakePoint>,
-    /// Extra cost per ns of waiting time beyond the threshold, before it levels off.
-    pub slope: f64,
-    /// Where it levels off, ns per element.
-    pub cap_ns: f64,
-    /// Waits up to this long cost nothing, ns (files from before 2026-11-24 lack it; it
-    /// is refitted from the points on loading anyway, [`Calibration::refit_wake`]).
-    #[serde(default)]
-    pub threshold_ns: f64,
-    /// Bytes per ns of stage time that the calibration's elements carried: 0 for `u64`
-    /// elements (every calibration before 2026-11-25), [`WAKE_BYTES_PER_NS`] since.
-    #[serde(default)]
-    pub element_bytes_per_ns: f64,
-    /// With array elements: the cost as straight lines between these `(wait, extra)`
-    /// points, ns — none up to the first, the last one's beyond it ([`fit_wake_knots`]).
-    /// Empty for `u64` elements, whose points the fitted line (`slope`, `cap_ns`,
-    /// `threshold_ns`) describes instead. Refitted from the points on loading.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The cost as straight lines between these `(wait, extra)` knots, ns: none up to
+    /// the first, the last one's beyond it; empty when no wait the workers do not spin
+    /// through costs extra ([`fit_wake_knots`] on the [`slept_points`]).
     pub knots: Vec<(f64, f64)>,
+}
+
+impl WakeCalibration {
+    /// The wake-up calibration of measured `points`: its knots fitted on the points
+    /// whose waiting stage could have slept with workers that spin `spin_ns` before
+    /// sleeping ([`slept_points`]; a wait shorter than the spin is spun through and pays
+    /// no wake-up, whatever its point read), over the baseline of `pipe(nop, nop)`'s
+    /// extra over `nop` and the `nop` stage ([`fit_wake_knots`]).
+    pub fn fit(
+        points: Vec<WakePoint>,
+        pipe_nop_extra_ns: f64,
+        nop_stage_ns: f64,
+        spin_ns: f64,
+    ) -> WakeCalibration {
+        let slept = slept_points(&points, nop_stage_ns, spin_ns);
+        WakeCalibration {
+            knots: fit_wake_knots(&slept, pipe_nop_extra_ns, nop_stage_ns),
+            points,
+        }
+    }
 }
 
 /// The stages of a pipeline with nested pipelines flattened: `pipe(pipe(a, b), c)` →
@@ -664,6 +651,7 @@ fn curve_terms(
 
 /// One measured stage time.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct WakePoint {
     /// Busy time of the block, ns.
     pub spin_ns: f64,
@@ -725,8 +713,7 @@ fn array_stream(ns: u64) -> impl Fn() -> Vec<Vec<u64>> {
 
 /// Measure `pipe(spin(T), nop)` against `spin(T)` for each T of [`WAKE_SPINS`] (stream
 /// driver, streams of about 20 ms of arrays of [`WAKE_BYTES_PER_NS`] bytes per ns of `T`,
-/// alternating) and fit the cost through the points ([`fit_wake_knots`]; the line of
-/// [`fit_wake`] is kept for the report).
+/// alternating) and fit the cost through the points ([`WakeCalibration::fit`]).
 pub fn calibrate_wake(
     repetitions: usize,
     config: &Config,
@@ -750,15 +737,13 @@ pub fn calibrate_wake(
             pipe_ns,
         });
     }
-    let (slope, cap_ns, threshold_ns) = fit_wake(&points, pipe_nop_extra_ns, nop_stage_ns);
-    Ok(WakeCalibration {
-        knots: fit_wake_knots(&points, pipe_nop_extra_ns, nop_stage_ns),
+    let spin_ns = Calibration::spin_of(config).as_micros() as f64 * 1e3;
+    Ok(WakeCalibration::fit(
         points,
-        slope,
-        cap_ns,
-        threshold_ns,
-        element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
-    })
+        pipe_nop_extra_ns,
+        nop_stage_ns,
+        spin_ns,
+    ))
 }
 
 /// What one `pipe` hand-off costs a pipeline of busy stages, by the slack between its two
@@ -784,12 +769,14 @@ pub fn calibrate_wake(
 /// ([`HandoffCalibration::ramp_knots`]); the wake-up ([`WakeCalibration`]) adds what
 /// waits too long to spin through.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct HandoffCalibration {
     pub points: Vec<HandoffPoint>,
 }
 
 /// One measured slack of the hand-off calibration ([`HandoffCalibration`]).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct HandoffPoint {
     /// Mean busy time of the slower stage, ns.
     pub spin_ns: f64,
@@ -928,16 +915,10 @@ pub fn calibrate_handoff(repetitions: usize, config: &Config) -> Result<HandoffC
 /// separately, [`HandoffCalibration`]), where `pipe(nop,
 /// nop)`'s own median moves with the host (601 ns in run Z's calibration, 258–274 in
 /// runs U–Y). The wait is `stage − nop_stage`. Extras under [`WAKE_FLOOR`] of the cap
-/// (the median of the two longest waits' extras, as [`fit_hinge`]'s) count as none —
+/// (the median of the two longest waits' extras) count as none —
 /// noise, not a wake-up; the rest is made non-decreasing (adjacent violators pooled: a longer
 /// wait does not cost less). The knots start at the last wait that costs nothing. Empty
 /// when nothing costs extra.
-///
-/// Why lines through the points and not [`fit_wake`]'s line: with elements like a
-/// design's (arrays, [`WAKE_BYTES_PER_NS`]) the points are what `inc` pipelines pay;
-/// on `u64` elements they were up to twice that at 6–16 µs, and the line passing under
-/// them was the better description of the designs (it still describes calibrations of
-/// `u64` elements).
 pub fn fit_wake_knots(
     points: &[WakePoint],
     pipe_nop_extra_ns: f64,
@@ -1057,63 +1038,6 @@ pub fn wake_segments(knots: &[(f64, f64)]) -> Vec<(f64, f64, f64)> {
             (run > 0.0 && rise > 0.0 && (rise / run).is_finite()).then(|| (w0, rise / run, rise))
         })
         .collect()
-}
-
-/// Fit the wake-up cost `min(cap, max(0, slope · (W − threshold)))` to the extra cost
-/// `pipe − stage − pipe_nop_extra` of `pipe(spin(T), nop)`, at the time `W = stage −
-/// nop_stage` its `nop` stage waits per element ([`fit_hinge`]); `(slope, cap, threshold)`.
-///
-/// The calibrated points look like a step: next to nothing while the wait is up to 4 µs
-/// (the waiting stage still spins when the element comes), 2.7–3.4 µs at 8 µs, about the
-/// cap from 16 µs (runs L, Q, S and U). Stages that stream memory pay less than spinning
-/// ones at the same wait: `pipe(inc, nop)` about 1.4 µs at a wait of 6 µs and 2.7 µs at
-/// 13 µs (run S, its program less its slower stage and the pipeline's constant). The
-/// fitted line runs from the last point at no cost to the first at the cap,
-/// between the two. Until 2026-11-24 the fit was a ramp from the origin on the slowest
-/// stage's time, `min(cap, slope · T)`; it charged a wake-up to pipelines of equal
-/// stages, which wait for nothing, and to waits of 1–4 µs, which pay none. Re-analysing
-/// runs L, Q, S and U with both (`docs/validation.md`, "The wake-up cost"): the
-/// pipeline points within 10% of the prediction went from 1,006 to 1,033 of 1,092.
-pub fn fit_wake(
-    points: &[WakePoint],
-    pipe_nop_extra_ns: f64,
-    nop_stage_ns: f64,
-) -> (f64, f64, f64) {
-    fit_hinge(&wake_extras(points, pipe_nop_extra_ns, nop_stage_ns))
-}
-
-/// Fit `min(cap, max(0, slope · (T − threshold)))` to measured extra costs `(T, extra)`,
-/// negative extras counting as none: the cap is the median of the two slowest points
-/// (as [`fit_saturating`]'s); the threshold is the time of the last point before the
-/// first that reaches a fifth of the cap (0 when the first one does); the line rises
-/// from `(threshold, 0)` to the cap at the first point beyond the threshold that
-/// reaches it. `(0, 0, 0)` when nothing costs extra.
-pub fn fit_hinge(points: &[(f64, f64)]) -> (f64, f64, f64) {
-    let mut sorted: Vec<(f64, f64)> = points
-        .iter()
-        .filter(|p| p.0.is_finite() && p.1.is_finite())
-        .map(|&(t, e)| (t, e.max(0.0)))
-        .collect();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let top: Vec<f64> = sorted.iter().rev().take(2).map(|p| p.1).collect();
-    let cap = stats::median(&top);
-    if cap.is_nan() || cap <= 0.0 {
-        return (0.0, 0.0, 0.0);
-    }
-    let Some(up) = sorted.iter().position(|p| p.1 >= 0.2 * cap) else {
-        return (0.0, 0.0, 0.0);
-    };
-    let threshold = if up == 0 { 0.0 } else { sorted[up - 1].0 };
-    let full = sorted[up..]
-        .iter()
-        .find(|p| p.0 > threshold && p.1 >= cap)
-        .map(|p| p.0);
-    match full {
-        Some(t) if cap / (t - threshold) > 0.0 && (cap / (t - threshold)).is_finite() => {
-            (cap / (t - threshold), cap, threshold)
-        }
-        _ => (0.0, 0.0, 0.0),
-    }
 }
 
 /// Fit `min(cap, slope · T)` to measured extra costs `(T, extra)`, negative extras
@@ -1325,6 +1249,11 @@ pub fn calibrate(
     config: &Config,
     progress: &mut dyn FnMut(&str, usize, usize),
 ) -> Result<Calibration, Error> {
+    if elements == 0 || repetitions == 0 {
+        return Err(Error::Run(
+            "a calibration needs at least one element and one repetition".into(),
+        ));
+    }
     let cores = available_cores();
     let registry = Registry::builtin();
     let terms = calibration_terms(cores);
@@ -1370,21 +1299,16 @@ pub fn calibrate(
             baseline_ns_per_element: stats::median(&samples[0][1]),
             cv: stats::cv(&samples[0][0]),
             baseline_cv: stats::cv(&samples[0][1]),
-            stream_ns_per_element: Some(stats::median(&samples[1][0])),
-            stream_baseline_ns_per_element: Some(stats::median(&samples[1][1])),
-            stream_min_ns_per_element: samples[1][0].iter().copied().reduce(f64::min),
+            stream_ns_per_element: stats::median(&samples[1][0]),
+            stream_baseline_ns_per_element: stats::median(&samples[1][1]),
+            stream_min_ns_per_element: samples[1][0].iter().copied().fold(f64::INFINITY, f64::min),
         });
     }
     progress("pipe(spin(T), nop)", terms.len(), terms.len() + 1);
     let (pipe_extra, nop) = wake_baseline(&patterns);
-    let pipe_wake = Some(calibrate_wake(
-        repetitions.clamp(1, 7),
-        config,
-        pipe_extra,
-        nop,
-    )?);
+    let pipe_wake = calibrate_wake(repetitions.clamp(1, 7), config, pipe_extra, nop)?;
     progress("pipe(spin(T), spin(T - d))", terms.len(), terms.len() + 1);
-    let pipe_handoff = Some(calibrate_handoff(repetitions.clamp(1, 11), config)?);
+    let pipe_handoff = calibrate_handoff(repetitions.clamp(1, 11), config)?;
     progress("tpool(n, spin(T))", terms.len(), terms.len() + 1);
     let pool_busy = calibrate_pool_busy(cores, repetitions.clamp(1, 7), config)?;
     progress("mapreduce(n, spin(T))", terms.len(), terms.len() + 1);
@@ -1392,8 +1316,9 @@ pub fn calibrate(
     let mapreduce_busy =
         calibrate_mapreduce_busy(cores, repetitions.clamp(1, 7), config, &mapreduce)?;
     progress("nop (unit test)", terms.len(), terms.len() + 1);
-    let block_call = Some(calibrate_block_call(repetitions)?);
-    let mut calibration = Calibration {
+    let block_call = calibrate_block_call(repetitions)?;
+    Ok(Calibration {
+        version: CALIBRATION_VERSION,
         host: hostname(),
         cores,
         elements,
@@ -1404,14 +1329,10 @@ pub fn calibrate(
         mapreduce,
         mapreduce_busy,
         pool_busy,
-        pinned: Some(config.pin),
-        spin_us: Some(Calibration::spin_of(config).as_micros() as u64),
+        pinned: config.pin,
+        spin_us: Calibration::spin_of(config).as_micros() as u64,
         block_call,
-        minimum: false,
-    };
-    // The wake-up fitted on the waits the workers do not spin through.
-    calibration.refit_wake();
-    Ok(calibration)
+    })
 }
 
 /// Cores the OS lets this process use.
@@ -1443,9 +1364,9 @@ impl Calibration {
     }
 
     /// Whether the calibration was measured with workers spinning as a run configured as
-    /// `config` spins (a calibration from before workers spun did not).
+    /// `config` spins.
     pub fn spins_as(&self, config: &crate::Config) -> bool {
-        self.spin_us.unwrap_or(0) == Self::spin_of(config).as_micros() as u64
+        self.spin_us == Self::spin_of(config).as_micros() as u64
     }
 
     /// `$XDG_CONFIG_HOME/perfcompose/overhead-HOST.json`, else
@@ -1471,116 +1392,55 @@ impl Calibration {
         )
     }
 
-    pub fn save(&self, path: &Path) -> Result<(), Error> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    /// Write the calibration to `path` as pretty JSON, creating its folder.
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        let fail = |e: std::io::Error| FileError::new(path, FileErrorKind::Write(e));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
         }
-        let text = serde_json::to_string_pretty(self).map_err(|e| Error::Io(e.to_string()))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
+        let text = serde_json::to_string_pretty(self).map_err(|e| fail(e.into()))?;
+        std::fs::write(path, text + "\n").map_err(fail)
     }
 
-    /// Load a calibration; `Ok(None)` when the file does not exist.
-    pub fn load(path: &Path) -> Result<Option<Calibration>, Error> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                let mut c: Calibration = serde_json::from_str(&text).map_err(|e| {
-                    Error::Io(format!(
-                        "{}:{}:{}: not a perfcompose overhead calibration: {e}",
-                        path.display(),
-                        e.line(),
-                        e.column()
-                    ))
-                })?;
-                c.refit_wake();
-                Ok(Some(c))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::Io(format!("cannot read {}: {e}", path.display()))),
+    /// Read a calibration that [`Calibration::save`] wrote; `Ok(None)` when the file does
+    /// not exist. A file of another [`CALIBRATION_VERSION`], or without one, is an error
+    /// that says which version it has; a malformed one an error at its line and column.
+    pub fn load(path: &Path) -> Result<Option<Calibration>, FileError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(FileError::new(path, FileErrorKind::Read(e))),
+        };
+        let malformed = |e: serde_json::Error| {
+            FileError::new(
+                path,
+                FileErrorKind::Malformed {
+                    line: e.line(),
+                    column: e.column(),
+                    message: e.to_string(),
+                },
+            )
+        };
+        // The version first: a file of another version need not parse as this one.
+        let stored: Versioned = serde_json::from_str(&text).map_err(malformed)?;
+        if stored.version != Some(CALIBRATION_VERSION) {
+            return Err(FileError::new(path, FileErrorKind::Version(stored.version)));
         }
-    }
-
-    /// Refit the wake-up cost from its stored points with [`fit_wake`]: the slope, cap and
-    /// threshold in a file are derived values, and a file written by a build that fitted
-    /// them otherwise (a ramp from the origin until 2026-11-24) is read the same way as a
-    /// fresh one, so `validate --from` re-analyses a saved run with today's fit.
-    ///
-    /// Fitted on the points whose waiting stage could have slept ([`slept_points`]): with
-    /// workers that spin before sleeping ([`Calibration::spin_us`]), a wait shorter than
-    /// the spin is spun through and pays no wake-up, whatever its point read.
-    pub fn refit_wake(&mut self) {
-        let (pipe_extra, nop) = wake_baseline(&self.patterns);
-        let spin_ns = self.spin_us.unwrap_or(0) as f64 * 1e3;
-        if let Some(w) = &mut self.pipe_wake {
-            if !w.points.is_empty() {
-                let points = slept_points(&w.points, nop, spin_ns);
-                // Arrays compose through their knots alone (none: every calibrated wait
-                // was spun through); the line is the fit of `u64` calibrations, and on
-                // array points without knots it fits their noise (23 ns in run AN, 233 ns
-                // in run AO).
-                if w.element_bytes_per_ns > 0.0 {
-                    (w.slope, w.cap_ns, w.threshold_ns) = (0.0, 0.0, 0.0);
-                    w.knots = fit_wake_knots(&points, pipe_extra, nop);
-                } else {
-                    (w.slope, w.cap_ns, w.threshold_ns) = fit_wake(&points, pipe_extra, nop);
-                    w.knots = Vec::new();
-                }
-            }
-        }
-    }
-
-    /// What composition adds for a calibrated term: its cost under the stream driver of
-    /// `validate`, or (older calibrations) under the producer/consumer driver.
-    fn cost(&self, term: &str) -> Option<f64> {
-        pattern_ns(&self.patterns, term, self.minimum)
+        serde_json::from_str(&text).map(Some).map_err(malformed)
     }
 
     /// Compose with the statistic the measurements are reduced with: with
-    /// [`Measure::Minimum`] the patterns' fastest repetitions (where the calibration has
-    /// them), else their medians. Other work on a shared machine only slows a
-    /// calibration's repetitions down, as it does a block's (run W's calibration: the
-    /// stream `pipe(nop, nop)` at a median of 563 ns against 261 in run U's). The
-    /// wake-up, busy-pool and job calibrations stay medians.
+    /// [`Measure::Minimum`] the patterns' and the block call's fastest repetitions, else
+    /// their medians. Other work on a shared machine only slows a calibration's
+    /// repetitions down, as it does a block's. The wake-up, busy-pool, job and hand-off
+    /// rise calibrations stay as they were fitted.
     ///
     /// [`Measure::Minimum`]: perfcompose_core::measure::Measure::Minimum
-    pub fn use_statistic(&mut self, measure: perfcompose_core::measure::Measure) {
-        self.minimum = measure == perfcompose_core::measure::Measure::Minimum;
-    }
-
-    /// A copy that composes with `measure` ([`Calibration::use_statistic`]).
-    pub fn for_statistic(&self, measure: perfcompose_core::measure::Measure) -> Calibration {
-        let mut c = self.clone();
-        c.use_statistic(measure);
-        c
-    }
-
-    /// Per-element cost of one stage on its own thread (the `nop` program).
-    pub fn stage_ns(&self) -> f64 {
-        self.cost("nop").unwrap_or(0.0)
-    }
-
-    /// Extra cost of a task pool of `n` over a single stage: measured for the calibrated
-    /// `n`, the nearest calibrated `n` otherwise.
-    fn tpool_extra(&self, n: usize) -> f64 {
-        let calibrated = self.patterns.iter().filter_map(|p| {
-            let rest = p.term.strip_prefix("tpool(")?;
-            let k: usize = rest.split(',').next()?.trim().parse().ok()?;
-            Some((k, p.composition_ns(self.minimum)))
-        });
-        calibrated
-            .min_by_key(|(k, _)| k.abs_diff(n))
-            .map_or(0.0, |(_, ns)| ns - self.stage_ns())
-    }
-
-    /// The per-element overhead of a design: the cost of one stage, plus each pattern
-    /// node's extra cost over one stage (`seq(nop, nop)`, `pipe(nop, nop)`,
-    /// `tpool(n, nop)` minus `nop`), less one [`BlockCall`] per block as the design
-    /// composes its blocks. Exact for the calibrated shapes; an additive estimate
-    /// for deeper nestings. A MapReduce job (one element) adds its calibrated job cost
-    /// ([`JobCost`]); its map and reduce calls are in that cost's ideal and keep theirs.
-    pub fn overhead_ns(&self, plan: &Plan) -> f64 {
-        (self.stage_ns() + self.extra(plan)).max(0.0)
+    pub fn for_statistic(&self, measure: perfcompose_core::measure::Measure) -> Composer<'_> {
+        Composer {
+            calibration: self,
+            minimum: measure == perfcompose_core::measure::Measure::Minimum,
+        }
     }
 
     /// The calibrated cost of one MapReduce job ([`JobCost`]) with the reduction style of
@@ -1604,9 +1464,129 @@ impl Calibration {
             .filter(|j| j.reduce == style)
             .min_by_key(|j| j.threads.abs_diff(threads))
     }
+}
 
+/// Just the version of a stored calibration, read before the rest.
+#[derive(Deserialize)]
+#[serde(expecting = "an overhead calibration (a JSON object)")]
+struct Versioned {
+    version: Option<u32>,
+}
+
+/// A calibration file that cannot be read or written.
+#[derive(Debug)]
+pub struct FileError {
+    pub path: PathBuf,
+    pub kind: FileErrorKind,
+}
+
+/// What is wrong with a calibration file ([`FileError`]).
+#[derive(Debug)]
+pub enum FileErrorKind {
+    Read(std::io::Error),
+    Write(std::io::Error),
+    /// Not JSON, or not a calibration: where serde stopped.
+    Malformed {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// Another version than [`CALIBRATION_VERSION`] (`None`: none at all).
+    Version(Option<u32>),
+}
+
+impl FileError {
+    fn new(path: &Path, kind: FileErrorKind) -> FileError {
+        FileError {
+            path: path.to_path_buf(),
+            kind,
+        }
+    }
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.path.display();
+        let again = "recalibrate with `perfcompose calibrate overhead`";
+        match &self.kind {
+            FileErrorKind::Read(e) => write!(f, "cannot read {path}: {e}"),
+            FileErrorKind::Write(e) => write!(f, "cannot write {path}: {e}"),
+            FileErrorKind::Malformed {
+                line,
+                column,
+                message,
+            } => write!(
+                f,
+                "{path}:{line}:{column}: not a perfcompose overhead calibration: {message}"
+            ),
+            FileErrorKind::Version(None) => write!(
+                f,
+                "{path}: an overhead calibration without a version (written by an older perfcompose); this one reads version {CALIBRATION_VERSION}: {again}"
+            ),
+            FileErrorKind::Version(Some(v)) if *v < CALIBRATION_VERSION => write!(
+                f,
+                "{path}: an overhead calibration of version {v}, older than this perfcompose reads (version {CALIBRATION_VERSION}): {again}"
+            ),
+            FileErrorKind::Version(Some(v)) => write!(
+                f,
+                "{path}: an overhead calibration of version {v}, unknown to this perfcompose (it reads version {CALIBRATION_VERSION}): {again}, or use the perfcompose that wrote it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl From<FileError> for Error {
+    fn from(e: FileError) -> Error {
+        Error::Io(e.to_string())
+    }
+}
+
+/// A calibration read with the statistic composition uses ([`Calibration::for_statistic`]):
+/// what it adds to a design.
+#[derive(Clone, Copy, Debug)]
+pub struct Composer<'a> {
+    calibration: &'a Calibration,
+    /// The patterns' and the block call's fastest repetitions instead of their medians.
+    minimum: bool,
+}
+
+impl Composer<'_> {
+    /// What composition adds for a calibrated term under the stream driver of `validate`.
+    fn cost(&self, term: &str) -> Option<f64> {
+        pattern_ns(&self.calibration.patterns, term, self.minimum)
+    }
+
+    /// Per-element cost of one stage on its own thread (the `nop` program).
+    pub fn stage_ns(&self) -> f64 {
+        self.cost("nop").unwrap_or(0.0)
+    }
+
+    /// Extra cost of a task pool of `n` over a single stage: measured for the calibrated
+    /// `n`, the nearest calibrated `n` otherwise.
+    fn tpool_extra(&self, n: usize) -> f64 {
+        let calibrated = self.calibration.patterns.iter().filter_map(|p| {
+            let rest = p.term.strip_prefix("tpool(")?;
+            let k: usize = rest.split(',').next()?.trim().parse().ok()?;
+            Some((k, p.composition_ns(self.minimum)))
+        });
+        calibrated
+            .min_by_key(|(k, _)| k.abs_diff(n))
+            .map_or(0.0, |(_, ns)| ns - self.stage_ns())
+    }
+
+    /// The per-element overhead of a design: the cost of one stage, plus each pattern
+    /// node's extra cost over one stage (`seq(nop, nop)`, `pipe(nop, nop)`,
+    /// `tpool(n, nop)` minus `nop`), less one [`BlockCall`] per block as the design
+    /// composes its blocks. Exact for the calibrated shapes; an additive estimate
+    /// for deeper nestings. A MapReduce job (one element) adds its calibrated job cost
+    /// ([`JobCost`]); its map and reduce calls are in that cost's ideal and keep theirs.
+    pub fn overhead_ns(&self, plan: &Plan) -> f64 {
+        (self.stage_ns() + self.extra(plan)).max(0.0)
+    }
     /// The whole overhead of a design, for composition: the constant
-    /// [`Calibration::overhead_ns`] plus, for every pipeline, the rise of the busy
+    /// [`Composer::overhead_ns`] plus, for every pipeline, the rise of the busy
     /// hand-off with the slack ([`HandoffCalibration`]) and the saturating wake-up cost
     /// ([`WakeCalibration`]), scaled by the task pools around the pipeline
     /// (thread counts capped at the calibrated cores, as composition caps them).
@@ -1629,13 +1609,9 @@ impl Calibration {
 
     /// What each hand-off of a pipeline of busy stages costs at no slack: the spinning
     /// stages' ([`HandoffCalibration::equal_ns`]), or `pipe(nop, nop)`'s extra over `nop`
-    /// in calibrations without them.
+    /// when the hand-off calibration has no point at no slack.
     fn busy_handoff_ns(&self) -> f64 {
-        match self
-            .pipe_handoff
-            .as_ref()
-            .and_then(|h| h.equal_ns(self.minimum))
-        {
+        match self.calibration.pipe_handoff.equal_ns(self.minimum) {
             Some(equal) => equal,
             None => self
                 .cost("pipe(nop, nop)")
@@ -1656,8 +1632,8 @@ impl Calibration {
     ) {
         match plan {
             Plan::TPool(n, inner) => {
-                let k = (*n).min(self.cores.max(1));
-                if let Some(b) = self.pool_busy.iter().find(|b| b.threads == *n) {
+                let k = (*n).min(self.calibration.cores.max(1));
+                if let Some(b) = self.calibration.pool_busy.iter().find(|b| b.threads == *n) {
                     let stage = self.stage_ns();
                     let delta = b.extra_ns + stage / k as f64 - (stage + self.tpool_extra(k));
                     if delta > 0.0 && delta.is_finite() {
@@ -1694,7 +1670,7 @@ impl Calibration {
             Plan::MapReduce {
                 reduce, threads, ..
             } => {
-                if let Some(b) = self.job_busy(reduce, *threads) {
+                if let Some(b) = self.calibration.job_busy(reduce, *threads) {
                     if b.slope > 0.0 && b.cap_ns > 0.0 {
                         out.push(perfcompose_core::compose::predict::Saturating {
                             what: format!(
@@ -1711,7 +1687,7 @@ impl Calibration {
                 }
             }
             Plan::TPool(n, inner) => {
-                let k = (*n).min(self.cores.max(1));
+                let k = (*n).min(self.calibration.cores.max(1));
                 self.busy_jobs(inner, scale * k as f64, out)
             }
             Plan::Seq(parts) | Plan::Pipe(parts) => {
@@ -1732,71 +1708,36 @@ impl Calibration {
         plan: &Plan,
         out: &mut Vec<perfcompose_core::compose::predict::Saturating>,
     ) {
-        use perfcompose_core::compose::predict::Saturating;
-        let ramp = self
-            .pipe_handoff
-            .as_ref()
-            .map(|h| wake_segments(&h.ramp_knots(self.minimum)))
-            .unwrap_or_default();
-        let wake = self.pipe_wake.as_ref();
-        each_pipeline(plan, self.cores, &mut |pipe, index, scale, stages| {
-            if stages.len() < 2 {
-                return;
-            }
-            curve_terms(
-                format!("busy stages' hand-off at the slack of {pipe}"),
-                &ramp,
-                (index, scale),
-                HANDOFF_SLACK_RESOLUTION,
-                out,
-            );
-            match wake {
-                Some(w) if !w.knots.is_empty() => curve_terms(
+        let ramp = wake_segments(&self.calibration.pipe_handoff.ramp_knots(self.minimum));
+        let wake = wake_segments(&self.calibration.pipe_wake.knots);
+        each_pipeline(
+            plan,
+            self.calibration.cores,
+            &mut |pipe, index, scale, stages| {
+                if stages.len() < 2 {
+                    return;
+                }
+                curve_terms(
+                    format!("busy stages' hand-off at the slack of {pipe}"),
+                    &ramp,
+                    (index, scale),
+                    HANDOFF_SLACK_RESOLUTION,
+                    out,
+                );
+                curve_terms(
                     format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
-                    &wake_segments(&w.knots),
+                    &wake,
                     (index, scale),
                     0.0,
                     out,
-                ),
-                Some(w) if w.slope > 0.0 && w.cap_ns > 0.0 => out.push(Saturating {
-                    what: format!("wake-up cost of the slowest stage's hand-off in {pipe}"),
-                    scale,
-                    slope: w.slope,
-                    cap_ns: w.cap_ns,
-                    threshold_ns: w.threshold_ns,
-                    pipeline_slack: Some(index),
-                    relative_threshold: 0.0,
-                }),
-                _ => {}
-            }
-        });
+                );
+            },
+        );
     }
 
-    /// The hook for composition: `model` plus [`Calibration::overhead`], for a parsed
-    /// term. Terms the
-    /// runtime cannot run (symbolic thread counts, `dc`) get no overhead (`model` as is).
-    ///
-    /// `perfcompose predict` and `validate` call this when a calibration is stored for the
-    /// machine (`Calibration::load(&Calibration::default_path()?)`), unless told not to.
-    pub fn add_to(
-        &self,
-        model: perfcompose_core::Expr,
-        term: &perfcompose_core::term::Term,
-    ) -> perfcompose_core::Expr {
-        match crate::validate::plan_from_term(term) {
-            Ok(plan) if !matches!(plan, Plan::Unsupported { .. }) => {
-                self.overhead(&plan, "").apply(&model)
-            }
-            _ => model,
-        }
-    }
-
-    /// ns per block call counted twice by composition ([`BlockCall`]; 0 without it).
+    /// ns per block call counted twice by composition ([`BlockCall`]).
     pub fn block_call_ns(&self) -> f64 {
-        self.block_call
-            .as_ref()
-            .map_or(0.0, |b| b.ns(self.minimum))
-            .max(0.0)
+        self.calibration.block_call.ns(self.minimum).max(0.0)
     }
 
     fn extra(&self, plan: &Plan) -> f64 {
@@ -1808,7 +1749,7 @@ impl Calibration {
             // Measured through one stage of the stream driver, like `nop`.
             Plan::MapReduce {
                 reduce, threads, ..
-            } => (self.job_ns(reduce, *threads) - stage).max(0.0),
+            } => (self.calibration.job_ns(reduce, *threads) - stage).max(0.0),
             Plan::Seq(parts) => {
                 let per = self.cost("seq(nop, nop)").map_or(0.0, |c| c - stage);
                 per * parts.len().saturating_sub(1) as f64
@@ -1826,7 +1767,8 @@ impl Calibration {
             }
             // Over the workers that run at once, as composition caps them at the cores.
             Plan::TPool(n, inner) => {
-                self.tpool_extra(*n) + self.extra(inner) / (*n).min(self.cores.max(1)) as f64
+                self.tpool_extra(*n)
+                    + self.extra(inner) / (*n).min(self.calibration.cores.max(1)) as f64
             }
         }
     }
@@ -1835,6 +1777,22 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use perfcompose_core::measure::Measure;
+
+    /// Composition with the medians, as `predict` composes (test shorthands).
+    impl Calibration {
+        fn overhead_ns(&self, plan: &Plan) -> f64 {
+            self.for_statistic(Measure::Median).overhead_ns(plan)
+        }
+
+        fn overhead(
+            &self,
+            plan: &Plan,
+            source: &str,
+        ) -> perfcompose_core::compose::predict::Overhead {
+            self.for_statistic(Measure::Median).overhead(plan, source)
+        }
+    }
 
     #[test]
     fn busy_job_spins_vary_by_call_but_every_job_does_the_same_work() {
@@ -1858,24 +1816,32 @@ mod tests {
             baseline_ns_per_element: ns,
             cv: 0.0,
             baseline_cv: 0.0,
-            stream_ns_per_element: None,
-            stream_baseline_ns_per_element: None,
-            stream_min_ns_per_element: None,
+            stream_ns_per_element: ns,
+            stream_baseline_ns_per_element: ns,
+            stream_min_ns_per_element: ns,
         };
+        // No wake-up, no busy hand-off (pipelines add `pipe(nop, nop)`'s), no block call.
         Calibration {
+            version: CALIBRATION_VERSION,
             host: "h".into(),
             cores: 2,
             elements: 10,
             repetitions: 1,
-            pipe_wake: None,
-            pipe_handoff: None,
+            pipe_wake: WakeCalibration {
+                points: Vec::new(),
+                knots: Vec::new(),
+            },
+            pipe_handoff: HandoffCalibration { points: Vec::new() },
             mapreduce: Vec::new(),
             mapreduce_busy: Vec::new(),
             pool_busy: Vec::new(),
-            pinned: None,
-            spin_us: None,
-            block_call: None,
-            minimum: false,
+            pinned: false,
+            spin_us: 0,
+            block_call: BlockCall {
+                x: BLOCK_CALL_X,
+                ns: 0.0,
+                min_ns: 0.0,
+            },
             patterns: vec![
                 p("nop", 100.0),
                 p("seq(nop, nop)", 105.0),
@@ -1891,49 +1857,27 @@ mod tests {
 
     #[test]
     fn with_the_minimum_composition_adds_the_fastest_repetitions() {
-        use perfcompose_core::measure::Measure;
         let mut c = cal();
-        // Stream medians 100 / 180 for nop / pipe(nop, nop), fastest repetitions 90 / 130.
+        // Stream medians 100 / 180 for nop / pipe(nop, nop), fastest repetitions 90 / 130;
+        // seq(nop, nop)'s fastest is its median, 105.
         for p in &mut c.patterns {
-            p.stream_ns_per_element = Some(p.ns_per_element);
             p.stream_min_ns_per_element = match p.term.as_str() {
-                "nop" => Some(90.0),
-                "pipe(nop, nop)" => Some(130.0),
-                _ => None,
+                "nop" => 90.0,
+                "pipe(nop, nop)" => 130.0,
+                _ => p.stream_ns_per_element,
             };
         }
-        c.pipe_wake = Some(WakeCalibration {
-            points: [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
-                .iter()
-                .map(|&t| wake_point(t, if t > 5000.0 { 2000.0 } else { 0.0 }))
-                .collect(),
-            slope: 0.0,
-            cap_ns: 0.0,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: 0.0,
-            knots: Vec::new(),
-        });
-        c.refit_wake();
         let pipe = Plan::Pipe(vec![Plan::Kernel("a".into()), Plan::Kernel("b".into())]);
         let seq = Plan::Seq(vec![Plan::Kernel("a".into()), Plan::Kernel("b".into())]);
         assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
-        let wake = c.pipe_wake.clone();
-        c.use_statistic(Measure::Minimum);
-        assert!((c.overhead_ns(&pipe) - 130.0).abs() < TOL);
-        // A pattern without a fastest repetition keeps its median: 90 + (105 − 90).
-        assert!((c.overhead_ns(&seq) - 105.0).abs() < TOL);
-        // The wake-up's points are medians: its fit does not move with the statistic.
-        c.refit_wake();
-        assert_eq!(c.pipe_wake, wake);
-        c.use_statistic(Measure::Median);
-        assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
-        // Stored with the calibration, the statistic is not.
-        let text = serde_json::to_string(&c).unwrap();
-        assert!(
-            text.contains("\"stream_min_ns_per_element\":130.0"),
-            "{text}"
-        );
-        assert!(!text.contains("minimum\""), "{text}");
+        let fastest = c.for_statistic(Measure::Minimum);
+        assert!((fastest.overhead_ns(&pipe) - 130.0).abs() < TOL);
+        // 90 + (105 − 90).
+        assert!((fastest.overhead_ns(&seq) - 105.0).abs() < TOL);
+        // Every statistic other than the minimum composes with the medians.
+        for m in [Measure::Median, Measure::Mean, Measure::Maximum] {
+            assert!((c.for_statistic(m).overhead_ns(&pipe) - 180.0).abs() < TOL);
+        }
     }
 
     #[test]
@@ -1952,7 +1896,6 @@ mod tests {
 
     #[test]
     fn each_block_call_is_taken_out_once_as_the_design_composes_its_blocks() {
-        use perfcompose_core::measure::Measure;
         let k = |n: &str| Plan::Kernel(n.into());
         let seq = |a: Plan, b: Plan| Plan::Seq(vec![a, b]);
         let pool = |n: usize, p: Plan| Plan::TPool(n, Box::new(p));
@@ -1969,11 +1912,11 @@ mod tests {
         .collect();
         // cal(): nop 100, seq(nop, nop) 105, pipe(nop, nop) 180, tpool(2, nop) 90.
         assert!((without[0] - 105.0).abs() < TOL);
-        c.block_call = Some(BlockCall {
+        c.block_call = BlockCall {
             x: BLOCK_CALL_X,
             ns: 20.0,
             min_ns: 10.0,
-        });
+        };
         let with = |c: &Calibration, p: &Plan| c.overhead_ns(p);
         // Two calls in a seq, each counted by its block's unit test.
         assert!((with(&c, &seq(k("a"), k("b"))) - (without[0] - 40.0)).abs() < TOL);
@@ -1994,35 +1937,8 @@ mod tests {
         let m = c.for_statistic(Measure::Minimum);
         assert!((m.block_call_ns() - 10.0).abs() < TOL);
         // Never below nothing.
-        c.block_call.as_mut().unwrap().ns = 1e6;
+        c.block_call.ns = 1e6;
         assert_eq!(c.overhead_ns(&seq(k("a"), k("b"))), 0.0);
-    }
-
-    #[test]
-    fn a_saved_runs_block_call_is_its_nop_unit_test_at_the_smallest_size() {
-        use crate::bench::{PointStats, Series};
-        let series = vec![
-            Series::kernel(
-                "seq(inc, nop)->inc",
-                vec![PointStats::of(1024, vec![900.0])],
-            ),
-            Series::kernel(
-                "seq(inc, nop)->nop_warm",
-                vec![
-                    PointStats::of(2048, vec![30.0, 31.0, 32.0]),
-                    PointStats::of(1024, vec![41.0, 38.0, 40.0]),
-                ],
-            ),
-        ];
-        assert_eq!(
-            BlockCall::from_saved(&series),
-            Some(BlockCall {
-                x: 1024,
-                ns: 40.0,
-                min_ns: 38.0
-            })
-        );
-        assert_eq!(BlockCall::from_saved(&series[..1]), None);
     }
 
     fn wake_point(stage: f64, extra: f64) -> WakePoint {
@@ -2031,38 +1947,6 @@ mod tests {
             stage_ns: stage,
             pipe_ns: stage + 100.0 + extra,
         }
-    }
-
-    #[test]
-    fn wake_cost_fit_starts_past_the_waits_that_cost_nothing_and_levels_off() {
-        // The shape of runs Q and S: nothing while the `nop` stage waits up to 4 µs
-        // (stage 100 ns more), 2.8 µs at 8, the cap from 16 (extra over pipe(nop, nop),
-        // 100 ns here).
-        let extras = [30.0, -90.0, 50.0, 2800.0, 5400.0, 6200.0];
-        let pts: Vec<WakePoint> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
-            .iter()
-            .zip(extras)
-            .map(|(&w, e)| wake_point(w + 100.0, e))
-            .collect();
-        let (slope, cap, threshold) = fit_wake(&pts, 100.0, 100.0);
-        // Cap: the median of the two slowest; from the last wait below a fifth of it
-        // (4 µs) to the first point at the cap (32 µs).
-        assert!((cap - 5800.0).abs() < TOL, "{cap}");
-        assert!((threshold - 4000.0).abs() < TOL, "{threshold}");
-        assert!((slope - 5800.0 / 28000.0).abs() < TOL, "{slope}");
-        // A ramp from the origin: its first point already reaches a fifth of the cap.
-        let ramp: Vec<(f64, f64)> = [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]
-            .iter()
-            .map(|&t: &f64| (t, (0.5 * t).min(2000.0)))
-            .collect();
-        let (slope, cap, threshold) = fit_hinge(&ramp);
-        assert_eq!((cap, threshold), (2000.0, 0.0));
-        assert!((slope - 0.5).abs() < TOL, "{slope}");
-        // Below pipe(nop, nop) everywhere: no wake-up cost at all.
-        let flat: Vec<WakePoint> = pts.iter().map(|p| wake_point(p.stage_ns, -50.0)).collect();
-        assert_eq!(fit_wake(&flat, 100.0, 100.0), (0.0, 0.0, 0.0));
-        assert_eq!(fit_wake(&[], 100.0, 100.0), (0.0, 0.0, 0.0));
-        assert_eq!(fit_hinge(&[(f64::NAN, 1.0)]), (0.0, 0.0, 0.0));
     }
 
     /// The sum of `segments` at wait `w`, as composition adds them.
@@ -2170,70 +2054,51 @@ mod tests {
         assert!(wake_segments(&[]).is_empty());
     }
 
-    /// An array-element wake-up calibration, not yet fitted, whose points at
-    /// [`WAKE_SPINS`] have the given extras over the busy baseline (with `cal()`'s `nop`
-    /// stage of 100 ns and `wake_point`'s 100: waits of T, stages of T + 100).
-    fn array_wake(extras: &[f64]) -> WakeCalibration {
-        WakeCalibration {
-            points: WAKE_SPINS
-                .iter()
-                .zip(extras)
-                .map(|(&t, e)| wake_point(t as f64 + 100.0, e - 20.0))
-                .collect(),
-            slope: 0.0,
-            cap_ns: 0.0,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: WAKE_BYTES_PER_NS as f64,
-            knots: Vec::new(),
-        }
+    /// Wake-up points at [`WAKE_SPINS`] with the given extras over the busy baseline
+    /// (with `cal()`'s `nop` stage of 100 ns and `wake_point`'s 100: waits of T, stages
+    /// of T + 100).
+    fn wake_points(extras: &[f64]) -> Vec<WakePoint> {
+        WAKE_SPINS
+            .iter()
+            .zip(extras)
+            .map(|(&t, e)| wake_point(t as f64 + 100.0, e - 20.0))
+            .collect()
+    }
+
+    /// `cal()`'s wake-up baseline: `pipe(nop, nop)` 80 ns over a `nop` stage of 100.
+    fn fit_wake(points: Vec<WakePoint>, spin_ns: f64) -> WakeCalibration {
+        WakeCalibration::fit(points, 80.0, 100.0, spin_ns)
     }
 
     #[test]
     fn waits_the_workers_spin_through_pay_no_wake_up() {
-        // Run AM's shape: next to nothing up to 24 µs, then one disturbed point at 32 µs.
-        let wake = array_wake(&[0.0, 0.0, 0.0, 0.0, 88.0, 88.0, 88.0, 88.0, 6962.0]);
-        let points = wake.points.clone();
-        let mut free = cal();
-        free.pipe_wake = Some(wake.clone());
-        free.refit_wake();
+        // Next to nothing up to 24 µs, then one disturbed point at 32 µs.
+        let points = wake_points(&[0.0, 0.0, 0.0, 0.0, 88.0, 88.0, 88.0, 88.0, 6962.0]);
+        let free = fit_wake(points.clone(), 0.0);
         assert_eq!(
-            free.pipe_wake.as_ref().unwrap().knots.last().map(|k| k.1),
+            free.knots.last().map(|k| k.1),
             Some(6962.0),
             "without a spin every point counts"
         );
         // Spinning 1 ms, every calibrated wait is spun through: no wake-up term, and the
         // points are kept as measured.
-        let mut spun = Calibration {
-            spin_us: Some(1000),
-            pipe_wake: Some(wake.clone()),
+        let spun = Calibration {
+            spin_us: 1000,
+            pipe_wake: fit_wake(points.clone(), 1e6),
             ..cal()
         };
-        spun.refit_wake();
-        let w = spun.pipe_wake.as_ref().unwrap();
-        assert!(w.knots.is_empty(), "{:?}", w.knots);
-        assert_eq!(w.points, points);
+        assert!(
+            spun.pipe_wake.knots.is_empty(),
+            "{:?}",
+            spun.pipe_wake.knots
+        );
+        assert_eq!(spun.pipe_wake.points, points);
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe = Plan::Pipe(vec![k("a"), k("b")]);
         assert!(spun.overhead(&pipe, "test").saturating.is_empty());
-        // Run AN's points (extras of 129 down to -405 ns, all spun through): as `u64`
-        // elements they fit a line; as arrays, whose knots are empty, nothing (that line
-        // came back on them until 2026-11-27: 23 ns in AN, 233 ns in AO).
-        let an = array_wake(&[129.0, 81.0, 84.0, 94.0, 70.0, 60.0, -32.0, -9.0, -405.0]);
-        let mut words = Calibration {
-            spin_us: Some(1000),
-            pipe_wake: Some(WakeCalibration {
-                element_bytes_per_ns: 0.0,
-                ..an.clone()
-            }),
-            ..cal()
-        };
-        words.refit_wake();
-        assert!(!words.overhead(&pipe, "test").saturating.is_empty());
-        spun.pipe_wake = Some(an);
-        spun.refit_wake();
-        let w = spun.pipe_wake.as_ref().unwrap();
-        assert_eq!((w.slope, w.cap_ns, w.knots.len()), (0.0, 0.0, 0));
-        assert!(spun.overhead(&pipe, "test").saturating.is_empty());
+        // Extras of 129 down to -405 ns, all spun through: no knots, nothing added.
+        let noise = wake_points(&[129.0, 81.0, 84.0, 94.0, 70.0, 60.0, -32.0, -9.0, -405.0]);
+        assert!(fit_wake(noise, 1e6).knots.is_empty());
         // A spin of 10 µs: the waits beyond it still count, the busy baseline too.
         let kept = slept_points(&points, 100.0, 10_000.0);
         let spins: Vec<f64> = kept.iter().map(|p| p.spin_ns).collect();
@@ -2249,10 +2114,9 @@ mod tests {
         let extras = [
             0.0, 0.0, 0.0, 1000.0, 1200.0, 2000.0, 3000.0, 3500.0, 4000.0,
         ];
-        c.pipe_wake = Some(array_wake(&extras));
-        let points = c.pipe_wake.as_ref().unwrap().points.clone();
-        c.refit_wake();
-        let w = c.pipe_wake.clone().unwrap();
+        let points = wake_points(&extras);
+        c.pipe_wake = fit_wake(points.clone(), 0.0);
+        let w = c.pipe_wake.clone();
         assert_eq!(w.knots, fit_wake_knots(&points, 80.0, 100.0));
         assert_eq!(w.knots[0], (4000.0, 0.0));
         // The baseline is the busy pipelines' own hand-off at 1–2 µs, not pipe(nop, nop)'s:
@@ -2283,16 +2147,6 @@ mod tests {
         assert!((segments_at(&segs, 5000.0) - 500.0).abs() < 1e-6);
         assert!((segments_at(&segs, 20000.0) - 3250.0).abs() < 1e-6);
         assert!((segments_at(&segs, 50000.0) - 4000.0).abs() < 1e-6);
-        // The same points taken on `u64` elements keep the fitted line.
-        let mut u = c.clone();
-        if let Some(w) = &mut u.pipe_wake {
-            w.element_bytes_per_ns = 0.0;
-        }
-        u.refit_wake();
-        assert!(u.pipe_wake.as_ref().unwrap().knots.is_empty());
-        let o = u.overhead(&Plan::Pipe(vec![k("a"), k("b")]), "test");
-        assert_eq!(o.saturating.len(), 1);
-        assert!((o.saturating[0].threshold_ns - 4000.0).abs() < TOL);
     }
 
     #[test]
@@ -2300,14 +2154,8 @@ mod tests {
         use perfcompose_core::components::Components;
         use perfcompose_core::compose::{compose, ComposeOptions};
         let mut c = cal();
-        c.pipe_wake = Some(WakeCalibration {
-            points: Vec::new(),
-            slope: 0.5,
-            cap_ns: 1e9,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: 0.0,
-            knots: Vec::new(),
-        });
+        // Half a nanosecond per ns of slack, up to a second.
+        c.pipe_wake.knots = vec![(0.0, 0.0), (2e9, 1e9)];
         let text = "seq(pipe(a, b), tpool(2, pipe(c, pipe(d, e))), pipe(tpool(2, pipe(a, c)), e))";
         let term = perfcompose_core::term::parse_term("t", text).unwrap();
         let plan = crate::validate::plan_from_term(&term).unwrap();
@@ -2348,7 +2196,7 @@ mod tests {
             assert!(
                 named
                     .iter()
-                    .any(|(p, what)| *p == Some(i) && what.ends_with(&format!("in {span}"))),
+                    .any(|(p, what)| *p == Some(i) && what.contains(&format!("in {span} ("))),
                 "{i} {span}: {named:?}"
             );
         }
@@ -2388,7 +2236,7 @@ mod tests {
         use perfcompose_core::components::Components;
         use perfcompose_core::compose::{compose, ComposeOptions};
         let mut c = cal();
-        c.pipe_handoff = Some(handoff());
+        c.pipe_handoff = handoff();
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe = Plan::Pipe(vec![k("a"), k("b")]);
         // The constant: one stage (`nop`, 100) and the hand-off at no slack (median 60),
@@ -2397,7 +2245,7 @@ mod tests {
         let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
         assert!((c.overhead_ns(&pipe3) - 220.0).abs() < TOL);
         // The fastest repetitions with the minimum.
-        let m = c.for_statistic(perfcompose_core::measure::Measure::Minimum);
+        let m = c.for_statistic(Measure::Minimum);
         assert!((m.overhead_ns(&pipe) - 150.0).abs() < TOL);
         // The rise over it: 140 at 250, then the last two pooled (never falling): 147.5
         // with the medians, 155 with the fastest repetitions; nothing at no slack.
@@ -2441,7 +2289,7 @@ mod tests {
         // gets no rise.
         let mut none = handoff();
         none.points.retain(|p| p.slack_ns > 0.0);
-        c.pipe_handoff = Some(none);
+        c.pipe_handoff = none;
         assert!((c.overhead_ns(&pipe) - 180.0).abs() < TOL);
         assert!(c.overhead(&pipe, "test").saturating.is_empty());
     }
@@ -2449,14 +2297,8 @@ mod tests {
     #[test]
     fn pipelines_get_a_saturating_wake_up_term_scaled_by_the_pools_around_them() {
         let mut c = cal();
-        c.pipe_wake = Some(WakeCalibration {
-            points: Vec::new(),
-            slope: 0.25,
-            cap_ns: 2000.0,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: 0.0,
-            knots: Vec::new(),
-        });
+        // A quarter of a nanosecond per ns of slack, up to 2 µs.
+        c.pipe_wake.knots = vec![(0.0, 0.0), (8000.0, 2000.0)];
         let k = |s: &str| Plan::Kernel(s.into());
         let pipe3 = Plan::Pipe(vec![k("a"), k("b"), k("c")]);
         let o = c.overhead(&pipe3, "test");
@@ -2645,134 +2487,161 @@ mod tests {
         assert_eq!(c.overhead(&nested, "t").saturating.len(), 1);
     }
 
-    /// `c` saves and loads as it is, and `cal()`, which lacks the field `key`, saves
-    /// without it: what loading that file gives.
-    fn kept_and_absent_before(path: &Path, c: Calibration, key: &str) -> Calibration {
-        c.save(path).unwrap();
-        assert_eq!(Calibration::load(path).unwrap(), Some(c));
-        cal().save(path).unwrap();
-        let text = std::fs::read_to_string(path).unwrap();
-        assert!(!text.contains(key), "{text}");
-        Calibration::load(path).unwrap().unwrap()
+    /// A fresh scratch folder for `name`.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pc-overhead-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A calibration with every part filled in.
+    fn full() -> Calibration {
+        let mut c = cal();
+        let extras = [
+            0.0, 0.0, 0.0, 1000.0, 1200.0, 2000.0, 3000.0, 3500.0, 4000.0,
+        ];
+        c.pipe_wake = fit_wake(wake_points(&extras), 0.0);
+        c.pipe_handoff = handoff();
+        c.mapreduce = vec![JobCost {
+            reduce: "pairwise".into(),
+            threads: 1,
+            ns_per_job: 5000.0,
+        }];
+        let point = JobPoint {
+            spin_ns: 1000.0,
+            ideal_ns: 8000.0,
+            job_ns: 17000.0,
+        };
+        c.mapreduce_busy = vec![job_busy_of("pairwise", 1, vec![point], &c.mapreduce)];
+        c.pool_busy = vec![pool_busy_of(2, vec![(1000.0, 750.0, 1100.0)])];
+        c.pinned = true;
+        c.spin_us = 1000;
+        c.block_call = BlockCall {
+            x: BLOCK_CALL_X,
+            ns: 40.0,
+            min_ns: 37.0,
+        };
+        c
     }
 
     #[test]
-    fn saves_and_loads() {
-        let dir = std::env::temp_dir().join(format!("pc-overhead-{}", std::process::id()));
+    fn a_saved_calibration_loads_as_it_was_saved() {
+        let dir = scratch("round-trip");
         let path = dir.join("sub").join("o.json");
-        let c = cal();
+        let c = full();
+        assert!(!c.pipe_wake.knots.is_empty() && c.mapreduce_busy[0].cap_ns > 0.0);
         c.save(&path).unwrap();
         assert_eq!(Calibration::load(&path).unwrap(), Some(c));
-        assert_eq!(Calibration::load(&dir.join("missing.json")).unwrap(), None);
-        // The wake-up slope and cap are refitted from the stored points on load.
-        let mut w = cal();
-        w.pipe_wake = Some(WakeCalibration {
-            points: [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0]
-                .iter()
-                .map(|&t| wake_point(t, (0.25 * t).min(2000.0) - 20.0))
-                .collect(),
-            slope: 0.9,
-            cap_ns: 1.0,
-            threshold_ns: 0.0,
-            element_bytes_per_ns: 0.0,
-            knots: Vec::new(),
-        });
-        w.save(&path).unwrap();
-        let loaded = Calibration::load(&path).unwrap().unwrap();
-        let lw = loaded.pipe_wake.unwrap();
-        // `wake_point` adds 100 ns and the calibration's pipe(nop, nop) extra is 80 ns;
-        // its `nop` stage takes 100.
-        let points = &w.pipe_wake.as_ref().unwrap().points.clone();
-        assert_eq!(
-            (lw.slope, lw.cap_ns, lw.threshold_ns),
-            fit_wake(points, 80.0, 100.0)
-        );
-        assert!((lw.cap_ns - 2000.0).abs() < 1e-6, "{}", lw.cap_ns);
-        assert!(lw.threshold_ns > 0.0 && lw.slope != 0.9, "{lw:?}");
-        // A file from before the threshold was stored reads (and is refitted) too.
-        let text = std::fs::read_to_string(&path).unwrap();
-        let old = text.replace("\"threshold_ns\"", "\"unused\"");
-        std::fs::write(&path, old).unwrap();
-        let lw = Calibration::load(&path)
-            .unwrap()
-            .unwrap()
-            .pipe_wake
-            .unwrap();
-        assert_eq!(
-            (lw.slope, lw.cap_ns, lw.threshold_ns),
-            fit_wake(points, 80.0, 100.0)
-        );
-        // An array-element calibration keeps its knots through a save and a load, refitted
-        // from its points (a file's knots are derived values, as its line is).
-        if let Some(pw) = &mut w.pipe_wake {
-            pw.element_bytes_per_ns = WAKE_BYTES_PER_NS as f64;
-            pw.knots = vec![(1.0, 2.0)];
-        }
-        w.save(&path).unwrap();
-        let lw = Calibration::load(&path)
-            .unwrap()
-            .unwrap()
-            .pipe_wake
-            .unwrap();
-        assert_eq!(lw.knots, fit_wake_knots(points, 80.0, 100.0));
-        assert!(!lw.knots.is_empty());
-        // The busy hand-off is kept; a file from before it was measured (this one's
-        // `cal()`, saved without it) has none.
-        let busy = Calibration {
-            pipe_handoff: Some(handoff()),
-            ..cal()
-        };
-        assert_eq!(
-            kept_and_absent_before(&path, busy, "pipe_handoff").pipe_handoff,
-            None
-        );
-        // Whether the workers were pinned is kept; files from before it was recorded
-        // read as unknown.
-        let pinned = Calibration {
-            pinned: Some(true),
-            ..cal()
-        };
-        pinned.save(&path).unwrap();
-        assert_eq!(
-            Calibration::load(&path).unwrap().unwrap().pinned,
-            Some(true)
-        );
-        // So is how long the workers spun; a file without it was measured without spinning.
-        let pin = crate::Config {
-            pin: true,
-            ..crate::Config::default()
-        };
-        let spun = Calibration {
-            spin_us: Some(crate::DEFAULT_SPIN.as_micros() as u64),
-            ..cal()
-        };
-        spun.save(&path).unwrap();
+        // Fitted values are stored as fitted when calibrating, not fitted again on loading.
+        let mut json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["version"], CALIBRATION_VERSION);
+        json["pipe_wake"]["knots"] = serde_json::json!([[0.0, 0.0], [1.0, 2.0]]);
+        std::fs::write(&path, json.to_string()).unwrap();
         let back = Calibration::load(&path).unwrap().unwrap();
-        assert!(back.spins_as(&pin) && !back.spins_as(&crate::Config::default()));
-        assert!(!cal().spins_as(&pin) && cal().spins_as(&crate::Config::default()));
-        cal().save(&path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            !text.contains("pinned") && !text.contains("spin_us"),
-            "{text}"
-        );
-        assert_eq!(Calibration::load(&path).unwrap().unwrap().pinned, None);
-        // The block call is kept; a file from before it was calibrated has none.
-        let called = Calibration {
-            block_call: Some(BlockCall {
-                x: BLOCK_CALL_X,
-                ns: 40.0,
-                min_ns: 37.0,
-            }),
-            ..cal()
+        assert_eq!(back.pipe_wake.knots, [(0.0, 0.0), (1.0, 2.0)]);
+        // No file: no calibration.
+        assert_eq!(Calibration::load(&dir.join("missing.json")).unwrap(), None);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_calibration_of_another_version_is_refused_with_a_request_to_recalibrate() {
+        let dir = scratch("versions");
+        let path = dir.join("o.json");
+        let load = |json: &serde_json::Value| {
+            std::fs::write(&path, serde_json::to_string_pretty(json).unwrap()).unwrap();
+            Calibration::load(&path)
         };
-        assert_eq!(
-            kept_and_absent_before(&path, called, "block_call").block_call,
-            None
+        let mut json = serde_json::to_value(full()).unwrap();
+        // None: written before calibrations had versions.
+        json.as_object_mut().unwrap().remove("version");
+        let err = load(&json).unwrap_err();
+        assert!(matches!(err.kind, FileErrorKind::Version(None)), "{err:?}");
+        let text = err.to_string();
+        for needle in [
+            "o.json: ",
+            "without a version",
+            &format!("reads version {CALIBRATION_VERSION}"),
+            "recalibrate with `perfcompose calibrate overhead`",
+        ] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
+        // The version comes first: a file of the shape of older builds (optional parts
+        // missing, fitted lines this one does not store) is told its version, not its
+        // shape.
+        let old = serde_json::json!({
+            "host": "h",
+            "cores": 2,
+            "patterns": [],
+            "pipe_wake": {"points": [], "slope": 0.0, "cap_ns": 0.0},
+            "pinned": true,
+        });
+        let err = load(&old).unwrap_err();
+        assert!(matches!(err.kind, FileErrorKind::Version(None)), "{err:?}");
+        // An older and an unknown (newer) version.
+        for (v, says) in [
+            (CALIBRATION_VERSION - 1, "older than this perfcompose reads"),
+            (CALIBRATION_VERSION + 1, "unknown to this perfcompose"),
+        ] {
+            json["version"] = v.into();
+            let err = load(&json).unwrap_err();
+            assert!(
+                matches!(err.kind, FileErrorKind::Version(Some(got)) if got == v),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            for needle in [
+                format!("version {v}, {says}"),
+                format!("version {CALIBRATION_VERSION}"),
+                "perfcompose calibrate overhead".to_string(),
+            ] {
+                assert!(text.contains(&needle), "{needle}: {text}");
+            }
+        }
+        // The current version loads.
+        json["version"] = CALIBRATION_VERSION.into();
+        assert_eq!(load(&json).unwrap(), Some(full()));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_malformed_calibration_is_an_error_at_its_file_line_and_column() {
+        let dir = scratch("malformed");
+        let path = dir.join("o.json");
+        let error = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            let err = Calibration::load(&path).unwrap_err();
+            assert!(
+                matches!(err.kind, FileErrorKind::Malformed { .. }),
+                "{err:?}"
+            );
+            err.to_string()
+        };
+        let err = error("{ not json");
+        assert!(
+            err.contains("o.json:1:3: not a perfcompose overhead calibration"),
+            "{err}"
         );
-        std::fs::write(&path, "{ not json").unwrap();
-        let err = Calibration::load(&path).unwrap_err().to_string();
-        assert!(err.contains("o.json:1:"), "{err}");
+        let err = error("5");
+        assert!(
+            err.contains("an overhead calibration (a JSON object)"),
+            "{err}"
+        );
+        // The current version with a field missing, one it does not know, one of the
+        // wrong type (on line 2 of the file).
+        let mut json = serde_json::to_value(full()).unwrap();
+        json.as_object_mut().unwrap().remove("block_call");
+        let err = error(&json.to_string());
+        assert!(err.contains("missing field `block_call`"), "{err}");
+        let mut json = serde_json::to_value(full()).unwrap();
+        json["block_calls"] = 1.into();
+        let err = error(&json.to_string());
+        assert!(err.contains("unknown field `block_calls`"), "{err}");
+        let text = format!("{{\"version\": {CALIBRATION_VERSION},\n  \"host\": 7}}");
+        let err = error(&text);
+        assert!(err.contains("o.json:2:"), "{err}");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -552,12 +552,11 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             format!("{:.0}", p.baseline_ns_per_element),
             format!("{:.2}", p.ns_per_element / p.baseline_ns_per_element),
             format!("{:.1}% / {:.1}%", 100.0 * p.cv, 100.0 * p.baseline_cv),
-            match (p.stream_ns_per_element, p.stream_baseline_ns_per_element) {
-                (Some(a), Some(b)) => format!("{a:.0} / {b:.0}"),
-                _ => "-".into(),
-            },
-            p.stream_min_ns_per_element
-                .map_or("-".into(), |m| format!("{m:.0}")),
+            format!(
+                "{:.0} / {:.0}",
+                p.stream_ns_per_element, p.stream_baseline_ns_per_element
+            ),
+            format!("{:.0}", p.stream_min_ns_per_element),
         ]);
     }
     writeln!(out, "{t}")?;
@@ -569,58 +568,50 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
          fastest repetition when `validate` reduces with the minimum, its default)",
         cal.cores, cal.elements, cal.repetitions
     )?;
-    if let Some(w) = &cal.pipe_wake {
-        if w.knots.is_empty() && w.cap_ns == 0.0 {
-            let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
-                (a.min(p.spin_ns), b.max(p.spin_ns))
-            });
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T), T from {:.1} to {:.1} us): none added; no calibrated wait beyond the workers' spin of {} us cost extra",
-                from / 1000.0,
-                to / 1000.0,
-                cal.spin_us.map_or("(unknown)".to_string(), |s| s.to_string())
-            )?;
-        } else if w.knots.is_empty() {
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T)): min({:.0} ns, max(0, {:.3} x (W - {:.0} ns))) at the time W the waiting stage waits per element",
-                w.cap_ns, w.slope, w.threshold_ns
-            )?;
-        } else {
-            let knots: Vec<String> = w
-                .knots
-                .iter()
-                .map(|(wait, extra)| format!("{:.1} us: {extra:.0} ns", wait / 1000.0))
-                .collect();
-            writeln!(
-                out,
-                "pipeline wake-up (pipe(spin(T), nop) against spin(T), elements of {:.0} bytes per ns of T): straight lines through {}, nothing before, flat after; W the time the waiting stage waits per element",
-                w.element_bytes_per_ns,
-                knots.join(", ")
-            )?;
-        }
-    }
-    if let Some(h) = &cal.pipe_handoff {
-        let points: Vec<String> = h
-            .points
+    let w = &cal.pipe_wake;
+    if w.knots.is_empty() {
+        let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
+            (a.min(p.spin_ns), b.max(p.spin_ns))
+        });
+        writeln!(
+            out,
+            "pipeline wake-up (pipe(spin(T), nop) against spin(T), T from {:.1} to {:.1} us): none added; no calibrated wait beyond the workers' spin of {} us cost extra",
+            from / 1000.0,
+            to / 1000.0,
+            cal.spin_us
+        )?;
+    } else {
+        let knots: Vec<String> = w
+            .knots
             .iter()
-            .map(|p| {
-                format!(
-                    "T {:.1} us slack {:.2} us: {:.0} ns (median {:.0})",
-                    p.spin_ns / 1000.0,
-                    p.slack_ns / 1000.0,
-                    p.extra_ns(true),
-                    p.extra_ns(false)
-                )
-            })
+            .map(|(wait, extra)| format!("{:.1} us: {extra:.0} ns", wait / 1000.0))
             .collect();
         writeln!(
             out,
-            "busy pipeline hand-off (pipe(spin(T), spin(T - slack)) against spin(T); the last point's second stage nop), fastest repetitions: {}",
-            points.join(", ")
+            "pipeline wake-up (pipe(spin(T), nop) against spin(T), elements of {} bytes per ns of T): straight lines through {}, nothing before, flat after; W the time the waiting stage waits per element",
+            overhead::WAKE_BYTES_PER_NS,
+            knots.join(", ")
         )?;
     }
+    let h = &cal.pipe_handoff;
+    let points: Vec<String> = h
+        .points
+        .iter()
+        .map(|p| {
+            format!(
+                "T {:.1} us slack {:.2} us: {:.0} ns (median {:.0})",
+                p.spin_ns / 1000.0,
+                p.slack_ns / 1000.0,
+                p.extra_ns(true),
+                p.extra_ns(false)
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "busy pipeline hand-off (pipe(spin(T), spin(T - slack)) against spin(T); the last point's second stage nop), fastest repetitions: {}",
+        points.join(", ")
+    )?;
     for b in &cal.pool_busy {
         let points: Vec<String> = b
             .points
@@ -664,12 +655,11 @@ fn calibrate(args: &Args) -> anyhow::Result<()> {
             j.ns_per_job / 1e3
         )?;
     }
-    if let Some(b) = &cal.block_call {
-        writeln!(
-            out,
-            "block call (the nop unit test, input warm, x = {}): {:.1} ns (median {:.1}), taken out once per block as a design composes its blocks: its unit test and the patterns above both count it",
-            b.x, b.min_ns, b.ns
-        )?;
-    }
+    let b = &cal.block_call;
+    writeln!(
+        out,
+        "block call (the nop unit test, input warm, x = {}): {:.1} ns (median {:.1}), taken out once per block as a design composes its blocks: its unit test and the patterns above both count it",
+        b.x, b.min_ns, b.ns
+    )?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use perfcompose_core::compose::predict::{predict_with_overhead, Overhead, Prediction};
 use perfcompose_core::compose::ComposeOptions;
+use perfcompose_core::measure::Measure;
 use perfcompose_core::model::format_significant;
 use perfcompose_core::term::Term;
 
@@ -83,7 +84,7 @@ fn overhead_for(term: &Term, explicit: Option<&Path>) -> anyhow::Result<Option<O
     {
         return Ok(None);
     }
-    Ok(Some(cal.overhead(
+    Ok(Some(cal.for_statistic(Measure::Median).overhead(
         &plan,
         &format!("calibrated on {} in {}", cal.host, path.display()),
     )))

@@ -405,7 +405,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     if let Some(c) = &overhead {
-        let calibrated = c.pinned.unwrap_or(false);
+        let calibrated = c.pinned;
         if calibrated != config.pin && args.from.is_none() {
             let how = |pinned: bool| if pinned { "pinned" } else { "not pinned" };
             eprintln!(
@@ -419,7 +419,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eprintln!(
                 "warning: the overhead calibration was measured with workers that {} before sleeping on a queue, \
                  this run's {}: recalibrate with `perfcompose bench --overhead{}`",
-                match c.spin_us.unwrap_or(0) {
+                match c.spin_us {
                     0 => "did not spin".to_string(),
                     us => format!("spun {us} µs"),
                 },
@@ -452,15 +452,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(dir) = &args.from {
         let saved = read_saved(dir)?;
         let mut opts = opts;
-        if let Some(c) = opts.overhead.as_mut().filter(|c| c.block_call.is_none()) {
-            c.block_call = overhead::BlockCall::from_saved(&saved);
-            if let Some(b) = &c.block_call {
-                eprintln!(
-                    "note: the calibration has no block call (stored before 2026-11-27): the saved `nop_warm` unit test at x = {} stands for it ({:.1} ns, median {:.1})",
-                    b.x, b.min_ns, b.ns
-                );
-            }
-        }
         let auto = if opts.auto_measure {
             let auto = saved_auto_measure(dir)?;
             opts.measure = auto.measure;
