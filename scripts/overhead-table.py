@@ -4,7 +4,7 @@
     python3 scripts/overhead-table.py [DIR ...]
 
 Every DIR (default: every folder of docs/results/ that holds one) needs the
-`overhead-calibration.json` that `perfcompose bench --overhead --calibration FILE` (or a
+`overhead-calibration.json` that `perfcompose calibrate overhead -o FILE` (or a
 `validate --save` run script) wrote. One row per distinct calibration (with every folder that holds it): `tpool(2, nop)` and
 `pipe(nop, nop)` in ns per element next to the hand-written crossbeam-channel baseline
 measured side by side, their ratio, and whether both targets of issue #4 hold (under

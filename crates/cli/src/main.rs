@@ -31,8 +31,11 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
     Fit(cmd::fit::Args),
-    /// Unit performance tests of kernels, and pattern overhead calibration.
+    /// Unit performance tests of kernels, and whole-program measurement of a design.
     Bench(cmd::bench::Args),
+    /// Calibrate this machine: the pattern runtime's own overhead, stored for `validate`
+    /// and `predict --overhead`.
+    Calibrate(cmd::calibrate::Args),
     /// Run designs for real and compare measured with predicted performance.
     Validate(cmd::validate::Args),
     /// Replay message-passing traces on a platform description.
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Fit(a) => cmd::fit::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
     };

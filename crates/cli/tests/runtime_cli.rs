@@ -168,13 +168,8 @@ fn bench_json_and_whole_program() {
     // A kernel timed while another thread runs it too (a worker of a task pool).
     let v = quick_bench(&["inc", "--warm", "--siblings", "1"], "512");
     assert!(v[0]["points"][0]["median"].as_f64().unwrap() > 0.0);
-    for bad in [
-        vec!["bench", "inc", "--siblings", "-1"],
-        vec!["bench", "--overhead", "--siblings", "1"],
-    ] {
-        let o = perfcompose(&bad);
-        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
-    }
+    let o = perfcompose(&["bench", "inc", "--siblings", "-1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
@@ -215,7 +210,6 @@ fn bench_batch_fixes_the_calls_per_repetition() {
         vec!["bench", "inc", "--batch", "0"],
         vec!["bench", "inc", "--batch", "many"],
         vec!["bench", "--term", "pipe(inc, inc)", "--batch", "4"],
-        vec!["bench", "--overhead", "--batch", "4"],
     ] {
         let o = perfcompose(&bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
@@ -228,14 +222,14 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     let dir = scratch("overhead");
     let file = dir.join("cal.json");
     let o = perfcompose(&[
-        "bench",
-        "--overhead",
+        "calibrate",
+        "overhead",
         "--json",
         "--elements",
         "300",
         "--reps",
         "2",
-        "--calibration",
+        "-o",
         file.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -267,6 +261,8 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         assert_eq!(p.as_object().unwrap().len(), 6, "{p}");
     }
     assert!(file.exists());
+    // Stored where -o said, not in this machine's configuration directory.
+    assert!(!scratch("config").join("perfcompose").exists());
     // The stored busy MapReduce jobs: both styles for one thread and up to the cores,
     // every point at least its ideal time (no worker can map more than its share
     // faster than the spin lasts).
@@ -336,7 +332,7 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     );
     assert!(
         stderr(&o).contains("measured with the workers pinned, this run has them not pinned")
-            && stderr(&o).contains("bench --overhead --no-pin"),
+            && stderr(&o).contains("calibrate overhead --no-pin"),
         "{}",
         stderr(&o)
     );
@@ -1320,7 +1316,14 @@ fn bad_input_is_a_clear_error_with_status_2() {
         &["bench", "--term", "tpool(2, panic)", "--sizes", "64"],
         "panicked on element",
     );
-    assert_user_error(&["bench", "--overhead", "--elements", "0"], "at least 1");
+    assert_user_error(&["calibrate", "overhead", "--elements", "0"], "at least 1");
+    assert_user_error(&["calibrate", "overhead", "--reps", "0"], "at least 1");
+    assert_user_error(
+        &["calibrate", "overhead", "--no-save", "-o", "cal.json"],
+        "cannot be used with",
+    );
+    // The calibration is a command of its own, no longer a flag of `bench`.
+    assert_user_error(&["bench", "--overhead"], "--overhead");
     assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
     assert_user_error(
         &[

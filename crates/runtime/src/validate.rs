@@ -3512,7 +3512,7 @@ fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<String> {
             worst.x,
             if under { "lower" } else { "higher" },
             if under && opts.overhead.is_none() && worst.x == row.points[0].x {
-                "; pattern overhead is not calibrated: `perfcompose bench --overhead`"
+                "; pattern overhead is not calibrated: `perfcompose calibrate overhead`"
             } else {
                 ""
             }

@@ -1,6 +1,5 @@
-//! `perfcompose bench`: unit performance tests of kernels, whole-program measurement of a
-//! design, and calibration of the pattern overhead. Glue over
-//! `perfcompose_runtime::{bench, overhead}`.
+//! `perfcompose bench`: unit performance tests of kernels and whole-program measurement of
+//! a design. Glue over `perfcompose_runtime::bench`.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -12,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use perfcompose_runtime::bench::{self, Progress, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::Inputs;
-use perfcompose_runtime::overhead::{self, Calibration};
 use perfcompose_runtime::{Config, Plan, Registry};
 
 /// Flags of `perfcompose bench`.
@@ -21,8 +19,7 @@ use perfcompose_runtime::{Config, Plan, Registry};
   perfcompose bench                          all kernels, fast grid (~1 minute)
   perfcompose bench qsort inc -o blocks.txt  Extra-P text, ready for `perfcompose fit`
   perfcompose bench --full qsort             the seed's grid: x = 1024, 2048, ..., 262144
-  perfcompose bench --term 'pipe(qsort, inc)' -o whole.txt
-  perfcompose bench --overhead               calibrate pattern overhead on this machine")]
+  perfcompose bench --term 'pipe(qsort, inc)' -o whole.txt")]
 pub struct Args {
     /// Kernels to time (default: every registered kernel).
     pub kernels: Vec<String>,
@@ -54,7 +51,7 @@ pub struct Args {
     /// needs for warm inputs, a program's repetition for cold and handed-over ones),
     /// within the memory the inputs may take; the table's `batch` column says what was
     /// used.
-    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
+    #[arg(long, value_name = "N", conflicts_with = "term")]
     pub batch: Option<u64>,
     /// Image resolution for the MapReduce kernels: small (341x227), medium (1024x681),
     /// large (3072x2048).
@@ -78,16 +75,16 @@ pub struct Args {
     pub pin: bool,
     /// Time kernels with their input in the cache, as the second block of a `seq` sees it
     /// (default: cold, as a stream element or a queue hands it over).
-    #[arg(long, conflicts_with_all = ["term", "overhead"])]
+    #[arg(long, conflicts_with = "term")]
     pub warm: bool,
     /// Time kernels with their input just written by another thread and handed over
     /// through a queue, as the stage after another one in a `pipe` sees it.
-    #[arg(long, conflicts_with_all = ["term", "overhead", "warm"])]
+    #[arg(long, conflicts_with_all = ["term", "warm"])]
     pub remote: bool,
     /// Time kernels while N other threads run them too, taking the other elements of the
     /// same stream in turn, as the workers of a task pool or a MapReduce do (`validate`
     /// names such blocks `NAME_parM`, M = N + 1).
-    #[arg(long, value_name = "N", conflicts_with_all = ["term", "overhead"])]
+    #[arg(long, value_name = "N", conflicts_with = "term")]
     pub siblings: Option<usize>,
     /// Capacity of the queues between stages.
     #[arg(long, value_name = "N")]
@@ -103,20 +100,6 @@ pub struct Args {
     /// List the registered kernels and exit.
     #[arg(long)]
     pub list: bool,
-    /// Calibrate the per-element overhead of the patterns (nop through seq, pipe, tpool)
-    /// next to a hand-written crossbeam-channel baseline, and store it for this machine.
-    #[arg(long)]
-    pub overhead: bool,
-    /// Where the overhead calibration is stored
-    /// (default: ~/.config/perfcompose/overhead-HOST.json).
-    #[arg(long, value_name = "FILE")]
-    pub calibration: Option<PathBuf>,
-    /// Calibrate without storing the result.
-    #[arg(long, requires = "overhead")]
-    pub no_save: bool,
-    /// Elements per calibration run.
-    #[arg(long, value_name = "N", requires = "overhead")]
-    pub elements: Option<usize>,
 }
 
 /// Stay quiet for panics the runtime catches and reports itself (a panicking kernel);
@@ -156,9 +139,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let registry = registry();
     if args.list {
         return list(&registry);
-    }
-    if args.overhead {
-        return calibrate(&args);
     }
     let inputs = inputs_of(&args.image)?;
     let spec = sampling(&args)?;
@@ -476,190 +456,4 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
         }
     }
     writeln!(out, "{t}")
-}
-
-fn calibrate(args: &Args) -> anyhow::Result<()> {
-    let config = config_of(!args.no_pin, args.capacity, args.spin_us)?;
-    let elements = args.elements.unwrap_or(overhead::DEFAULT_ELEMENTS);
-    if elements == 0 {
-        bail!("--elements must be at least 1");
-    }
-    let reps = args
-        .reps
-        .map_or(overhead::DEFAULT_REPETITIONS, |r| r as usize);
-    if reps == 0 {
-        bail!("--reps must be at least 1");
-    }
-    let terms = overhead::calibration_terms(overhead::available_cores()).len();
-    let bar = bar(terms as u64, args.json);
-    let cal = overhead::calibrate(elements, reps, &config, &mut |term, done, _| {
-        bar.set_position(done as u64);
-        bar.set_message(term.to_string());
-    })
-    .map_err(anyhow::Error::from)?;
-    bar.finish_and_clear();
-    let path = args.calibration.clone().or_else(Calibration::default_path);
-    if !args.no_save {
-        let path =
-            path.context("cannot find a configuration directory; pass --calibration FILE")?;
-        cal.save(&path).map_err(anyhow::Error::from)?;
-        if !args.json {
-            eprintln!(
-                "stored the calibration for {} in {}",
-                cal.host,
-                path.display()
-            );
-        }
-    }
-    let mut out = crate::report::stdout();
-    if args.json {
-        let patterns: Vec<_> = cal
-            .patterns
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "term": p.term,
-                    "ns_per_element": p.ns_per_element,
-                    "baseline_ns_per_element": p.baseline_ns_per_element,
-                    "stream_ns_per_element": p.stream_ns_per_element,
-                    "stream_baseline_ns_per_element": p.stream_baseline_ns_per_element,
-                    "stream_min_ns_per_element": p.stream_min_ns_per_element,
-                })
-            })
-            .collect();
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({ "patterns": patterns }))?
-        )?;
-        return Ok(());
-    }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "pattern",
-        "runtime [ns/element]",
-        "crossbeam baseline [ns/element]",
-        "ratio",
-        "CV runtime / baseline",
-        "stream driver: runtime / baseline [ns]",
-        "stream driver: fastest runtime [ns]",
-    ]);
-    for p in &cal.patterns {
-        t.add_row(vec![
-            p.term.clone(),
-            format!("{:.0}", p.ns_per_element),
-            format!("{:.0}", p.baseline_ns_per_element),
-            format!("{:.2}", p.ns_per_element / p.baseline_ns_per_element),
-            format!("{:.1}% / {:.1}%", 100.0 * p.cv, 100.0 * p.baseline_cv),
-            format!(
-                "{:.0} / {:.0}",
-                p.stream_ns_per_element, p.stream_baseline_ns_per_element
-            ),
-            format!("{:.0}", p.stream_min_ns_per_element),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "{} cores, {} elements x {} repetitions per pattern (medians); producer/consumer \
-         driver (a feeder thread, a blocking collector) in the first columns, the stream \
-         driver of `validate` in the last two (what composition adds: the median, or the \
-         fastest repetition when `validate` reduces with the minimum, its default)",
-        cal.cores, cal.elements, cal.repetitions
-    )?;
-    let w = &cal.pipe_wake;
-    if w.knots.is_empty() {
-        let (from, to) = w.points.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
-            (a.min(p.spin_ns), b.max(p.spin_ns))
-        });
-        writeln!(
-            out,
-            "pipeline wake-up (pipe(spin(T), nop) against spin(T), T from {:.1} to {:.1} us): none added; no calibrated wait beyond the workers' spin of {} us cost extra",
-            from / 1000.0,
-            to / 1000.0,
-            cal.spin_us
-        )?;
-    } else {
-        let knots: Vec<String> = w
-            .knots
-            .iter()
-            .map(|(wait, extra)| format!("{:.1} us: {extra:.0} ns", wait / 1000.0))
-            .collect();
-        writeln!(
-            out,
-            "pipeline wake-up (pipe(spin(T), nop) against spin(T), elements of {} bytes per ns of T): straight lines through {}, nothing before, flat after; W the time the waiting stage waits per element",
-            overhead::WAKE_BYTES_PER_NS,
-            knots.join(", ")
-        )?;
-    }
-    let h = &cal.pipe_handoff;
-    let points: Vec<String> = h
-        .points
-        .iter()
-        .map(|p| {
-            format!(
-                "T {:.1} us slack {:.2} us: {:.0} ns (median {:.0})",
-                p.spin_ns / 1000.0,
-                p.slack_ns / 1000.0,
-                p.extra_ns(true),
-                p.extra_ns(false)
-            )
-        })
-        .collect();
-    writeln!(
-        out,
-        "busy pipeline hand-off (pipe(spin(T), spin(T - slack)) against spin(T); the last point's second stage nop), fastest repetitions: {}",
-        points.join(", ")
-    )?;
-    for b in &cal.pool_busy {
-        let points: Vec<String> = b
-            .points
-            .iter()
-            .map(|(t, pool, single)| format!("T = {t:.0}: {pool:.0} vs {single:.0}"))
-            .collect();
-        writeln!(
-            out,
-            "busy task pool of {} (tpool({}, spin(T)) against spin(T), ns per element: {}): {:.0} ns per element beyond single / {}",
-            b.threads,
-            b.threads,
-            points.join(", "),
-            b.extra_ns,
-            b.threads
-        )?;
-    }
-    for j in &cal.mapreduce {
-        let busy = cal
-            .mapreduce_busy
-            .iter()
-            .find(|b| b.reduce == j.reduce && b.threads == j.threads);
-        let busy = busy.map_or(String::new(), |b| {
-            let points: Vec<String> = b
-                .points
-                .iter()
-                .map(|p| format!("{:.0} -> {:.1}", p.ideal_ns / 1e3, p.job_ns / 1e3))
-                .collect();
-            format!(
-                "; busy map (ideal -> measured us per job: {}): + min({:.1} us, {:.3} x ideal)",
-                points.join(", "),
-                b.cap_ns / 1e3,
-                b.slope
-            )
-        });
-        writeln!(
-            out,
-            "MapReduce job, {} reduction, {} thread(s), {} inputs: {:.1} us with a trivial map{busy}",
-            j.reduce,
-            j.threads,
-            perfcompose_runtime::overhead::JOB_INPUTS,
-            j.ns_per_job / 1e3
-        )?;
-    }
-    let b = &cal.block_call;
-    writeln!(
-        out,
-        "block call (the nop unit test, input warm, x = {}): {:.1} ns (median {:.1}), taken out once per block as a design composes its blocks: its unit test and the patterns above both count it",
-        b.x, b.min_ns, b.ns
-    )?;
-    Ok(())
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`.
 
 pub mod bench;
+pub mod calibrate;
 pub mod check;
 pub mod demo;
 pub mod fit;

@@ -50,7 +50,7 @@ pub struct Args {
     /// Do not add the calibrated pattern overhead to the modular models.
     #[arg(long)]
     pub no_overhead: bool,
-    /// Overhead calibration file (default: the one `perfcompose bench --overhead` stored).
+    /// Overhead calibration file (default: the one `perfcompose calibrate overhead` stored).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
     /// Write every measurement (blocks.txt, programs.txt in Extra-P text), the overhead
@@ -410,7 +410,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let how = |pinned: bool| if pinned { "pinned" } else { "not pinned" };
             eprintln!(
                 "warning: the overhead calibration was measured with the workers {}, this run has them {}: \
-                 recalibrate with `perfcompose bench --overhead{}`",
+                 recalibrate with `perfcompose calibrate overhead{}`",
                 how(calibrated),
                 how(config.pin),
                 if config.pin { "" } else { " --no-pin" }
@@ -418,7 +418,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else if !c.spins_as(&config) && args.from.is_none() {
             eprintln!(
                 "warning: the overhead calibration was measured with workers that {} before sleeping on a queue, \
-                 this run's {}: recalibrate with `perfcompose bench --overhead{}`",
+                 this run's {}: recalibrate with `perfcompose calibrate overhead{}`",
                 match c.spin_us {
                     0 => "did not spin".to_string(),
                     us => format!("spun {us} µs"),
@@ -886,7 +886,7 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         if report.overhead_calibrated {
             "included (calibrated)"
         } else {
-            "not included (run `perfcompose bench --overhead` to calibrate)"
+            "not included (run `perfcompose calibrate overhead` to calibrate)"
         }
     )?;
     let hosts: Vec<(&str, &validate::HostAtRow)> = report
