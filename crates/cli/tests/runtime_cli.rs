@@ -5,11 +5,16 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn perfcompose(args: &[&str]) -> Output {
+    // Keep any stored calibration of the machine out of the tests.
+    perfcompose_configured(args, &scratch("config"))
+}
+
+/// `perfcompose` with `config` as its configuration directory (`XDG_CONFIG_HOME`).
+fn perfcompose_configured(args: &[&str], config: &std::path::Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perfcompose"))
         .args(args)
         .env("PERFCOMPOSE_TEST_KERNELS", "1")
-        // Keep any stored calibration of the machine out of the tests.
-        .env("XDG_CONFIG_HOME", scratch("config"))
+        .env("XDG_CONFIG_HOME", config)
         .output()
         .expect("run perfcompose")
 }
@@ -339,7 +344,7 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     let o = perfcompose(&["validate", "--suite", "tiny", "--pin", "--no-pin"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
-    // predict adds the calibrated overhead of the design (and says so), unless told not to.
+    // predict adds the calibrated overhead of the design when asked (and says which).
     let cal: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let nop = cal["patterns"]
@@ -395,23 +400,21 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         "[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"\n",
     )
     .unwrap();
-    let predict = |extra: &[&str]| {
-        let mut args = vec![
-            "predict",
-            "qsort",
-            "--components",
-            blocks.to_str().unwrap(),
-            "--at",
-            "x=1024",
-            "--json",
-        ];
+    let blocks = blocks.to_str().unwrap();
+    let predict_in = |config: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["predict", "qsort", "--components", blocks, "--at", "x=1024"];
         args.extend_from_slice(extra);
-        let o = perfcompose(&args);
+        let o = perfcompose_configured(&args, config);
         assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+        String::from_utf8(o.stdout).unwrap()
     };
-    let with = predict(&["--calibration", file.to_str().unwrap()]);
-    let without = predict(&["--no-overhead"]);
+    let json = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let none = scratch("config");
+    let with = json(predict_in(
+        &none,
+        &["--json", "--calibration", file.to_str().unwrap()],
+    ));
+    let without = json(predict_in(&none, &["--json"]));
     let (a, b) = (
         with["values"][0]["value"].as_f64().unwrap(),
         without["values"][0]["value"].as_f64().unwrap(),
@@ -424,25 +427,75 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
         "{a} - {b} != {nop} - {call_ns}"
     );
     assert!(with["notes"].to_string().contains("runtime's own cost"));
-    // The built-in components (the paper's machine) get no overhead of this machine.
-    let builtin = perfcompose(&[
-        "predict",
-        "qsort",
-        "--at",
-        "x=1024",
-        "--json",
-        "--calibration",
-        file.to_str().unwrap(),
-    ]);
-    let builtin: serde_json::Value = serde_json::from_slice(&builtin.stdout).unwrap();
-    assert_eq!(builtin["values"][0]["value"].as_f64().unwrap(), b);
-    // A named calibration that does not exist is an error, not a silent default.
-    let o = perfcompose(&["predict", "qsort", "--calibration", "/nonexistent/cal.json"]);
-    assert_eq!(o.status.code(), Some(2));
+    // The JSON carries the file it added, and nothing without one.
+    assert_eq!(with["calibration"].as_str(), file.to_str(), "{with}");
+    assert!(without.get("calibration").is_none(), "{without}");
+    // A calibration stored for this machine changes nothing unless asked for.
+    let config = scratch("stored-calibration");
+    let stored = perfcompose_runtime::overhead::Calibration::path_in(&config);
+    std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+    std::fs::copy(&file, &stored).unwrap();
+    let plain = predict_in(&config, &[]);
+    assert_eq!(plain, predict_in(&none, &[]));
     assert!(
-        stderr(&o).contains("no overhead calibration"),
-        "{}",
-        stderr(&o)
+        !plain.contains("overhead:") && !plain.contains("runtime's own cost"),
+        "{plain}"
+    );
+    assert_eq!(json(predict_in(&config, &["--json"])), without);
+    // --overhead adds it and says which file: a line of the text, the JSON's path.
+    let text = predict_in(&config, &["--overhead"]);
+    let line = format!(
+        "overhead:    added from {} (calibrated on ",
+        stored.display()
+    );
+    assert!(text.contains(&line), "{text}");
+    let added = json(predict_in(&config, &["--overhead", "--json"]));
+    assert_eq!(added["calibration"].as_str(), stored.to_str(), "{added}");
+    assert_eq!(added["values"][0]["value"].as_f64().unwrap(), a);
+    // Asked for, an overhead that cannot be added is an error (status 2): none stored,
+    // a named file that does not exist, the built-in components (the paper's machine), a
+    // block that is not one of the runtime's kernels.
+    let bad = |args: &[&str], config: &std::path::Path, needle: &str| {
+        let o = perfcompose_configured(args, config);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    };
+    let predict_qsort = ["predict", "qsort", "--components", blocks];
+    bad(
+        &[&predict_qsort[..], &["--overhead"]].concat(),
+        &none,
+        "calibrate overhead",
+    );
+    bad(
+        &[
+            &predict_qsort[..],
+            &["--calibration", "/nonexistent/cal.json"],
+        ]
+        .concat(),
+        &config,
+        "no overhead calibration at /nonexistent/cal.json",
+    );
+    bad(
+        &["predict", "qsort", "--overhead"],
+        &config,
+        "built-in components",
+    );
+    std::fs::write(
+        dir.join("mine.toml"),
+        "[components.mine]\nmodel = \"3 * x\"\n",
+    )
+    .unwrap();
+    let mine = dir.join("mine.toml");
+    bad(
+        &[
+            "predict",
+            "mine",
+            "--components",
+            mine.to_str().unwrap(),
+            "--overhead",
+        ],
+        &config,
+        "`mine` is not one of the runtime's kernels",
     );
 }
 

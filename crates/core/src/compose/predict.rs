@@ -226,7 +226,7 @@ pub fn predict_with_overhead(
     let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
     if let Some(o) = overhead.filter(|o| o.ns_per_element > 0.0) {
         notes.push(format!(
-            "includes the runtime's own cost, {} ns per element ({}); --no-overhead leaves it out",
+            "includes the runtime's own cost, {} ns per element ({})",
             format_significant(o.ns_per_element, 4),
             o.source
         ));

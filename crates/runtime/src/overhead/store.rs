@@ -18,13 +18,20 @@ use crate::overhead::hostname;
 pub const CALIBRATION_VERSION: u32 = 1;
 
 impl Calibration {
-    /// `$XDG_CONFIG_HOME/perfcompose/overhead-HOST.json`, else
-    /// `~/.config/perfcompose/overhead-HOST.json`.
+    /// This machine's calibration: [`Calibration::path_in`] `$XDG_CONFIG_HOME`, else in
+    /// `~/.config`; `None` without either.
     pub fn default_path() -> Option<PathBuf> {
         let base = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+        Some(Calibration::path_in(&base))
+    }
+
+    /// Where this machine's calibration lives under the configuration directory
+    /// `config`: `config/perfcompose/overhead-HOST.json`, `HOST` this machine's name with
+    /// characters other than letters, digits, `-` and `.` as `_`.
+    pub fn path_in(config: &Path) -> PathBuf {
         let host: String = hostname()
             .chars()
             .map(|c| {
@@ -35,10 +42,9 @@ impl Calibration {
                 }
             })
             .collect();
-        Some(
-            base.join("perfcompose")
-                .join(format!("overhead-{host}.json")),
-        )
+        config
+            .join("perfcompose")
+            .join(format!("overhead-{host}.json"))
     }
 
     /// Write the calibration to `path` as pretty JSON, creating its folder.
