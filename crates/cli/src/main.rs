@@ -34,6 +34,9 @@ enum Command {
     /// Unit performance tests of kernels, and measurements of whole designs.
     #[command(subcommand)]
     Bench(cmd::bench::Args),
+    /// Calibrate this machine: the pattern runtime's own overhead, stored for `validate`
+    /// and `predict --overhead`.
+    Calibrate(cmd::calibrate::Args),
     /// Run designs for real and compare measured with predicted performance.
     Validate(cmd::validate::Args),
     /// Replay message-passing traces on a platform description.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Fit(a) => cmd::fit::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
     };

@@ -6,10 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn perfcompose(args: &[&str]) -> Output {
+    // Keep any stored calibration of the machine out of the tests.
+    perfcompose_configured(args, &scratch("config"))
+}
+
+/// `perfcompose` with `config` as its configuration directory (`XDG_CONFIG_HOME`).
+fn perfcompose_configured(args: &[&str], config: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perfcompose"))
         .args(args)
-        // Keep any stored calibration of the machine out of the tests.
-        .env("XDG_CONFIG_HOME", scratch("config"))
+        .env("XDG_CONFIG_HOME", config)
         .output()
         .expect("run perfcompose")
 }
@@ -164,6 +169,314 @@ fn bench_kernels_and_designs_print_json() {
         "--json",
     ]);
     assert_eq!(siblings[0]["points"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
+    let dir = scratch("overhead");
+    let file = dir.join("cal.json");
+    let o = perfcompose(&[
+        "calibrate",
+        "overhead",
+        "--json",
+        "--elements",
+        "300",
+        "--reps",
+        "2",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let patterns = v["patterns"].as_array().unwrap();
+    let terms: Vec<&str> = patterns
+        .iter()
+        .map(|p| p["term"].as_str().unwrap())
+        .collect();
+    for t in ["nop", "seq(nop, nop)", "pipe(nop, nop)", "tpool(2, nop)"] {
+        assert!(terms.contains(&t), "{terms:?}");
+    }
+    for p in patterns {
+        // The documented keys, plus the stream driver's pair and its fastest repetition
+        // (what composition adds, with the median or the minimum).
+        for key in [
+            "ns_per_element",
+            "baseline_ns_per_element",
+            "stream_ns_per_element",
+            "stream_baseline_ns_per_element",
+            "stream_min_ns_per_element",
+        ] {
+            assert!(p[key].as_f64().unwrap() > 0.0, "{key} in {p}");
+        }
+        assert!(
+            p["stream_min_ns_per_element"].as_f64() <= p["stream_ns_per_element"].as_f64(),
+            "{p}"
+        );
+        assert_eq!(p.as_object().unwrap().len(), 6, "{p}");
+    }
+    assert!(file.exists());
+    // Stored where -o said, not in this machine's configuration directory.
+    assert!(!scratch("config").join("perfcompose").exists());
+    // The stored busy MapReduce jobs: both styles for one thread and up to the cores,
+    // every point at least its ideal time (no worker can map more than its share
+    // faster than the spin lasts).
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let busy = stored["mapreduce_busy"].as_array().unwrap();
+    for style in ["pairwise", "per_key"] {
+        assert!(
+            busy.iter()
+                .any(|b| b["reduce"] == style && b["threads"] == 1),
+            "{busy:?}"
+        );
+    }
+    for b in busy {
+        assert!(b["threads"].as_u64().unwrap() <= stored["cores"].as_u64().unwrap());
+        let points = b["points"].as_array().unwrap();
+        assert_eq!(points.len(), 4, "{b}");
+        for p in points {
+            let ideal = p["ideal_ns"].as_f64().unwrap();
+            let spin = p["spin_ns"].as_f64().unwrap();
+            let n = b["threads"].as_f64().unwrap();
+            assert!((ideal - 8.0 * spin / n).abs() < 1e-6, "{p}");
+            assert!(p["job_ns"].as_f64().unwrap() >= ideal, "{p}");
+        }
+    }
+    // validate picks the given calibration up, and checks the host around each design.
+    let suite = dir.join("checked.toml");
+    std::fs::write(
+        &suite,
+        "revisit = false\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\n\
+         [[case]]\nterm = \"seq(inc, nop)\"\nsizes = [1024, 2048, 4096]\n\
+         [[case]]\nterm = \"tpool(2, inc)\"\nsizes = [1024, 2048, 4096]\n",
+    )
+    .unwrap();
+    let suite = suite.to_str().unwrap();
+    let o = ok(&[
+        "validate",
+        "--suite",
+        suite,
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("included (calibrated)"), "{out}");
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // With two cores, the host check runs around each design and the report gives the
+    // first and the last check of a design of two threads, and the cores' speed states.
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    let host_check = "host check, a busy core next to the one timing a block";
+    if two_cores {
+        let line = out
+            .lines()
+            .find(|l| l.contains(host_check))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert_eq!(line.matches("`inc` x=65536 (x100)").count(), 2, "{line}");
+        assert_eq!(line.matches("`qsort` x=65536 (x4)").count(), 2, "{line}");
+        assert!(
+            out.contains("cores' speed states (`inc` x=4096 on every core at once"),
+            "{out}"
+        );
+    }
+    // The calibration says the workers were pinned (the default); a run that does not
+    // pin them is told that the calibration does not match it.
+    let tiny = testdata("suites/tiny.toml");
+    let o = ok(&[
+        "validate",
+        "--suite",
+        &tiny,
+        "--no-pin",
+        "--calibration",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("measured with the workers pinned, this run has them not pinned")
+            && stderr(&o).contains("calibrate overhead --no-pin"),
+        "{}",
+        stderr(&o)
+    );
+
+    // predict adds the calibrated overhead of the design when asked (and says which).
+    let cal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let nop = cal["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["term"] == "nop")
+        .map(|p| p["stream_ns_per_element"].as_f64().unwrap())
+        .unwrap();
+    // The stored calibration has its version, the pipeline wake-up points and fit and the
+    // MapReduce job costs, and says that the workers were pinned.
+    assert_eq!(
+        cal["version"].as_u64(),
+        Some(perfcompose_runtime::overhead::CALIBRATION_VERSION.into()),
+        "{cal}"
+    );
+    assert_eq!(cal["pinned"], serde_json::Value::Bool(true), "{cal}");
+    assert!(cal["pipe_wake"]["knots"].is_array(), "{cal}");
+    assert_eq!(cal["pipe_wake"]["points"].as_array().unwrap().len(), 9);
+    // The busy hand-off: the calibrated slacks and the `nop` neighbour, each with the
+    // median and the fastest repetition of the pipeline and of its slower stage alone.
+    let handoff = cal["pipe_handoff"]["points"].as_array().unwrap();
+    let slacks: Vec<f64> = handoff
+        .iter()
+        .map(|p| p["slack_ns"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        slacks,
+        [0.0, 0.0, 0.0, 250.0, 500.0, 1000.0, 2000.0],
+        "{cal}"
+    );
+    for p in handoff {
+        for (median, min) in [("stage_ns", "stage_min_ns"), ("pipe_ns", "pipe_min_ns")] {
+            let (median, min) = (p[median].as_f64().unwrap(), p[min].as_f64().unwrap());
+            assert!(min > 0.0 && min <= median, "{p}");
+        }
+        // A stage busy for T (±15% per call) takes at least 0.85 T per element.
+        let t = p["spin_ns"].as_f64().unwrap();
+        assert!(p["stage_min_ns"].as_f64().unwrap() >= 0.85 * t, "{p}");
+    }
+    assert!(!cal["mapreduce"].as_array().unwrap().is_empty(), "{cal}");
+    // The block call: the `nop` unit test at x = 1,024, median and fastest repetition.
+    let call = &cal["block_call"];
+    assert_eq!(call["x"].as_u64(), Some(1024), "{cal}");
+    let (call_ns, call_min) = (
+        call["ns"].as_f64().unwrap(),
+        call["min_ns"].as_f64().unwrap(),
+    );
+    assert!(call_min > 0.0 && call_min <= call_ns, "{cal}");
+    let blocks = dir.join("blocks.toml");
+    std::fs::write(
+        &blocks,
+        "[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"\n",
+    )
+    .unwrap();
+    let blocks = blocks.to_str().unwrap();
+    let predict_in = |config: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["predict", "qsort", "--components", blocks, "--at", "x=1024"];
+        args.extend_from_slice(extra);
+        let o = perfcompose_configured(&args, config);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let json = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let none = scratch("config");
+    let with = json(predict_in(
+        &none,
+        &["--json", "--calibration", file.to_str().unwrap()],
+    ));
+    let without = json(predict_in(&none, &["--json"]));
+    let (a, b) = (
+        with["values"][0]["value"].as_f64().unwrap(),
+        without["values"][0]["value"].as_f64().unwrap(),
+    );
+    // A single block through the runtime costs one stage's hand-off (the `nop` program)
+    // less the call its unit test counted too (`predict` composes with medians).
+    let expected = (nop - call_ns).max(0.0);
+    assert!(
+        (a - b - expected).abs() <= 1e-9 * a,
+        "{a} - {b} != {nop} - {call_ns}"
+    );
+    assert!(with["notes"].to_string().contains("runtime's own cost"));
+    // The JSON carries the file it added, and nothing without one.
+    assert_eq!(with["calibration"].as_str(), file.to_str(), "{with}");
+    assert!(without.get("calibration").is_none(), "{without}");
+    // A calibration stored for this machine changes nothing unless asked for.
+    let config = scratch("stored-calibration");
+    let stored = perfcompose_runtime::overhead::Calibration::path_in(&config);
+    std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+    std::fs::copy(&file, &stored).unwrap();
+    let plain = predict_in(&config, &[]);
+    assert_eq!(plain, predict_in(&none, &[]));
+    assert!(
+        !plain.contains("overhead:") && !plain.contains("runtime's own cost"),
+        "{plain}"
+    );
+    assert_eq!(json(predict_in(&config, &["--json"])), without);
+    // --overhead adds it and says which file: a line of the text, the JSON's path.
+    let text = predict_in(&config, &["--overhead"]);
+    let line = format!(
+        "overhead:    added from {} (calibrated on ",
+        stored.display()
+    );
+    assert!(text.contains(&line), "{text}");
+    let added = json(predict_in(&config, &["--overhead", "--json"]));
+    assert_eq!(added["calibration"].as_str(), stored.to_str(), "{added}");
+    assert_eq!(added["values"][0]["value"].as_f64().unwrap(), a);
+    // Asked for, an overhead that cannot be added is an error (status 2): none stored,
+    // a named file that does not exist, the built-in components (the paper's machine), a
+    // block that is not one of the runtime's kernels.
+    let bad = |args: &[&str], config: &std::path::Path, needle: &str| {
+        let o = perfcompose_configured(args, config);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    };
+    let predict_qsort = ["predict", "qsort", "--components", blocks];
+    bad(
+        &[&predict_qsort[..], &["--overhead"]].concat(),
+        &none,
+        "calibrate overhead",
+    );
+    bad(
+        &[
+            &predict_qsort[..],
+            &["--calibration", "/nonexistent/cal.json"],
+        ]
+        .concat(),
+        &config,
+        "no overhead calibration at /nonexistent/cal.json",
+    );
+    bad(
+        &["predict", "qsort", "--overhead"],
+        &config,
+        "built-in components",
+    );
+    std::fs::write(
+        dir.join("mine.toml"),
+        "[components.mine]\nmodel = \"3 * x\"\n",
+    )
+    .unwrap();
+    let mine = dir.join("mine.toml");
+    bad(
+        &[
+            "predict",
+            "mine",
+            "--components",
+            mine.to_str().unwrap(),
+            "--overhead",
+        ],
+        &config,
+        "`mine` is not one of the runtime's kernels",
+    );
+}
+
+#[test]
+fn validating_a_saved_run_whose_calibration_has_no_version_asks_to_recalibrate() {
+    // The saved run's calibration as builds before versioned calibrations wrote it: an
+    // error naming the file, before anything is analysed.
+    let saved = testdata("validate/intel-seq-inc-nop");
+    let copy = scratch("unversioned");
+    for f in ["blocks.txt", "programs.txt", "run.json"] {
+        std::fs::copy(format!("{saved}/{f}"), copy.join(f)).unwrap();
+    }
+    let text = std::fs::read_to_string(format!("{saved}/overhead-calibration.json")).unwrap();
+    let mut cal: serde_json::Value = serde_json::from_str(&text).unwrap();
+    cal.as_object_mut().unwrap().remove("version");
+    std::fs::write(copy.join("overhead-calibration.json"), cal.to_string()).unwrap();
+    let args = ["validate", "--from", copy.to_str().unwrap()];
+    assert_user_error(
+        &args,
+        "overhead-calibration.json: an overhead calibration without a version",
+    );
+    assert_user_error(&args, "recalibrate with `perfcompose calibrate overhead`");
+    // Told to leave the overhead out, it runs.
+    ok(&[
+        "validate",
+        "--from",
+        copy.to_str().unwrap(),
+        "--no-overhead",
+    ]);
 }
 
 #[test]
@@ -358,6 +671,12 @@ fn bad_input_is_a_clear_error_with_status_2() {
     assert_user_error(
         &["bench", "kernels", "inc", "--memory-limit", "0"],
         "at least 1 MiB",
+    );
+    assert_user_error(&["calibrate", "overhead", "--elements", "0"], "at least 1");
+    assert_user_error(&["calibrate", "overhead", "--reps", "0"], "at least 1");
+    assert_user_error(
+        &["calibrate", "overhead", "--no-save", "-o", "cal.json"],
+        "cannot be used with",
     );
     assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
     assert_user_error(&["validate", "--cores", "0"], "at least 1");

@@ -84,7 +84,7 @@ pub fn table(header: Vec<String>) -> Table {
     t
 }
 
-/// The overhead calibration `perfcompose bench --overhead` stored for this machine (or
+/// The overhead calibration `perfcompose calibrate overhead` stored for this machine (or
 /// the file given), with its path; `None` when the machine was never calibrated. A file
 /// named explicitly must exist.
 pub fn calibration(
@@ -100,7 +100,7 @@ pub fn calibration(
     match Calibration::load(&path).map_err(anyhow::Error::from)? {
         Some(c) => Ok(Some((c, path))),
         None if explicit.is_some() => anyhow::bail!(
-            "no overhead calibration at {} (make one with `perfcompose bench --overhead`)",
+            "no overhead calibration at {} (make one with `perfcompose calibrate overhead`)",
             path.display()
         ),
         None => Ok(None),

@@ -2,6 +2,7 @@
 //! `runtime_args` hold what several of them share.
 
 pub mod bench;
+pub mod calibrate;
 pub mod check;
 pub mod demo;
 pub mod fit;

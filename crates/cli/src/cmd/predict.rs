@@ -3,8 +3,10 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use anyhow::bail;
 use perfcompose_core::compose::predict::{predict_with_overhead, Overhead, Prediction};
 use perfcompose_core::compose::ComposeOptions;
+use perfcompose_core::measure::Measure;
 use perfcompose_core::model::format_significant;
 use perfcompose_core::term::Term;
 
@@ -31,13 +33,30 @@ pub struct Args {
     /// Print JSON (schema in the README).
     #[arg(long)]
     pub json: bool,
-    /// Leave out the pattern runtime's own per-element cost (added by default once
-    /// `perfcompose bench --overhead` has calibrated this machine).
+    /// Add the pattern runtime's own per-element cost, as `perfcompose calibrate
+    /// overhead` stored it for this machine, to a design of the runtime's kernels (whose
+    /// models, from --components, are in ns); the output says which file it added.
     #[arg(long)]
-    pub no_overhead: bool,
-    /// Overhead calibration file [default: the one stored for this machine].
-    #[arg(long, value_name = "FILE", conflicts_with = "no_overhead")]
+    pub overhead: bool,
+    /// Add the overhead calibration in FILE instead (implies --overhead).
+    #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
+}
+
+/// The overhead `predict` added, and the calibration file it comes from.
+struct Added {
+    overhead: Overhead,
+    path: PathBuf,
+    host: String,
+}
+
+/// `predict --json`: the prediction, and the calibration file when an overhead was added.
+#[derive(serde::Serialize)]
+struct Json<'a> {
+    #[serde(flatten)]
+    prediction: &'a Prediction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<&'a Path>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -46,47 +65,77 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let grid = input::grid(&args.at)?;
     input::check_machine(&components, &grid)?;
     let opts = ComposeOptions { cores: args.cores };
-    // The built-in components are the seed paper's measurements on its own machine:
-    // this machine's runtime overhead does not belong to them.
-    let overhead = if args.no_overhead {
-        None
+    let added = if args.overhead || args.calibration.is_some() {
+        Some(overhead_for(
+            &term,
+            args.components.is_some(),
+            args.calibration.as_deref(),
+        )?)
     } else {
-        overhead_for(&term, args.calibration.as_deref())?.filter(|_| args.components.is_some())
+        None
     };
-    let p = predict_with_overhead(&term, &components, opts, &grid, overhead.as_ref())?;
+    let overhead = added.as_ref().map(|a| &a.overhead);
+    let p = predict_with_overhead(&term, &components, opts, &grid, overhead)?;
     let mut out = crate::report::stdout();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&p)?)?;
+        let json = Json {
+            prediction: &p,
+            calibration: added.as_ref().map(|a| a.path.as_path()),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
-        write!(out, "{}", human(&p, &components.origin))?;
+        write!(out, "{}", human(&p, &components.origin, added.as_ref()))?;
     }
     Ok(())
 }
 
-/// The calibrated runtime overhead of the design, when this machine has a calibration
-/// and the design is one perfcompose's runtime runs: numeric thread counts, no `dc`, and
-/// every block one of its kernels (whose models are in nanoseconds, the calibration's
-/// unit — a components file of message-passing costs in seconds gets nothing added).
-fn overhead_for(term: &Term, explicit: Option<&Path>) -> anyhow::Result<Option<Overhead>> {
-    let Some((cal, path)) = input::calibration(explicit)? else {
-        return Ok(None);
-    };
-    let Ok(plan) = perfcompose_runtime::plan::plan_from_term(term) else {
-        return Ok(None);
-    };
+/// The calibrated runtime overhead of the design, from `explicit` or this machine's
+/// stored calibration, for a design that perfcompose's runtime runs: components from a
+/// file (`with_components`; the built-in ones are the seed paper's measurements on its
+/// own machine), numeric thread counts, no `dc`, and every block one of its kernels
+/// (whose models are in nanoseconds, the calibration's unit). Anything else is an error:
+/// the overhead was asked for.
+fn overhead_for(
+    term: &Term,
+    with_components: bool,
+    explicit: Option<&Path>,
+) -> anyhow::Result<Added> {
+    if !with_components {
+        bail!(
+            "--overhead: the built-in components are the seed paper's measurements on its own machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE"
+        );
+    }
+    let plan = perfcompose_runtime::plan::plan_from_term(term).map_err(|e| {
+        anyhow::anyhow!("--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead: {e}", term.root)
+    })?;
     let kernels = perfcompose_runtime::Registry::builtin();
-    if !term
+    if let Some(n) = term
         .root
         .component_refs()
-        .iter()
-        .all(|n| kernels.get(&n.name).is_ok())
+        .into_iter()
+        .find(|n| kernels.get(&n.name).is_err())
     {
-        return Ok(None);
+        bail!(
+            "--overhead: `{}` is not one of the runtime's kernels, whose designs the overhead calibration is for (`perfcompose bench --list`)",
+            n.name
+        );
     }
-    Ok(Some(cal.overhead(
+    let Some((cal, path)) = input::calibration(explicit)? else {
+        let at = perfcompose_runtime::overhead::Calibration::default_path().map_or_else(
+            || "this machine's configuration directory".to_string(),
+            |p| p.display().to_string(),
+        );
+        bail!("--overhead: no overhead calibration at {at} (make one with `perfcompose calibrate overhead`, or give one with --calibration FILE)");
+    };
+    let overhead = cal.for_statistic(Measure::Median).overhead(
         &plan,
         &format!("calibrated on {} in {}", cal.host, path.display()),
-    )))
+    );
+    Ok(Added {
+        overhead,
+        path,
+        host: cal.host,
+    })
 }
 
 /// `for all x >= 7.37` / `for all x >= 1`.
@@ -94,10 +143,17 @@ fn from_x(x: f64) -> String {
     format!("for all x >= {}", format_significant(x, 4))
 }
 
-fn human(p: &Prediction, origin: &str) -> String {
+fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
     let mut out = String::new();
     out.push_str(&format!("term:        {}\n", p.term));
     out.push_str(&format!("components:  {origin}\n"));
+    if let Some(a) = added {
+        out.push_str(&format!(
+            "overhead:    added from {} (calibrated on {}; the notes say what)\n",
+            a.path.display(),
+            a.host
+        ));
+    }
     if let Some(c) = p.cores {
         out.push_str(&format!("cores:       {c}\n"));
     }

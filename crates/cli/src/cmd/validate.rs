@@ -159,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None
     } else {
         match (&args.calibration, &saved) {
-            (None, Some(run)) => run.calibration.clone(),
+            (None, Some(run)) => run.calibration()?,
             (explicit, _) => super::input::calibration(explicit.as_deref())?.map(|(c, _)| c),
         }
     };
@@ -210,7 +210,7 @@ fn warn_if_calibrated_otherwise(opts: &Options) {
     let Some(c) = &opts.overhead else {
         return;
     };
-    let calibrated = c.pinned.unwrap_or(false);
+    let calibrated = c.pinned;
     if calibrated != opts.config.pin {
         let how = |pinned: bool| if pinned { "pinned" } else { "not pinned" };
         eprintln!(

@@ -31,6 +31,7 @@
 pub mod crossover;
 pub mod grid;
 pub mod laws;
+mod overhead;
 pub mod predict;
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::crossover::{self, Crossover};
 use super::grid::{format_point, Grid, Point};
+pub use super::overhead::{second_of, slack_of, Overhead, PhaseLoss, Saturating};
 use super::{compose, compose_node, find_node, threads_of, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
@@ -157,245 +158,6 @@ pub fn predict(
     predict_with_overhead(term, components, opts, grid, None)
 }
 
-/// The measured per-element cost of the pattern runtime itself for a design (the
-/// overhead model of `perfcompose bench --overhead`), added to the composed model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Overhead {
-    /// Nanoseconds per element (the unit of the seed's component models).
-    pub ns_per_element: f64,
-    /// Where it comes from, for the notes (e.g. the calibration file).
-    pub source: String,
-    /// Costs that grow with the time per element and level off: a hand-off to a thread
-    /// that went to sleep waiting for it costs a wake-up, which only happens once the
-    /// receiver waits long enough to stop spinning. Each adds
-    /// `min(cap_ns, max(0, slope · (scale · t − threshold_ns)))`, `t` being the composed
-    /// model or a pipeline's slack ([`Saturating::pipeline_slack`]).
-    pub saturating: Vec<Saturating>,
-    /// What pipelines lose to their stages' slow and fast phases ([`PhaseLoss`]).
-    pub phases: Vec<PhaseLoss>,
-}
-
-/// The time a pipeline loses because its stages run in slow and fast phases that do not
-/// coincide: it runs at the larger of what its stages take over a stretch of calls, whose
-/// expectation exceeds the larger of their means once the next slowest stage comes close
-/// to the slowest. Adds `Σ weight_i · max(0, second − ratio_i · slowest)` for the
-/// pipeline's slowest stage's time `slowest` and the next slowest's `second` (a
-/// piecewise-linear curve in `second / slowest`, times `slowest`). Needs the composition
-/// ([`Overhead::apply_composed`]); [`Overhead::apply`] leaves it out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PhaseLoss {
-    /// The pipeline, e.g. `pipe(inc, inc)`.
-    pub what: String,
-    /// The composition's pipeline ([`crate::compose::Composition::pipelines`]).
-    pub pipeline: usize,
-    /// `(ratio_i, weight_i)`; a weight is a model too (constant, or piecewise over the
-    /// sizes the phases were measured at).
-    pub hinges: Vec<(f64, Expr)>,
-    /// What the pipeline loses because its stages are not at their fastest in the same
-    /// repetitions, as a share of its slowest stage's time (added times it): its best
-    /// repetition over the slowest of its stages' best ones, less 1, as its stages' unit
-    /// tests measured it (a model like the weights; `None`: not measured).
-    pub apart: Option<Expr>,
-}
-
-/// One saturating overhead term (see [`Overhead::saturating`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Saturating {
-    /// What it is, e.g. `wake-up at pipe(qsort, inc)`.
-    pub what: String,
-    /// Multiplies the composed model to give the time between elements where the cost
-    /// arises (e.g. `n` inside `tpool(n, pipe(..))`, whose pipelines each see every
-    /// `n`-th element).
-    pub scale: f64,
-    /// Cost per ns of time between elements, before it levels off.
-    pub slope: f64,
-    /// Where it levels off, ns.
-    pub cap_ns: f64,
-    /// No cost while the time is at most this, ns (0: the cost starts at once).
-    pub threshold_ns: f64,
-    /// `Some(i)`: the time the cost depends on is the slack of the composition's `i`-th
-    /// pipeline ([`crate::compose::Composition::pipelines`]) — its slowest stage's time
-    /// less the next slowest stage's, how long the stages that wait for the slowest one
-    /// wait per element — instead of the whole composed model. A pipeline of equal stages
-    /// waits for nothing and pays no wake-up. Needs the composition
-    /// ([`Overhead::apply_composed`]); [`Overhead::apply`] uses the model.
-    pub pipeline_slack: Option<usize>,
-    /// With [`Saturating::pipeline_slack`]: which time of that pipeline the cost depends
-    /// on, its slack (the default) or its next slowest stage's time.
-    pub pipeline_time: PipelineTime,
-    /// No cost either while the time is at most this share of the slowest stage's time
-    /// (of the pipeline's, with [`Saturating::pipeline_slack`]; of the model otherwise):
-    /// the term applies to `t − relative_threshold · slowest`. 0: none. For slacks within
-    /// the resolution of the stage models they are computed from.
-    pub relative_threshold: f64,
-}
-
-/// The time of a pipeline a [`Saturating`] term depends on ([`Saturating::pipeline_time`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PipelineTime {
-    /// The slowest stage's time less the next slowest's: how long the other stages wait
-    /// per element (wake-ups, the busy hand-off's rise).
-    #[default]
-    Slack,
-    /// The next slowest stage's time: how long per element the slowest stage has a busy
-    /// neighbour (stages that sweep memory at the same time slow each other; a pipeline
-    /// whose other stages are `nop` pays nothing).
-    NextSlowest,
-}
-
-/// Most stages a pipeline's slack is built for: the expression of the second slowest of
-/// `k` stages has `k²` parts. Longer pipelines use their slowest stage's time.
-const MAX_SLACK_STAGES: usize = 8;
-
-/// The slowest of `models` less the next slowest: `max(m) − max_i min(m_i, max_{j≠i} m_j)`
-/// ([`second_of`]).
-pub fn slack_of(models: &[Expr]) -> Expr {
-    let slowest = Expr::max_of(models.to_vec());
-    if models.len() < 2 || models.len() > MAX_SLACK_STAGES {
-        return slowest;
-    }
-    Expr::sub(slowest, second_of(models))
-}
-
-/// The next slowest of `models`: `max_i min(m_i, max_{j≠i} m_j)`; 0 for fewer than two
-/// models or more than [`MAX_SLACK_STAGES`].
-pub fn second_of(models: &[Expr]) -> Expr {
-    if models.len() < 2 || models.len() > MAX_SLACK_STAGES {
-        return Expr::constant(0.0);
-    }
-    Expr::max_of(
-        (0..models.len())
-            .map(|i| {
-                let others: Vec<Expr> = models
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, m)| m.clone())
-                    .collect();
-                Expr::min(models[i].clone(), Expr::max_of(others))
-            })
-            .collect(),
-    )
-}
-
-impl Overhead {
-    /// A constant overhead.
-    pub fn constant(ns_per_element: f64, source: impl Into<String>) -> Overhead {
-        Overhead {
-            ns_per_element,
-            source: source.into(),
-            saturating: Vec::new(),
-            phases: Vec::new(),
-        }
-    }
-
-    /// `model` plus this overhead: `model + c + Σ min(cap, max(0, slope·(scale·model −
-    /// threshold)))` (the `max` only with a threshold). Terms with a non-finite or
-    /// non-positive constant, slope or cap are left out. A term on a pipeline's slack
-    /// takes the whole model here; [`Overhead::apply_composed`] knows the stages.
-    pub fn apply(&self, model: &Expr) -> Expr {
-        self.apply_with(model, |_| None)
-    }
-
-    /// [`Overhead::apply`] to `comp`'s model, the wake-up terms on a pipeline's slack
-    /// ([`Saturating::pipeline_slack`]) built from the stages of that pipeline of `comp`.
-    pub fn apply_composed(
-        &self,
-        comp: &crate::compose::Composition,
-        term: &Term,
-        components: &Components,
-        opts: ComposeOptions,
-    ) -> Expr {
-        self.apply_with(&comp.model, |i| {
-            if i >= comp.pipelines.len() {
-                return None;
-            }
-            let stages = comp.stages(i, term, components, opts).ok()?;
-            let models: Vec<Expr> = stages.into_iter().map(|s| s.model).collect();
-            Some(PipelineTimes {
-                slack: slack_of(&models),
-                second: second_of(&models),
-                slowest: Expr::max_of(models),
-            })
-        })
-    }
-
-    /// `slack(i)`: the times of pipeline `i`'s stages.
-    fn apply_with(&self, model: &Expr, slack: impl Fn(usize) -> Option<PipelineTimes>) -> Expr {
-        let mut out = model.clone();
-        if self.ns_per_element > 0.0 && self.ns_per_element.is_finite() {
-            out = Expr::add(out, Expr::constant(self.ns_per_element));
-        }
-        for s in &self.saturating {
-            let k = s.slope * s.scale;
-            if k > 0.0 && k.is_finite() && s.cap_ns > 0.0 && s.cap_ns.is_finite() {
-                let (mut t, slowest) = s
-                    .pipeline_slack
-                    .and_then(&slack)
-                    .map(|p| match s.pipeline_time {
-                        PipelineTime::Slack => (p.slack, p.slowest),
-                        PipelineTime::NextSlowest => (p.second, p.slowest),
-                    })
-                    .unwrap_or_else(|| (model.clone(), model.clone()));
-                let relative = s.relative_threshold > 0.0 && s.relative_threshold.is_finite();
-                if relative {
-                    t = Expr::sub(t, Expr::mul(Expr::constant(s.relative_threshold), slowest));
-                }
-                let mut ramp = Expr::mul(Expr::constant(k), t);
-                let threshold = if s.threshold_ns > 0.0 && s.threshold_ns.is_finite() {
-                    s.threshold_ns
-                } else {
-                    0.0
-                };
-                if relative || threshold > 0.0 {
-                    ramp = Expr::max(
-                        Expr::constant(0.0),
-                        Expr::sub(ramp, Expr::constant(s.slope * threshold)),
-                    );
-                }
-                out = Expr::add(out, Expr::min(Expr::constant(s.cap_ns), ramp));
-            }
-        }
-        for p in &self.phases {
-            let Some(times) = slack(p.pipeline) else {
-                continue;
-            };
-            if let Some(apart) = p.apart.as_ref().filter(|w| **w != Expr::constant(0.0)) {
-                out = Expr::add(out, Expr::mul(apart.clone(), times.slowest.clone()));
-            }
-            if times.second == Expr::constant(0.0) {
-                continue;
-            }
-            for (ratio, weight) in &p.hinges {
-                if !ratio.is_finite() || *weight == Expr::constant(0.0) {
-                    continue;
-                }
-                let gap = Expr::sub(
-                    times.second.clone(),
-                    Expr::mul(Expr::constant(*ratio), times.slowest.clone()),
-                );
-                let hinge = if *ratio > 0.0 {
-                    Expr::max(Expr::constant(0.0), gap)
-                } else {
-                    gap
-                };
-                out = Expr::add(out, Expr::mul(weight.clone(), hinge));
-            }
-        }
-        out
-    }
-}
-
-/// A pipeline's stage times, as [`Overhead::apply_with`] needs them.
-struct PipelineTimes {
-    /// [`slack_of`] the stages.
-    slack: Expr,
-    /// The slowest stage's time.
-    slowest: Expr,
-    /// The next slowest stage's time ([`second_of`]).
-    second: Expr,
-}
-
 /// [`predict`], adding the runtime's own per-element cost when one is given: the seed
 /// attributes most of its prediction error to this unmodelled overhead.
 pub fn predict_with_overhead(
@@ -464,17 +226,14 @@ pub fn predict_with_overhead(
     let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
     if let Some(o) = overhead.filter(|o| o.ns_per_element > 0.0) {
         notes.push(format!(
-            "includes the runtime's own cost, {} ns per element ({}); --no-overhead leaves it out",
+            "includes the runtime's own cost, {} ns per element ({})",
             format_significant(o.ns_per_element, 4),
             o.source
         ));
     }
     for s in overhead.map_or(&[][..], |o| &o.saturating[..]) {
         let t = if s.pipeline_slack.is_some() {
-            match s.pipeline_time {
-                PipelineTime::Slack => "the time its stages wait for the slowest one",
-                PipelineTime::NextSlowest => "its next slowest stage's time",
-            }
+            "the time its stages wait for the slowest one"
         } else {
             "time between its elements"
         };
@@ -499,12 +258,6 @@ pub fn predict_with_overhead(
                 "includes what {} loses to its stages' phases: {} hinges on the next slowest stage's time over the slowest's",
                 p.what,
                 p.hinges.len()
-            ));
-        }
-        if let Some(apart) = &p.apart {
-            notes.push(format!(
-                "includes what {} loses to its stages' best repetitions not coinciding: ({apart}) x its slowest stage's time",
-                p.what
             ));
         }
     }
@@ -923,194 +676,6 @@ mod tests {
     use super::*;
     use crate::term::parse_term;
 
-    fn wake(pipeline: Option<usize>, scale: f64, threshold_ns: f64) -> Overhead {
-        Overhead {
-            ns_per_element: 100.0,
-            source: "test".into(),
-            saturating: vec![Saturating {
-                what: "wake-up".into(),
-                scale,
-                slope: 0.5,
-                cap_ns: 1000.0,
-                threshold_ns,
-                pipeline_slack: pipeline,
-                pipeline_time: PipelineTime::Slack,
-                relative_threshold: 0.0,
-            }],
-            phases: Vec::new(),
-        }
-    }
-
-    fn at(e: &Expr, x: f64) -> f64 {
-        e.eval_at(&[("x", x)]).unwrap()
-    }
-
-    #[test]
-    fn the_slack_is_the_slowest_stage_less_the_next_slowest() {
-        let c = |v: f64| Expr::constant(v);
-        let v = |e: Expr| e.eval_at(&[]).unwrap();
-        assert_eq!(v(slack_of(&[c(5.0), c(2.0)])), 3.0);
-        assert_eq!(v(slack_of(&[c(2.0), c(5.0)])), 3.0);
-        assert_eq!(v(slack_of(&[c(4.0), c(4.0)])), 0.0);
-        assert_eq!(v(slack_of(&[c(1.0), c(9.0), c(6.0)])), 3.0);
-        assert_eq!(v(slack_of(&[c(9.0), c(9.0), c(1.0)])), 0.0);
-        assert_eq!(v(slack_of(&[c(7.0)])), 7.0);
-    }
-
-    #[test]
-    fn a_term_on_the_next_slowest_stage_charges_busy_neighbours_not_idle_ones() {
-        let comps =
-            Components::from_models("t", &[("a", "10 * x"), ("d", "9 * x"), ("n", "3")]).unwrap();
-        let opts = ComposeOptions::default();
-        let on_second = |threshold_ns: f64| {
-            let mut o = wake(Some(0), 1.0, threshold_ns);
-            o.saturating[0].pipeline_time = PipelineTime::NextSlowest;
-            o
-        };
-        // Next to a stage of 9x: 0.5 · 900 at x = 100, capped at 1,000 beyond.
-        let busy = parse_term("t", "pipe(a, d)").unwrap();
-        let comp = compose(&busy, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 900.0);
-        assert_eq!(at(&o, 1000.0), 10_000.0 + 100.0 + 1000.0);
-        let o = on_second(500.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 400.0);
-        // The slack term of the same pipeline takes its slack, x.
-        let o = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &busy, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 100.0);
-        // Next to a `nop`-like stage of 3 ns: next to nothing, and nothing past a
-        // threshold.
-        let idle = parse_term("t", "pipe(a, n)").unwrap();
-        let comp = compose(&idle, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &idle, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 3.0);
-        let o = on_second(10.0).apply_composed(&comp, &idle, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0);
-        // A lone block is no pipeline: the term then takes the model, as a slack term does.
-        let lone = parse_term("t", "a").unwrap();
-        let comp = compose(&lone, &comps, opts).unwrap();
-        let o = on_second(0.0).apply_composed(&comp, &lone, &comps, opts);
-        let o2 = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &lone, &comps, opts);
-        assert_eq!(at(&o, 100.0), at(&o2, 100.0));
-    }
-
-    #[test]
-    fn a_relative_threshold_leaves_out_slacks_within_a_share_of_the_slowest_stage() {
-        let comps =
-            Components::from_models("t", &[("a", "10 * x"), ("d", "9.5 * x"), ("c", "2 * x")])
-                .unwrap();
-        let opts = ComposeOptions::default();
-        let relative = |threshold_ns: f64, scale: f64| {
-            let mut o = wake(Some(0), scale, threshold_ns);
-            o.saturating[0].relative_threshold = 0.1;
-            o
-        };
-        // A slack of 0.5x is within a tenth of the slowest stage (10x): no cost.
-        let close = parse_term("t", "pipe(a, d)").unwrap();
-        let comp = compose(&close, &comps, opts).unwrap();
-        let o = relative(0.0, 1.0).apply_composed(&comp, &close, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0);
-        // A slack of 8x: the cost of 7x, after the absolute threshold too.
-        let far = parse_term("t", "pipe(a, c)").unwrap();
-        let comp = compose(&far, &comps, opts).unwrap();
-        let o = relative(0.0, 1.0).apply_composed(&comp, &far, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 700.0);
-        let o = relative(400.0, 1.0).apply_composed(&comp, &far, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * (700.0 - 400.0));
-        // In tpool(2, ...) both the slack and the slowest stage are halved; `scale`
-        // restores them.
-        let pooled = parse_term("t", "tpool(2, pipe(a, c))").unwrap();
-        let comp = compose(&pooled, &comps, opts).unwrap();
-        let o = relative(0.0, 2.0).apply_composed(&comp, &pooled, &comps, opts);
-        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * 2.0 * (400.0 - 50.0));
-        // Without the composition, on the model: 0.9 of it.
-        let comp = compose(&close, &comps, opts).unwrap();
-        let o = relative(0.0, 1.0).apply(&comp.model);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * 900.0);
-    }
-
-    #[test]
-    fn a_pipeline_loses_to_its_stages_phases_only_when_its_stages_come_close() {
-        let comps = Components::from_models(
-            "t",
-            &[
-                ("a", "10 * x"),
-                ("b", "10 * x"),
-                ("d", "9 * x"),
-                ("c", "2 * x"),
-            ],
-        )
-        .unwrap();
-        let opts = ComposeOptions::default();
-        let mut o = Overhead::constant(0.0, "test");
-        o.phases.push(PhaseLoss {
-            what: "the pipeline".into(),
-            pipeline: 0,
-            hinges: vec![(0.8, Expr::constant(0.5)), (0.95, Expr::constant(1.0))],
-            apart: None,
-        });
-        let with_o = |o: &Overhead, term: &str| {
-            let t = parse_term("t", term).unwrap();
-            let comp = compose(&t, &comps, opts).unwrap();
-            at(&o.apply_composed(&comp, &t, &comps, opts), 100.0)
-        };
-        let with = |term: &str| with_o(&o, term);
-        // Equal stages (1000 each): 0.5 · (1000 − 800) + 1 · (1000 − 950).
-        assert_eq!(with("pipe(a, b)"), 1000.0 + 100.0 + 50.0);
-        // The next slowest at 0.9 of the slowest: only the first hinge.
-        assert_eq!(with("pipe(d, a)"), 1000.0 + 0.5 * (900.0 - 800.0));
-        // Far apart, or one stage: nothing; nor on the model alone.
-        assert_eq!(with("pipe(a, c)"), 1000.0);
-        assert_eq!(with("pipe(a)"), 1000.0);
-        let t = parse_term("t", "pipe(a, b)").unwrap();
-        let comp = compose(&t, &comps, opts).unwrap();
-        assert_eq!(at(&o.apply(&comp.model), 100.0), 1000.0);
-        // In tpool(2, ...) the stages are halved, and so is the loss per element.
-        assert_eq!(with("tpool(2, pipe(a, b))"), (1000.0 + 150.0) / 2.0);
-        // Stages whose best repetitions do not coincide: a share of the slowest stage's
-        // time on top, whatever the next slowest takes; 0 adds nothing.
-        let mut apart = o.clone();
-        apart.phases[0].apart = Some(Expr::constant(0.04));
-        assert_eq!(with_o(&apart, "pipe(a, b)"), 1000.0 + 40.0 + 100.0 + 50.0);
-        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0 + 40.0);
-        assert_eq!(with_o(&apart, "pipe(a)"), 1000.0 + 40.0);
-        apart.phases[0].apart = Some(Expr::constant(0.0));
-        assert_eq!(with_o(&apart, "pipe(a, c)"), 1000.0);
-    }
-
-    #[test]
-    fn a_wake_up_on_a_pipelines_slack_charges_equal_stages_nothing() {
-        let comps =
-            Components::from_models("t", &[("a", "10 * x"), ("b", "10 * x"), ("c", "2 * x")])
-                .unwrap();
-        let opts = ComposeOptions::default();
-        let equal = parse_term("t", "pipe(a, b)").unwrap();
-        let comp = compose(&equal, &comps, opts).unwrap();
-        // On the model (apply): 10x + 100 + min(1000, 0.5 · 10x).
-        assert_eq!(
-            at(&wake(Some(0), 1.0, 0.0).apply(&comp.model), 100.0),
-            1600.0
-        );
-        // On the slack of the pipeline: its stages wait for nothing.
-        let o = wake(Some(0), 1.0, 0.0).apply_composed(&comp, &equal, &comps, opts);
-        assert_eq!(at(&o, 100.0), 1100.0);
-        // Unequal stages: the slack is 8x; no cost up to the threshold, then the ramp.
-        let unequal = parse_term("t", "pipe(a, c)").unwrap();
-        let comp = compose(&unequal, &comps, opts).unwrap();
-        let o = wake(Some(0), 1.0, 400.0).apply_composed(&comp, &unequal, &comps, opts);
-        assert_eq!(at(&o, 10.0), 200.0);
-        assert_eq!(at(&o, 100.0), 1000.0 + 100.0 + 0.5 * (800.0 - 400.0));
-        assert_eq!(at(&o, 1e4), 1e5 + 100.0 + 1000.0);
-        // In tpool(2, ...) the stages' models are halved and `scale` restores them.
-        let pooled = parse_term("t", "tpool(2, pipe(a, c))").unwrap();
-        let comp = compose(&pooled, &comps, opts).unwrap();
-        let o = wake(Some(0), 2.0, 400.0).apply_composed(&comp, &pooled, &comps, opts);
-        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * (800.0 - 400.0));
-        // A pipeline the composition does not have: the whole model, as apply does.
-        let o = wake(Some(3), 1.0, 0.0).apply_composed(&comp, &pooled, &comps, opts);
-        assert_eq!(at(&o, 100.0), 500.0 + 100.0 + 0.5 * 500.0);
-    }
-
     #[test]
     fn predict_names_what_a_wake_up_depends_on() {
         let comps = Components::from_models("t", &[("a", "10 * x"), ("c", "2 * x")]).unwrap();
@@ -1121,7 +686,20 @@ mod tests {
             &comps,
             ComposeOptions::default(),
             &grid,
-            Some(&wake(Some(0), 1.0, 400.0)),
+            Some(&Overhead {
+                ns_per_element: 100.0,
+                source: "test".into(),
+                saturating: vec![Saturating {
+                    what: "wake-up".into(),
+                    scale: 1.0,
+                    slope: 0.5,
+                    cap_ns: 1000.0,
+                    threshold_ns: 400.0,
+                    pipeline_slack: Some(0),
+                    relative_threshold: 0.0,
+                }],
+                phases: Vec::new(),
+            }),
         )
         .unwrap();
         assert_eq!(p.values[0].value, 1000.0 + 100.0 + 200.0);

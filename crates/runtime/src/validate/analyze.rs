@@ -284,7 +284,6 @@ fn phase_losses(placement: &Placement, phases: &Phases, cores: usize) -> Vec<Pha
                 what,
                 pipeline,
                 hinges,
-                apart: None,
             });
         }
     }

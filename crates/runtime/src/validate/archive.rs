@@ -254,7 +254,6 @@ pub struct SavedRun {
     pub manifest: Manifest,
     /// Every measurement, by saved name (phases attached to their points).
     pub series: Vec<Series>,
-    pub calibration: Option<Calibration>,
 }
 
 impl SavedRun {
@@ -291,16 +290,20 @@ impl SavedRun {
             .map_err(|e| located(&origin, &text, e.line(), e.column(), e.to_string()))?;
         let mut series = read_series(dir)?;
         read_phases(dir, &mut series)?;
-        let calibration = match dir.join(CALIBRATION) {
-            p if p.is_file() => Calibration::load(&p)?,
-            _ => None,
-        };
         Ok(SavedRun {
             dir: dir.to_path_buf(),
             manifest,
             series,
-            calibration,
         })
+    }
+
+    /// The overhead calibration the run composed with, if it had one (read when asked
+    /// for: a run is validated again without it too).
+    pub fn calibration(&self) -> Result<Option<Calibration>, Error> {
+        match self.dir.join(CALIBRATION) {
+            p if p.is_file() => Ok(Calibration::load(&p)?),
+            _ => Ok(None),
+        }
     }
 
     /// The suite the run measured (for validating it again: its configurations only).
