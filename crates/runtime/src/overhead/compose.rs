@@ -506,7 +506,7 @@ mod tests {
         c.pipe_wake.knots = vec![(0.0, 0.0), (2e9, 1e9)];
         let text = "seq(pipe(a, b), tpool(2, pipe(c, pipe(d, e))), pipe(tpool(2, pipe(a, c)), e))";
         let term = perfcompose_core::term::parse_term("t", text).unwrap();
-        let plan = crate::validate::plan_from_term(&term).unwrap();
+        let plan = crate::plan::plan_from_term(&term).unwrap();
         let o = c.overhead(&plan, "test");
         let opts = ComposeOptions { cores: Some(2) };
         let comps = Components::from_models(
