@@ -128,15 +128,14 @@ impl Ctx {
     /// The state of a run of a design with `threads` worker threads. Pinning applies
     /// only when every worker can have a core of its own: with more threads than cores,
     /// round-robin pinning put two `qsort` stages of `tpool(2, pipe(qsort, inc))` on one
-    /// core in some runs (1.45× slower than unpinned in one round of two, 2026-11-24),
-    /// where the OS balances them.
+    /// core in some runs (1.45× slower than unpinned in one round of two), where the OS
+    /// balances them.
     ///
     /// This is the run of the producer/consumer driver ([`crate::Program::run`]), whose
     /// feeder thread and collecting caller need cores too: its workers spin
     /// ([`Config::spin`]) only if they and those two all have a core of their own.
     /// Spinning pinned workers on both cores of two starved the feeder and the
-    /// collector: `pipe(nop, nop)` took 16 µs per element instead of 0.4 (run AF's
-    /// calibration, 2026-11-26).
+    /// collector: `pipe(nop, nop)` took 16 µs per element instead of 0.4.
     pub(crate) fn new(config: &Config, threads: usize) -> Ctx {
         Ctx::with_driver(config, threads, PRODUCER_CONSUMER_THREADS)
     }
@@ -412,8 +411,8 @@ impl Gate {
 /// a core from a stage: in `pipe(inc, inc)` at x = 16,384 on the 2-core Intel guest, the
 /// call of the first stage that a check interrupted took about 54 µs instead of 19, and
 /// the checks, which come closer together towards the end of a stream, made the stage's
-/// mean call 1.04–1.14× its unit test's (`examples/in_situ`, 2026-11-26;
-/// docs/runtime.md, "How the stream driver learns that a stream has ended").
+/// mean call 1.04–1.14× its unit test's (docs/runtime.md, "How the stream driver learns
+/// that a stream has ended").
 pub(crate) struct StreamEnd {
     expected: usize,
     put: AtomicUsize,
@@ -490,14 +489,13 @@ const PRODUCER_CONSUMER_THREADS: usize = 2;
 ///
 /// `take` and `put` each write their first attempt and their spin out in full: one spin
 /// loop shared through a closure (`Option<Option<T>>` answers) made `nop` cost 95–101 ns
-/// per element under the stream driver instead of 78 (`bench --overhead`, 12:46–12:50
-/// UTC 2026-11-26, three calibrations against one).
+/// per element under the stream driver instead of 78 (three calibrations against one).
 const SPIN_CHECKS: u32 = 32;
 
 /// Take the next element from `rx`: check it for up to `spin`, then sleep until an
 /// element comes. `None` once `rx` is disconnected and empty. The clock is read only
 /// once the queue was found empty: reading it on every call cost `nop` 50 ns per element
-/// of the 130 it took (with `put`; run AF's calibration against run AE's 78).
+/// of the 130 it took (with `put`), against 78 without.
 pub(crate) fn take<T>(rx: &Receiver<T>, spin: Duration) -> Option<T> {
     match rx.try_recv() {
         Ok(v) => return Some(v),

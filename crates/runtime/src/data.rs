@@ -83,8 +83,7 @@ impl Data {
     /// cache line, so two threads working on consecutive elements do not write the same
     /// line. (This did not remove the slowdown of `tpool(2, seq(inc, ·))` on small arrays
     /// it was aimed at: that is measured over gaps of kilobytes too, most likely the
-    /// prefetchers reaching into the neighbouring array — docs/runtime.md, "two workers
-    /// on neighbouring arrays".)
+    /// prefetchers reaching into the neighbouring array — docs/runtime.md, "Pitfalls found while measuring".)
     pub fn try_clone(&self) -> Option<Data> {
         fn padded<T: Copy>(v: &[T]) -> Vec<T> {
             let spare = CACHE_LINE.div_ceil(std::mem::size_of::<T>().max(1));

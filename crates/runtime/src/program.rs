@@ -3,7 +3,7 @@
 //! A feeder thread takes elements from the input iterator and puts them into the first
 //! queue; the calling thread drains the last queue and puts the outputs back in input
 //! order. This is the same shape as a hand-written producer/consumer program (the
-//! baseline of `perfcompose bench --overhead`): an earlier version let the calling thread
+//! baseline of `perfcompose calibrate overhead`): an earlier version let the calling thread
 //! feed and drain at once through `Select`, which woke it for every element and cost up to
 //! 9x the baseline through `tpool(4, nop)`. Worker threads are scoped to the run: they
 //! start before the clock of [`Program::run_measured`] starts and are joined before it
@@ -84,7 +84,7 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     ///   ([`crate::ctx::StreamEnd`]), and takes the outputs out after the clock stops. Feeding and taking the outputs as they
     ///   came ran inside the clock, and on a machine with as many cores as the design has
     ///   threads that CPU time is taken from the design (`examples/pool_gaps.rs`;
-    ///   docs/runtime.md, "The stream driver's own costs, and the pool's calls"); so did
+    ///   docs/runtime.md, "The drivers"); so did
     ///   checking the last queue now and then (docs/runtime.md, "How the stream driver
     ///   learns that a stream has ended").
     ///

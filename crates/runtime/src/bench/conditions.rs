@@ -115,7 +115,7 @@ impl Stage {
 /// `_parN` test pools them ([`Conditions`]). Timed next to siblings running the block
 /// alone (`_parN`), the first `inc` of `tpool(2, seq(inc, inc))` ran 9–18% faster at
 /// x = 2,048 than next to siblings running the replica, and the second one (warm)
-/// 10–13% faster (docs/runtime.md, "Replica unit tests").
+/// 10–13% faster (docs/runtime.md, "Replica tests").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replica {
     /// Position of the timed block in the `seq`, from 0.

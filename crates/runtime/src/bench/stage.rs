@@ -145,8 +145,7 @@ struct Timed {
 /// groups of what was waiting and handed each group on when its calls were done ran the
 /// first stage of `pipe(inc, inc)` at x = 4,096 in 3.2 µs per call where the program's
 /// took 3.9 µs, repetition by repetition in turn with the program; handing on every
-/// element as soon as its call returns, the rig's took 3.6–4.0 µs (docs/validation.md,
-/// "The stage rig hands on one element at a time").
+/// element as soon as its call returns, the rig's took 3.6–4.0 µs (docs/runtime.md, "Stage tests").
 fn time_stage(
     mut input: Source,
     output: Option<Sender<Data>>,

@@ -4,7 +4,7 @@
 //! The calls of every stage, recorded inside a running pipeline, are replayed here in
 //! their order, shuffled call by call, and shuffled by windows of consecutive calls. Where the replay in order is the slower, the stages' slow phases do
 //! not coincide, and the pipeline loses time that the larger of the stages' mean times
-//! does not show (docs/validation.md, "`pipe(inc, inc)`: the equal stages take turns").
+//! does not show (docs/validation.md, "Known limits").
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

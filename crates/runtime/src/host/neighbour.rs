@@ -6,7 +6,7 @@
 //! virtual machine whose two virtual CPUs are the two hardware threads of one physical
 //! core, or share a memory bus with another tenant, a busy neighbour slows a block by
 //! 0–60%, and by how much changes from one minute to the next (docs/validation.md,
-//! "Equal stages on the AMD host"). A unit test cannot know which a program will
+//! "Known limits"). A unit test cannot know which a program will
 //! meet, so `validate` measures it right before and right after each such design and
 //! says so. The blocks' times alone ([`check_idle`] for designs of one thread) are the
 //! host's speed: a design's blocks and its program are measured minutes apart, and on a
@@ -85,7 +85,7 @@ pub const NEIGHBOUR_TOLERANCE: f64 = 1.10;
 /// A host that runs the check's works alone more than this much slower than its usual
 /// speed in the suite so far ([`typical`]), or whose speed moved by more than this across
 /// a configuration, is not the host its blocks were measured on (`validate` notes it
-/// and, with `--wait-quiet`, waits for the speed to come back). On the shared AMD guest
+/// and says so on a row that misses). On the shared AMD guest
 /// `inc`'s unit test read 22–42% apart a minute apart.
 pub const SPEED_TOLERANCE: f64 = 1.10;
 

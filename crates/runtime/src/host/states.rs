@@ -7,7 +7,7 @@
 //! 0.2–4.5 s; both cores were fast at once in 0–34% of 100 ms windows. Under the
 //! minimum statistic a block's unit test timed on one thread finds its core's fast state,
 //! while a program of two threads needs both cores fast in the same repetition
-//! (docs/validation.md, "Cores that switch between two speeds").
+//! (docs/validation.md, "Known limits").
 //!
 //! [`sample`] puts one pinned thread per core on a kernel, back to back on a warm input,
 //! and records each core's time per call in windows of wall-clock time; a window is in the

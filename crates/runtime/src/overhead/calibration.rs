@@ -219,7 +219,7 @@ impl HandoffCalibration {
 /// (`nop`) and `spin(T)` a block busy for `T` without touching memory. With `nop` tasks the
 /// workers mostly wait on the shared queue and the pool costs less than this:
 /// `tpool(2, nop)` added 42 ns to a stage where two busy workers lost 160–210 ns per
-/// element (docs/runtime.md, "Blocks inside the running program").
+/// element (docs/runtime.md, "Overhead of the patterns").
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PoolBusy {
@@ -303,7 +303,7 @@ pub struct JobPoint {
 /// as the design composes its blocks (two for `seq(a, b)`, one for a pipeline's slowest
 /// stage, a pool's inner calls over its workers). Counted twice, `seq(inc, nop)` at
 /// x = 1,024 ran 79 ns over its `inc` where composition added 151; the `nop` unit test
-/// reads about 40 ns (docs/validation.md, "Block calls counted twice").
+/// reads about 40 ns.
 ///
 /// [`BLOCK_CALL_X`]: crate::overhead::BLOCK_CALL_X
 /// [`Composer::overhead_ns`]: crate::overhead::Composer::overhead_ns

@@ -11,7 +11,7 @@ use crate::error::Error;
 /// `spin(T)` passes arrays of `T · 10 / 8` `u64`s, as `inc` does (8 bytes per element at
 /// 0.8 ns each), so that a 20 ms stream holds about 200 MB like the streams `validate`
 /// runs. On `u64` elements the same stages pay up to twice as much at waits of 6–16 µs
-/// (docs/validation.md, "What a wake-up costs depends on the stream").
+/// (docs/runtime.md, "Overhead of the patterns").
 pub const WAKE_BYTES_PER_NS: u64 = 10;
 
 /// A block busy for `ns` without touching memory.
