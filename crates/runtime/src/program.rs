@@ -81,12 +81,12 @@ impl<I: Send + 'static, O: Send + 'static> Program<I, O> {
     ///   over a stream of 4,096 `inc`s of 1,024 ints, 4%);
     /// - while the stream flows, the calling thread sleeps until the workers of the last
     ///   queue, each adding what it put there as it ends, have counted every output
-    ///   ([`crate::ctx::StreamEnd`]), and takes the outputs out after the clock stops. Feeding and taking the outputs as they
-    ///   came ran inside the clock, and on a machine with as many cores as the design has
-    ///   threads that CPU time is taken from the design (`examples/pool_gaps.rs`;
-    ///   docs/runtime.md, "The drivers"); so did
-    ///   checking the last queue now and then (docs/runtime.md, "How the stream driver
-    ///   learns that a stream has ended").
+    ///   ([`crate::ctx::StreamEnd`]), and takes the outputs out after the clock stops.
+    ///   Feeding and taking the outputs as they came ran inside the clock, and on a
+    ///   machine with as many cores as the design has threads that CPU time is taken from
+    ///   the design (docs/runtime.md, "The drivers"); so did checking the last queue now
+    ///   and then (docs/runtime.md, "How the stream driver learns that a stream has
+    ///   ended").
     ///
     /// A failed element stops nothing here: the whole stream is in the first queue
     /// already, so the workers go on with the rest, and every element is either delivered
