@@ -34,8 +34,8 @@ enum Command {
     /// Unit performance tests of kernels, and measurements of whole designs.
     #[command(subcommand)]
     Bench(cmd::bench::Args),
-    /// Calibrate this machine: the pattern runtime's own overhead, stored for `validate`
-    /// and `predict --overhead`.
+    /// Calibrate this machine: the pattern runtime's own overhead (stored for `validate`
+    /// and `predict --overhead`) or, under `mpirun`, its network.
     Calibrate(cmd::calibrate::Args),
     /// Run designs for real and compare measured with predicted performance.
     Validate(cmd::validate::Args),
@@ -61,6 +61,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of our output went away: nothing left to do, nothing to complain about.
         Err(e) if report::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if report::is_reported_elsewhere(&e) => ExitCode::from(2),
         Err(e) => {
             report::print_error(&e);
             ExitCode::from(2)

@@ -23,6 +23,17 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// An error this process does not print: another MPI rank of the same job (rank 0)
+/// reports it, so that a job prints each error once. The command still exits with 2.
+#[derive(Debug, thiserror::Error)]
+#[error("reported by rank 0")]
+pub struct ReportedElsewhere;
+
+/// Whether the error is [`ReportedElsewhere`].
+pub fn is_reported_elsewhere(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<ReportedElsewhere>().is_some()
+}
+
 /// Print an error from a command to stderr.
 pub fn print_error(e: &anyhow::Error) {
     if let Some(d) = e.downcast_ref::<Diagnostic>() {

@@ -31,6 +31,11 @@
 //! model = "allreduce_ring(p, 8 * x)"
 //! ```
 //!
+//! The table may also come from a file of its own, named at the top of the components
+//! file (before any table): `machine_file = "network.toml"` reads that file's `[machine]`
+//! table (what `perfcompose calibrate network --machine-out` writes); a value the
+//! components file's own `[machine]` table gives as well overrides the file's.
+//!
 //! Model strings are parsed with a pluggable function library
 //! ([`crate::model::Functions`]), and a bad model is reported at its own line and column
 //! inside the TOML file. A component given by `measurements = "file"` is handed to a
@@ -105,6 +110,14 @@ impl Default for LoadOptions<'_> {
 struct RawFile {
     components: Option<BTreeMap<String, Spanned<RawComponent>>>,
     machine: Option<BTreeMap<String, Spanned<f64>>>,
+    machine_file: Option<Spanned<String>>,
+}
+
+/// A file that holds only a `[machine]` table (`calibrate network --machine-out`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachineFile {
+    machine: Option<BTreeMap<String, Spanned<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -135,16 +148,9 @@ impl Components {
         opts: LoadOptions<'_>,
     ) -> Result<Components, Diagnostic> {
         let raw: RawFile = toml::from_str(source).map_err(|e| {
-            let span = e
-                .span()
-                .map_or(Span::new(0, 0), |r| Span::new(r.start, r.end));
-            let mut msg = e.message().trim().replace('\n', "; ");
-            if let Some(first) = msg.get(0..1) {
-                msg = first.to_lowercase() + &msg[1..];
-            }
-            let d = Diagnostic::new(origin, source, span, msg);
+            let d = toml_error(origin, source, &e);
             if e.message().contains("unknown field") {
-                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"`, and optionally `description`; components live in [components.NAME] tables, machine parameters in a [machine] table")
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"`, and optionally `description`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"")
             } else {
                 d
             }
@@ -159,33 +165,29 @@ impl Components {
             .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
         };
         let mut machine = BTreeMap::new();
-        for (name, value) in raw.machine.unwrap_or_default() {
-            let span = Span::new(value.span().start, value.span().end);
-            let key = key_span(source, &name, value.span());
-            if let Err((msg, hint)) = check_name(&name) {
-                let msg = msg.replace("a component name", "a machine parameter");
-                return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
-            }
-            if RESERVED.contains(&name.as_str()) {
-                return Err(Diagnostic::new(
-                    origin,
-                    source,
-                    key,
-                    format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
-                )
-                .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
-            }
-            let v = value.into_inner();
-            if !v.is_finite() {
-                return Err(Diagnostic::new(
+        if let Some(file) = &raw.machine_file {
+            let path = base_dir.join(file.get_ref());
+            let span = Span::new(file.span().start, file.span().end);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Diagnostic::new(
                     origin,
                     source,
                     span,
-                    format!("machine parameter `{name}` must be a finite number"),
-                ));
-            }
-            machine.insert(name, v);
+                    format!("cannot read machine file `{}`: {e}", path.display()),
+                )
+                .with_hint("the path is relative to the components file's directory")
+            })?;
+            let file_origin = path.display().to_string();
+            let parsed: RawMachineFile =
+                toml::from_str(&text).map_err(|e| toml_error(&file_origin, &text, &e))?;
+            machine = read_machine(&file_origin, &text, parsed.machine.unwrap_or_default())?;
         }
+        // The file's own table overrides the machine file's values.
+        machine.extend(read_machine(
+            origin,
+            source,
+            raw.machine.unwrap_or_default(),
+        )?);
         let mut entries = BTreeMap::new();
         for (key, comp) in table {
             let name = key;
@@ -424,6 +426,55 @@ pub fn seed_table1() -> Components {
         entries,
         machine: BTreeMap::new(),
     }
+}
+
+/// A TOML syntax or shape error at its line and column.
+fn toml_error(origin: &str, source: &str, e: &toml::de::Error) -> Diagnostic {
+    let span = e
+        .span()
+        .map_or(Span::new(0, 0), |r| Span::new(r.start, r.end));
+    let mut msg = e.message().trim().replace('\n', "; ");
+    if let Some(first) = msg.get(0..1) {
+        msg = first.to_lowercase() + &msg[1..];
+    }
+    Diagnostic::new(origin, source, span, msg)
+}
+
+/// The values of a `[machine]` table, each name checked.
+fn read_machine(
+    origin: &str,
+    source: &str,
+    table: BTreeMap<String, Spanned<f64>>,
+) -> Result<BTreeMap<String, f64>, Diagnostic> {
+    let mut machine = BTreeMap::new();
+    for (name, value) in table {
+        let span = Span::new(value.span().start, value.span().end);
+        let key = key_span(source, &name, value.span());
+        if let Err((msg, hint)) = check_name(&name) {
+            let msg = msg.replace("a component name", "a machine parameter");
+            return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
+        }
+        if RESERVED.contains(&name.as_str()) {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                key,
+                format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
+            )
+            .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
+        }
+        let v = value.into_inner();
+        if !v.is_finite() {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                span,
+                format!("machine parameter `{name}` must be a finite number"),
+            ));
+        }
+        machine.insert(name, v);
+    }
+    Ok(machine)
 }
 
 /// Where the key naming a component is written. serde gives no spans for map keys, so
@@ -728,5 +779,38 @@ mod tests {
         assert_eq!(crate::diag::line_col(bad, d.span.start), (2, 1));
         let bad = "[machine]\nalpha = \"fast\"\n[components.a]\nmodel = \"x\"\n";
         assert!(Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).is_err());
+    }
+
+    #[test]
+    fn a_machine_file_supplies_the_table_and_the_file_overrides_it() {
+        let dir = std::env::temp_dir().join(format!("pc-machine-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("net.toml"),
+            "# from calibrate network\n[machine]\nalpha = 3e-6  # s\nbeta = 2\n",
+        )
+        .unwrap();
+        let src = "machine_file = \"net.toml\"\n[machine]\nbeta = 5\n[components.a]\nmodel = \"alpha + beta * x\"\n";
+        let c = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap();
+        assert_eq!(c.get("a").unwrap().model.to_string(), "3e-6 + 5 * x");
+        assert_eq!(c.machine().get("alpha"), Some(&3e-6));
+        // A missing file is reported where it is named; a bad one at its own line.
+        let src = "machine_file = \"none.toml\"\n[components.a]\nmodel = \"x\"\n";
+        let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
+        assert!(
+            d.message.contains("cannot read machine file"),
+            "{}",
+            d.message
+        );
+        assert_eq!(crate::diag::line_col(src, d.span.start), (1, 16));
+        std::fs::write(dir.join("bad.toml"), "[machine]\nalpha = 1\nx = 2\n").unwrap();
+        let src = "machine_file = \"bad.toml\"\n[components.a]\nmodel = \"x\"\n";
+        let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
+        assert!(d.message.contains("bound by the patterns"), "{}", d.message);
+        assert!(d.origin.ends_with("bad.toml"), "{}", d.origin);
+        std::fs::write(dir.join("other.toml"), "[components.a]\nmodel = \"x\"\n").unwrap();
+        let src = "machine_file = \"other.toml\"\n[components.a]\nmodel = \"x\"\n";
+        assert!(Components::parse("c.toml", src, &dir, LoadOptions::default()).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,7 +13,7 @@
 use std::fmt;
 
 use perfcompose_core::diag::Diagnostic;
-use perfcompose_core::term::{parse_term, Count, Node, NodeKind, Term};
+use perfcompose_core::term::{parse_term, Count, Node, NodeKind, Reduction, Term};
 
 use crate::ctx::Config;
 use crate::data::{Data, DataKind};
@@ -35,13 +35,14 @@ pub enum Plan {
     Pipe(Vec<Plan>),
     /// `tpool(n, t)`.
     TPool(usize, Box<Plan>),
-    /// `mapreduce(map, reduce, nodes=m, threads=n)`; the reduction style comes from the
-    /// reduce kernel.
+    /// `mapreduce(map, reduce, nodes=m, threads=n[, reduction=R])`; on one node the
+    /// reduction style comes from the reduce kernel, and `reduction=` must agree with it.
     MapReduce {
         map: String,
         reduce: String,
         nodes: usize,
         threads: usize,
+        reduction: Option<Reduction>,
     },
     /// A construct of the term language the runtime cannot execute, with the reason.
     Unsupported { what: String, why: String },
@@ -69,10 +70,17 @@ impl fmt::Display for Plan {
                 reduce,
                 nodes,
                 threads,
-            } => write!(
-                f,
-                "mapreduce({map}, {reduce}, nodes={nodes}, threads={threads})"
-            ),
+                reduction,
+            } => {
+                write!(
+                    f,
+                    "mapreduce({map}, {reduce}, nodes={nodes}, threads={threads}"
+                )?;
+                if let Some(r) = reduction {
+                    write!(f, ", reduction={}", r.name())?;
+                }
+                write!(f, ")")
+            }
             Plan::Unsupported { what, .. } => write!(f, "{what}"),
         }
     }
@@ -240,6 +248,7 @@ impl Plan {
                 reduce,
                 nodes,
                 threads,
+                reduction,
             } => {
                 if *nodes != 1 {
                     return Err(BuildError::Unsupported {
@@ -260,7 +269,9 @@ impl Plan {
                         })
                     }
                 };
-                let reduction = match reg.get(reduce)?.op() {
+                let op = reg.get(reduce)?.op();
+                check_reduction(self, reduce, &op, *reduction)?;
+                let reduction = match op {
                     Op::ReducePairwise(f) => Reduce::pairwise(reduce.clone(), move |a, b| f(a, b)),
                     Op::ReducePerKey(f) => Reduce::per_key(reduce.clone(), move |k, v| f(k, v)),
                     other => {
@@ -288,6 +299,38 @@ impl Plan {
             }),
         }
     }
+}
+
+/// An error unless `reduction=` (when given) is what reduce kernel `reduce` does: a
+/// pairwise reduce for `pairwise`, a per-key reduce for `local` and `global`.
+pub fn check_reduction(
+    plan: &Plan,
+    reduce: &str,
+    op: &Op,
+    reduction: Option<Reduction>,
+) -> Result<(), BuildError> {
+    let Some(r) = reduction else {
+        return Ok(());
+    };
+    let fits = match op {
+        Op::ReducePairwise(_) => r == Reduction::Pairwise,
+        Op::ReducePerKey(_) => r != Reduction::Pairwise,
+        _ => true,
+    };
+    if fits {
+        return Ok(());
+    }
+    let does = match op {
+        Op::ReducePairwise(_) => "reduces two collections at a time (use reduction=pairwise)",
+        _ => "reduces per key (use reduction=local or reduction=global)",
+    };
+    Err(BuildError::TypeMismatch {
+        at: plan.to_string(),
+        message: format!(
+            "reduction={} does not fit the reduce kernel `{reduce}`, which {does}",
+            r.name()
+        ),
+    })
 }
 
 /// The parts of a `seq` as its phases: consecutive callable parts joined into one
@@ -418,6 +461,7 @@ fn node_plan(term: &Term, node: &Node) -> Result<Plan, Diagnostic> {
                 reduce: name(&mr.reduce, "reduce")?,
                 nodes: count(term, node, &mr.nodes, "the node count")?,
                 threads: count(term, node, &mr.threads, "the thread count")?,
+                reduction: mr.reduction.as_ref().map(|r| r.value),
             }
         }
         NodeKind::Dc(_) => Plan::Unsupported {

@@ -616,6 +616,7 @@ fn mapreduce_plans_count_the_image_histogram_both_ways() {
             reduce: reduce.into(),
             nodes: 1,
             threads: 2,
+            reduction: None,
         };
         let built = plan.build(&reg, Config::default()).unwrap();
         let jobs = stream_inputs(&reg, &built.source_kernel, 5, 2, &cfg, u128::MAX).unwrap();
@@ -625,6 +626,41 @@ fn mapreduce_plans_count_the_image_histogram_both_ways() {
             assert_eq!(h, one.iter().map(|v| v * 5).collect::<Vec<_>>(), "{reduce}");
         }
     }
+}
+
+#[test]
+fn a_reduction_variant_must_fit_the_reduce_kernel() {
+    use perfcompose_core::term::Reduction;
+    let reg = Registry::builtin();
+    let mr = |reduce: &str, reduction| Plan::MapReduce {
+        map: "map".into(),
+        reduce: reduce.into(),
+        nodes: 1,
+        threads: 1,
+        reduction: Some(reduction),
+    };
+    assert!(mr("reduce_pairwise", Reduction::Pairwise)
+        .build(&reg, Config::default())
+        .is_ok());
+    for r in [Reduction::Local, Reduction::Global] {
+        assert!(mr("reduce_per_key", r)
+            .build(&reg, Config::default())
+            .is_ok());
+        let e = mr("reduce_pairwise", r)
+            .build(&reg, Config::default())
+            .err()
+            .expect("rejected");
+        assert!(e.to_string().contains("use reduction=pairwise"), "{e}");
+    }
+    let e = mr("reduce_per_key", Reduction::Pairwise)
+        .build(&reg, Config::default())
+        .err()
+        .expect("rejected");
+    assert!(e.to_string().contains("reduces per key"), "{e}");
+    assert_eq!(
+        mr("reduce_per_key", Reduction::Global).to_string(),
+        "mapreduce(map, reduce_per_key, nodes=1, threads=1, reduction=global)"
+    );
 }
 
 #[test]
@@ -644,6 +680,7 @@ fn bad_plans_are_rejected_with_reasons() {
         reduce: reduce.into(),
         nodes,
         threads: 2,
+        reduction: None,
     };
     assert!(matches!(
         build(mr(2, "reduce_per_key")),
@@ -1155,6 +1192,7 @@ fn a_mapreduce_plan_runs_as_a_phase_before_a_pipeline() {
             reduce: "reduce_per_key".into(),
             nodes: 1,
             threads: 2,
+            reduction: None,
         },
         Plan::Pipe(vec![k("nop"), k("nop")]),
     ]);

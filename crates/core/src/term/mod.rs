@@ -5,7 +5,7 @@
 //!       | seq(term, ...)                         one after the other
 //!       | pipe(term, ...)                        pipeline (n-ary = nested binary)
 //!       | tpool(COUNT, term)                     task pool with COUNT worker threads
-//!       | mapreduce(map, reduce, nodes=COUNT, threads=COUNT, keys=EXPR, per_key=EXPR [, shuffle=NAME])
+//!       | mapreduce(map, reduce, nodes=COUNT, threads=COUNT, keys=EXPR, per_key=EXPR [, shuffle=NAME] [, reduction=pairwise|local|global])
 //!       | dc(divide, combine, leaf, procs=COUNT, exchange=NAME [, size=EXPR])
 //! COUNT := a positive integer | a parameter name (stays symbolic)
 //! EXPR  := a model expression (see [`crate::model`]), e.g. `768`, `x`, `x / 2`
@@ -90,6 +90,49 @@ pub struct MapReduce {
     /// The shuffle component; without one the shuffle phase costs nothing (a single
     /// node, as in GrPPI).
     pub shuffle: Option<Name>,
+    /// How the nodes' results are reduced (`reduction=`); `None`: as the reduce block
+    /// does it on one node (pairwise for a pairwise reduce, per key locally otherwise).
+    pub reduction: Option<ReductionArg>,
+}
+
+/// Seed 000's three ways (§4.2.5) to reduce a MapReduce over several nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every node reduces its key-value collections pairwise to one; the root receives
+    /// one collection per other node and reduces them pairwise too.
+    Pairwise,
+    /// Every node reduces per key to one collection; the root receives one per other node
+    /// and reduces them per key.
+    Local,
+    /// Every node owns a share of the keys: the map outputs go to the keys' owners (an
+    /// all-to-all), each reduces its keys over all values, and the root gathers the results.
+    Global,
+}
+
+impl Reduction {
+    /// Every variant, in the order the seed lists them.
+    pub const ALL: [Reduction; 3] = [Reduction::Pairwise, Reduction::Local, Reduction::Global];
+
+    /// The name in a term (`reduction=global`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduction::Pairwise => "pairwise",
+            Reduction::Local => "local",
+            Reduction::Global => "global",
+        }
+    }
+
+    /// The variant of a name, if it is one.
+    pub fn from_name(name: &str) -> Option<Reduction> {
+        Reduction::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// A `reduction=` argument with where it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReductionArg {
+    pub value: Reduction,
+    pub span: Span,
 }
 
 /// `dc(divide, combine, leaf, procs=P, exchange=E[, size=K])`: hypercube divide and

@@ -7,7 +7,8 @@
 //! are re-homed into the term with [`Diagnostic::embed`].
 
 use super::{
-    closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Term, PATTERNS,
+    closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Reduction,
+    ReductionArg, Term, PATTERNS,
 };
 use crate::diag::{Diagnostic, Span};
 use crate::model::{parse_model_with, Functions, NoFunctions};
@@ -160,6 +161,13 @@ const MAPREDUCE_KEYWORDS: &[Keyword] = &[
         slot: Slot::Name,
         required: false,
         help: "shuffle=NAME: the component modelling the shuffle phase",
+    },
+    Keyword {
+        name: "reduction",
+        slot: Slot::Name,
+        required: false,
+        help:
+            "reduction=pairwise|local|global: how the nodes' results are reduced (seed 000 §4.2.5)",
     },
 ];
 
@@ -599,6 +607,14 @@ impl Parser<'_> {
     // stack frame of the recursion.
     #[inline(never)]
     fn name_arg(&mut self, key: &str) -> Result<Name, Diagnostic> {
+        let (what, hint) = if key == "reduction" {
+            (
+                "a reduction variant",
+                "write reduction=pairwise, reduction=local or reduction=global".to_string(),
+            )
+        } else {
+            ("a component name", format!("write {key}=NAME"))
+        };
         let t = self.peek();
         match &t.kind {
             Tok::Name(n) if self.token_at(t.span.end).kind != Tok::LParen => {
@@ -608,6 +624,9 @@ impl Parser<'_> {
                     span: t.span,
                 })
             }
+            Tok::Name(_) if key == "reduction" => Err(self
+                .error(t.span, "`reduction=` names a variant, not a pattern")
+                .with_hint(hint)),
             Tok::Name(_) => Err(self
                 .error(t.span, format!("`{key}=` names a component, not a pattern"))
                 .with_hint(format!(
@@ -616,12 +635,9 @@ impl Parser<'_> {
             other => Err(self
                 .error(
                     t.span,
-                    format!(
-                        "expected a component name after `{key}=`, found {}",
-                        other.describe()
-                    ),
+                    format!("expected {what} after `{key}=`, found {}", other.describe()),
                 )
-                .with_hint(format!("write {key}=NAME"))),
+                .with_hint(hint)),
         }
     }
 
@@ -757,6 +773,22 @@ impl Parser<'_> {
             unreachable!("args checked the count")
         };
         let mut kw = Kws(kws);
+        let reduction = match kw.name("reduction") {
+            None => None,
+            Some(n) => match Reduction::from_name(&n.name) {
+                Some(value) => Some(ReductionArg {
+                    value,
+                    span: n.span,
+                }),
+                None => {
+                    return Err(self
+                        .error(n.span, format!("unknown reduction variant `{}`", n.name))
+                        .with_hint(
+                            "the variants are pairwise, local and global (seed 000 §4.2.5)",
+                        ))
+                }
+            },
+        };
         let mr = MapReduce {
             map,
             reduce,
@@ -765,6 +797,7 @@ impl Parser<'_> {
             keys: kw.expr("keys").expect("required"),
             per_key: kw.expr("per_key").expect("required"),
             shuffle: kw.name("shuffle"),
+            reduction,
         };
         Ok(Node {
             kind: NodeKind::MapReduce(Box::new(mr)),
@@ -843,7 +876,7 @@ fn prev_power_of_two(p: u64) -> u64 {
 fn usage(pattern: &str) -> String {
     match pattern {
         "mapreduce" => {
-            "write mapreduce(map, reduce, nodes=1, threads=4, keys=768, per_key=x[, shuffle=NAME])"
+            "write mapreduce(map, reduce, nodes=1, threads=4, keys=768, per_key=x[, shuffle=NAME][, reduction=pairwise|local|global])"
                 .into()
         }
         "dc" => "write dc(divide, combine, leaf, procs=8, exchange=NAME[, size=EXPR])".into(),

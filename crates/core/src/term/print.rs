@@ -65,6 +65,9 @@ fn write_node(out: &mut String, n: &Node) {
             if let Some(s) = &mr.shuffle {
                 let _ = write!(out, ", shuffle={}", s.name);
             }
+            if let Some(r) = &mr.reduction {
+                let _ = write!(out, ", reduction={}", r.value.name());
+            }
             out.push(')');
         }
         NodeKind::Dc(dc) => {

@@ -54,6 +54,53 @@ fn counts_may_be_parameters() {
 }
 
 #[test]
+fn mapreduce_names_its_reduction_variant() {
+    for r in Reduction::ALL {
+        let src = format!(
+            "mapreduce(map, reduce_per_key, reduction={}, nodes=2, threads=1, keys=768, per_key=x)",
+            r.name()
+        );
+        let t = ok(&src);
+        let NodeKind::MapReduce(mr) = &t.root.kind else {
+            panic!()
+        };
+        assert_eq!(mr.reduction.as_ref().map(|a| a.value), Some(r));
+        assert_eq!(
+            t.to_string(),
+            format!(
+                "mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction={})",
+                r.name()
+            )
+        );
+    }
+    let t = ok("mapreduce(a, b, nodes=1, threads=1, keys=1, per_key=1)");
+    let NodeKind::MapReduce(mr) = &t.root.kind else {
+        panic!()
+    };
+    assert!(mr.reduction.is_none());
+    // An unknown variant is an error at the variant, naming the three.
+    let src = "mapreduce(a, b, nodes=2, threads=1, keys=768, per_key=x, reduction=tree)";
+    let d = parse_term("<term>", src).unwrap_err();
+    assert!(
+        d.message.contains("unknown reduction variant `tree`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(&src[d.span.start..d.span.end], "tree");
+    assert!(d.hint.unwrap().contains("pairwise, local and global"));
+    let d = parse_term(
+        "<term>",
+        "mapreduce(a, b, nodes=2, threads=1, keys=768, per_key=x, reduction=3)",
+    )
+    .unwrap_err();
+    assert!(
+        d.message.contains("expected a reduction variant"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
 fn mapreduce_takes_keywords_in_any_order() {
     let t = ok(
         "mapreduce(map_hadoop, reduce_hadoop, per_key=x, keys=768, threads=n, nodes=m, shuffle=sh)",

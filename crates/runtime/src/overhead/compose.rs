@@ -682,6 +682,7 @@ mod tests {
             reduce: reduce.into(),
             nodes: 1,
             threads,
+            reduction: None,
         };
         // Measured through one stage: the total is the job cost itself.
         assert!((c.overhead_ns(&mr("reduce_pairwise", 4)) - 5000.0).abs() < TOL);
@@ -710,6 +711,7 @@ mod tests {
             reduce: reduce.into(),
             nodes: 1,
             threads,
+            reduction: None,
         };
         let o = c.overhead(&mr("reduce_pairwise", 2), "test");
         assert_eq!(o.saturating.len(), 1);

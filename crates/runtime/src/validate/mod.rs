@@ -49,6 +49,6 @@ pub use options::{
     Options, TARGET_MAPREDUCE, TARGET_MEDIAN_ERROR, TARGET_PATTERNS, TARGET_SHARE_WITHIN,
     VALIDATE_MODELER,
 };
-pub use report::{HostAtRow, JsonReport, Report, Row, Summary, Verdict};
+pub use report::{HostAtRow, JsonReport, Report, Row, Rule, Summary, Verdict};
 pub use run::{load_average, reanalyze, run_suite, steps, Reanalysis};
 pub use suite::{select, Case, Suite};

@@ -16,7 +16,7 @@ use super::blocks::{place, Placement};
 use super::notes::Note;
 use super::options::{row_target, Options};
 use super::protocol::{measure_case, repeat_error, Setup, HALVES};
-use super::report::{HostAtRow, PointMiss, Report, Row};
+use super::report::{HostAtRow, PointMiss, Report, Row, Rule};
 use super::suite::{Case, Suite};
 use crate::bench::{Progress, Series};
 use crate::error::Error;
@@ -347,6 +347,7 @@ pub fn run_suite(
         load: load_before.zip(load_average()),
         host_check: host.first.zip(host.last).map(|(a, b)| [a, b]),
         measure: opts.measure,
+        rule: Rule::THREADS,
     };
     if let Some(a) = archive {
         a.finish(&report, &saved)?;
@@ -462,6 +463,7 @@ pub fn reanalyze(
             load: None,
             host_check: None,
             measure: opts.measure,
+            rule: Rule::THREADS,
         },
         missing,
     })

@@ -1,0 +1,175 @@
+//! `mpirun -np P perfcompose validate` for distributed designs (builds with the `mpi`
+//! feature): glue over `perfcompose_mpi::validate`. Every rank runs the configurations
+//! together; rank 0 prints the report in the thread runtime's format (and `--json`
+//! schema). An error is printed once, by rank 0.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use perfcompose_mpi::network::NetworkCalibration;
+use perfcompose_mpi::validate::{build_case, mpi_suite, validate_case, Case, Setup};
+use perfcompose_mpi::Job;
+use perfcompose_runtime::bench::Sampling;
+use perfcompose_runtime::data::ImageSize;
+use perfcompose_runtime::validate::{Options, Report, Rule};
+use perfcompose_runtime::Registry;
+
+use super::runtime_args::{bar, check_sizes};
+use super::validate::{print, Args};
+use crate::report::ReportedElsewhere;
+
+pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
+    // Seed 004's connected-components blocks, for the divide and conquer of the mpi suite.
+    let mut registry = registry.clone();
+    perfcompose_mpi::graph::register(&mut registry);
+    let registry = &registry;
+    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
+        bail!(
+            "--time-limit must be a positive number of seconds, got {}",
+            args.time_limit
+        );
+    }
+    let job = Job::start(Duration::from_secs_f64(args.time_limit))?;
+    let root = job.is_root();
+    let result = run(&job, args, registry);
+    drop(job);
+    match result {
+        Err(_) if !root => Err(ReportedElsewhere.into()),
+        r => r,
+    }
+}
+
+/// An error of the MPI runtime as the CLI reports it: a term's mistake with its caret.
+fn from_mpi(e: perfcompose_mpi::Error) -> anyhow::Error {
+    match e {
+        perfcompose_mpi::Error::Runtime(inner) => inner.into(),
+        other => other.into(),
+    }
+}
+
+fn cases(args: &Args, processes: usize) -> anyhow::Result<Vec<Case>> {
+    if args.save.is_some() {
+        bail!("--save is not supported for distributed runs yet; use --json and keep its output");
+    }
+    if let Some(term) = &args.term {
+        let sizes = match &args.sizes {
+            Some(s) => {
+                check_sizes(s)?;
+                s.clone()
+            }
+            None => vec![2, 4, 8, 16],
+        };
+        return Ok(vec![Case {
+            group: "--term".into(),
+            term: term.clone(),
+            image: ImageSize::from(args.image),
+            sizes,
+        }]);
+    }
+    let all = mpi_suite(processes);
+    if args.only.is_empty() {
+        return Ok(all);
+    }
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let mut picked = Vec::new();
+    for want in &args.only {
+        let matching: Vec<&Case> = all
+            .iter()
+            .filter(|c| squash(&c.term) == squash(want))
+            .collect();
+        if matching.is_empty() {
+            bail!(
+                "--only `{want}` is not a configuration of the mpi suite on {processes} processes; it has: {}",
+                all.iter()
+                    .map(|c| c.term.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        picked.extend(matching.into_iter().cloned());
+    }
+    Ok(picked)
+}
+
+fn network(args: &Args) -> anyhow::Result<NetworkCalibration> {
+    let path = match &args.network {
+        Some(p) => p.clone(),
+        None => NetworkCalibration::default_path()
+            .context("cannot find a configuration directory; pass --network FILE")?,
+    };
+    if args.network.is_none() && !path.exists() {
+        bail!(
+            "no network calibration for this machine at {}: run `mpirun -np 2 perfcompose calibrate network` first, or pass --network FILE",
+            path.display()
+        );
+    }
+    Ok(NetworkCalibration::load(&path)?)
+}
+
+fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
+    let cases = cases(args, job.size())?;
+    let config = args.runtime.config();
+    // Every configuration checked on every process before anything runs.
+    for case in &cases {
+        build_case(job, case, registry, &config).map_err(from_mpi)?;
+    }
+    let network = network(args)?;
+    let validate = Options {
+        cores: args
+            .cores
+            .unwrap_or_else(perfcompose_runtime::host::available_cores),
+        overhead: None,
+        config,
+        memory_limit: args.runtime.memory_limit()?,
+        measure: args.measure.into(),
+        modeler: args.modeler.clone(),
+        caches: perfcompose_runtime::host::cache_sizes(),
+    };
+    let setup = Setup {
+        registry,
+        sampling: Sampling::quick(),
+        validate: validate.clone(),
+        network: &network,
+        trace: args.trace.clone(),
+    };
+    let bar = bar(cases.len() as u64, args.json || !job.is_root());
+    let mut rows = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        bar.set_position(i as u64);
+        let row = validate_case(job, case, &setup, &mut |label, _, _| {
+            bar.set_message(label.to_string());
+        });
+        match row {
+            Ok(row) => rows.extend(row),
+            // The other processes have gone on to the next configuration: end them too.
+            Err(e) => {
+                bar.finish_and_clear();
+                job.fail(&format!("{}: {}", case.term, from_mpi(e)))
+            }
+        }
+    }
+    bar.finish_and_clear();
+    if !job.is_root() {
+        return Ok(());
+    }
+    let mut components = BTreeMap::new();
+    for r in &rows {
+        components.extend(r.components.clone());
+    }
+    let report = Report {
+        suite: match &args.term {
+            Some(t) => t.clone(),
+            None => "mpi".into(),
+        },
+        cores: validate.cores,
+        overhead_calibrated: false,
+        components,
+        rows,
+        load: None,
+        host_check: None,
+        measure: validate.measure,
+        rule: Rule::MPI,
+    };
+    print(args, &report)
+}

@@ -1,0 +1,267 @@
+//! The MPI commands end to end under `mpirun -np 2` (builds with the `mpi` feature):
+//! `calibrate network` writes its JSON, its stored file, a `[machine]` table a components
+//! file reads and a platform `simulate` reads; a distributed `validate` gives a row in the
+//! thread runtime's schema; mistakes end the job with status 2 and one message. Nothing
+//! here asserts how fast anything ran.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perfcompose-mpi-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `mpirun -np 2 perfcompose ARGS` with `config` as the configuration directory.
+fn mpirun(args: &[&str], config: &Path) -> Output {
+    Command::new("mpirun")
+        .args(["-np", "2", "-x", "XDG_CONFIG_HOME"])
+        .arg(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .output()
+        .expect("mpirun (install Open MPI with `bash scripts/install-mpi`)")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "status {:?}\n{}",
+        o.status.code(),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+/// A quick calibration of this machine's network into `dir`.
+fn calibrate(dir: &Path) -> serde_json::Value {
+    let net = dir.join("net.json");
+    let out = ok(&mpirun(
+        &[
+            "calibrate",
+            "network",
+            "--json",
+            "--max-bytes",
+            "65536",
+            "--reps",
+            "3",
+            "-o",
+            net.to_str().unwrap(),
+            "--machine-out",
+            dir.join("machine.toml").to_str().unwrap(),
+            "--platform-out",
+            dir.join("platform.xml").to_str().unwrap(),
+        ],
+        dir,
+    ));
+    // One JSON document: rank 1 printed nothing.
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn calibrate_network_writes_its_json_and_files_other_commands_read() {
+    let dir = scratch("calibrate");
+    let v = calibrate(&dir);
+    for key in ["alpha_s", "beta_s_per_byte"] {
+        assert!(v["hockney"][key].is_f64(), "{v}");
+        assert!(v["hockney_eager"][key].is_f64(), "{v}");
+    }
+    for key in ["L_s", "o_s", "g_s", "G_s_per_byte"] {
+        assert!(
+            v["loggp"][key].as_f64().is_some_and(|x| x >= 0.0),
+            "{key}: {v}"
+        );
+    }
+    assert!(v["eager_limit_bytes"].is_u64());
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 14, "8 B to 64 KiB");
+    assert!(points.iter().all(|p| p["seconds"].as_f64().unwrap() > 0.0));
+    assert_eq!(v["processes"], 2);
+    // The stored file reads back as the same calibration.
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.json")).unwrap()).unwrap();
+    assert_eq!(stored, v);
+    // The [machine] table serves a components file, and predict uses it.
+    std::fs::write(
+        dir.join("comps.toml"),
+        "machine_file = \"machine.toml\"\n[components.msg]\nmodel = \"hockney(8 * x)\"\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(["predict", "--components"])
+        .arg(dir.join("comps.toml"))
+        .args(["msg", "--at", "x=1000", "--json"])
+        .output()
+        .unwrap();
+    let p: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    assert!(p.to_string().contains("value"), "{p}");
+    // The platform replays a trace.
+    let trace = dir.join("trace.txt");
+    std::fs::write(&trace, "0 send 1 0 1000000\n1 recv 0 0 1000000\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(["simulate", "--platform"])
+        .arg(dir.join("platform.xml"))
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_distributed_mapreduce_validates_into_the_thread_runtimes_row_schema() {
+    let dir = scratch("validate");
+    calibrate(&dir);
+    let net = dir.join("net.json");
+    let term =
+        "mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction=global)";
+    let out = ok(&mpirun(
+        &[
+            "validate",
+            "--term",
+            term,
+            "--sizes",
+            "2,4",
+            "--network",
+            net.to_str().unwrap(),
+            "--trace",
+            dir.join("traces").to_str().unwrap(),
+            "--json",
+        ],
+        &dir,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    let row = &rows[0];
+    assert_eq!(row["configuration"], term);
+    assert!(row["time_error"].is_f64(), "{row}");
+    // Two sizes may fit a constant, against which growth cannot be compared (null).
+    assert!(
+        row["coefficient_error"].is_f64() || row["coefficient_error"].is_null(),
+        "{row}"
+    );
+    assert!(row["repeat_error"].is_f64(), "{row}");
+    assert!(row["verdict"].is_string(), "{row}");
+    assert!(row.to_string().contains("network calibration"), "{row}");
+    assert!(v["summary"]["judged"].is_u64(), "{v}");
+    // The recorded trace replays on the calibrated platform.
+    let traces: Vec<PathBuf> = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    let measured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(traces[0].join("measured.json")).unwrap())
+            .unwrap();
+    let seconds = measured["measured_time_s"].as_f64().unwrap();
+    assert!(seconds > 0.0);
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(["simulate", "--platform"])
+        .arg(dir.join("platform.xml"))
+        .arg("--trace")
+        .arg(traces[0].join("trace.txt"))
+        .args(["--measured-time", &seconds.to_string(), "--json"])
+        .output()
+        .unwrap();
+    let sim: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    assert!(sim["slowdown"].is_f64(), "{sim}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_distributed_divide_and_conquer_validates_with_the_calibrated_exchange() {
+    let dir = scratch("dc");
+    calibrate(&dir);
+    let net = dir.join("net.json");
+    let term = "dc(cc_divide, cc_combine, cc_leaf, procs=2, exchange=ex, size=32768)";
+    let out = ok(&mpirun(
+        &[
+            "validate",
+            "--term",
+            term,
+            "--sizes",
+            "16384,65536",
+            "--network",
+            net.to_str().unwrap(),
+            "--json",
+        ],
+        &dir,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let row = &v["rows"][0];
+    assert_eq!(row["configuration"], term);
+    assert!(row["time_error"].is_f64(), "{row}");
+    assert!(row.to_string().contains("Ex(K) = 2·(l + K·g)"), "{row}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mistakes_end_the_job_with_status_2_and_one_message() {
+    let dir = scratch("mistakes");
+    let net = dir.join("none.json");
+    // A term for more nodes than processes.
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            "mapreduce(map, reduce_per_key, nodes=3, threads=1, keys=768, per_key=x)",
+            "--network",
+            net.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert_eq!(
+        e.matches("asks for 3 processes (its nodes= or procs=) but the job has 2")
+            .count(),
+        1,
+        "{e}"
+    );
+    // No calibration stored for this machine.
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            "mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x)",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert_eq!(e.matches("no network calibration").count(), 1, "{e}");
+    // A reduction that does not fit the reduce kernel, and a job of one process.
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            "mapreduce(map, reduce_pairwise, nodes=2, threads=1, keys=x, per_key=768, reduction=global)",
+            "--network",
+            net.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("does not fit the reduce kernel"));
+    let single = Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(["calibrate", "network", "--no-save"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert_eq!(single.status.code(), Some(2), "{}", text(&single.stderr));
+    assert!(text(&single.stderr).contains("at least 2 MPI processes"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

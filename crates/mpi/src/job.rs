@@ -1,0 +1,243 @@
+//! One MPI job: what every command started under `mpirun` shares.
+//!
+//! A [`Job`] initialises MPI (threads allowed, MPI called from the main thread only),
+//! lets the process use every core of its host (undoing `mpirun`'s binding of a process
+//! to one core), knows its rank and the number of processes, and guards against the two
+//! ways a distributed run goes wrong without an answer:
+//!
+//! - **a hang** (a lost message, a rank that never arrives): a watchdog thread ends the
+//!   process with status 2 once the job's time limit has passed, naming the rank and
+//!   the block it was in. `mpirun` then ends the other ranks. Rank 0 reports at once;
+//!   the others wait a moment first so that the job prints one message, not one per rank.
+//! - **a panic in a block**: [`Job::block`] catches it, prints the rank, the block and
+//!   the panic message, and aborts the whole communicator (`MPI_Abort`, status 2), so the
+//!   other ranks do not wait forever for a message that will never come.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Threading;
+
+use crate::error::Error;
+
+/// How long ranks other than 0 wait after their time limit before they report it
+/// themselves, so that rank 0's message is the one a user reads.
+const REPORT_GRACE: Duration = Duration::from_secs(2);
+
+/// A running MPI job (this process's part of it).
+pub struct Job {
+    world: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    /// The block this rank is in, for the watchdog's message.
+    block: Arc<Mutex<String>>,
+    watchdog: Watchdog,
+    /// Dropped last: finalises MPI.
+    _universe: Universe,
+}
+
+impl Job {
+    /// Initialise MPI and start the watchdog: the job ends with status 2 when it runs
+    /// longer than `time_limit`.
+    pub fn start(time_limit: Duration) -> Result<Job, Error> {
+        let (universe, _threading) =
+            mpi::initialize_with_threading(Threading::Funneled).ok_or(Error::AlreadyStarted)?;
+        use_every_core();
+        let world = universe.world();
+        let rank = usize::try_from(world.rank()).unwrap_or(0);
+        let size = usize::try_from(world.size()).unwrap_or(1);
+        let block = Arc::new(Mutex::new("start-up".to_string()));
+        let watchdog = Watchdog::start(time_limit, rank, Arc::clone(&block));
+        Ok(Job {
+            world,
+            rank,
+            size,
+            block,
+            watchdog,
+            _universe: universe,
+        })
+    }
+
+    /// This process's rank in the job.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of processes in the job.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether this is rank 0, the one that prints.
+    pub fn is_root(&self) -> bool {
+        self.rank == 0
+    }
+
+    /// The communicator of all processes.
+    pub fn world(&self) -> &SimpleCommunicator {
+        &self.world
+    }
+
+    /// The time limit the job was started with.
+    pub fn time_limit(&self) -> Duration {
+        self.watchdog.limit
+    }
+
+    /// An error unless the job has at least `need` processes.
+    pub fn require(&self, what: &'static str, need: usize) -> Result<(), Error> {
+        if self.size < need {
+            return Err(Error::TooFewProcesses {
+                what,
+                need,
+                have: self.size,
+            });
+        }
+        Ok(())
+    }
+
+    /// Run `f` as the block `name` of this rank. A panic inside ends the whole job: the
+    /// rank, the block and the message go to stderr, then `MPI_Abort` with status 2.
+    pub fn block<T>(&self, name: &str, f: impl FnOnce() -> T) -> T {
+        self.enter(name);
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(v) => v,
+            Err(payload) => {
+                let message = perfcompose_runtime::panic_message(&*payload);
+                eprintln!(
+                    "error: rank {} of {}: block `{name}` panicked: {message}; ending the job",
+                    self.rank, self.size
+                );
+                self.world.abort(2)
+            }
+        }
+    }
+
+    /// End the whole job from this rank: `message` to stderr with the rank, then
+    /// `MPI_Abort` with status 2 (the other ranks may be waiting for this one).
+    pub fn fail(&self, message: &str) -> ! {
+        eprintln!(
+            "error: rank {} of {}: {message}; ending the job",
+            self.rank, self.size
+        );
+        self.world.abort(2)
+    }
+
+    /// How many processes of the job run on this process's host (by processor name).
+    pub fn processes_on_this_host(&self) -> usize {
+        use std::hash::{Hash, Hasher};
+        let name = mpi::environment::processor_name().unwrap_or_default();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        name.hash(&mut h);
+        let mine = h.finish();
+        let mut all = vec![0u64; self.size];
+        self.world.all_gather_into(&mine, &mut all[..]);
+        all.iter().filter(|&&o| o == mine).count().max(1)
+    }
+
+    /// Record that this rank is now in block `name` (for the watchdog's message).
+    pub fn enter(&self, name: &str) {
+        if let Ok(mut b) = self.block.lock() {
+            name.clone_into(&mut b);
+        }
+    }
+
+    /// Wait until every rank arrives.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+}
+
+/// Let this process run on every online core of its host. `mpirun` binds each process to
+/// one core by default, which would put all threads of a process on that core and make
+/// the thread runtime see one core; perfcompose places its threads itself (the
+/// distributed designs leave them to the OS, [`crate::mapreduce`]).
+fn use_every_core() {
+    // SAFETY: plain libc calls on a zeroed `cpu_set_t` owned here; a failure leaves the
+    // binding as it was.
+    unsafe {
+        let online = libc::sysconf(libc::_SC_NPROCESSORS_ONLN);
+        if online < 1 {
+            return;
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..(online as usize).min(libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// The MPI library's name and version (what it says of itself up to the first comma:
+/// `Open MPI v4.1.4`).
+pub fn library_version() -> String {
+    mpi::environment::library_version()
+        .ok()
+        .and_then(|s| s.split([',', '\n']).next().map(|l| l.trim().to_string()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "an unknown MPI library".to_string())
+}
+
+/// The thread that ends a job that runs past its time limit.
+struct Watchdog {
+    limit: Duration,
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(limit: Duration, rank: usize, block: Arc<Mutex<String>>) -> Watchdog {
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&done);
+        let thread = std::thread::Builder::new()
+            .name("perfcompose-watchdog".into())
+            .spawn(move || {
+                let deadline = Instant::now() + limit;
+                let report_at = if rank == 0 {
+                    deadline
+                } else {
+                    deadline + REPORT_GRACE
+                };
+                loop {
+                    if flag.load(Ordering::Acquire) {
+                        return;
+                    }
+                    let now = Instant::now();
+                    if now >= report_at {
+                        break;
+                    }
+                    std::thread::park_timeout(report_at - now);
+                }
+                let block = block.lock().map(|b| b.clone()).unwrap_or_default();
+                eprintln!(
+                    "error: rank {rank}: the job ran past its time limit of {} s in block `{block}` (a lost message or a rank that never arrived?); ending the job",
+                    limit.as_secs_f64()
+                );
+                // SAFETY: `_exit` ends the process at once; it touches no Rust state. MPI
+                // is left without finalising on purpose: the other ranks may be blocked
+                // in it, and `mpirun` ends them when this process is gone.
+                unsafe { libc::_exit(2) }
+            })
+            .ok();
+        Watchdog {
+            limit,
+            done,
+            thread,
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! A calibration written for the other tools: a components file's `[machine]` table and a
+//! SimGrid platform of this machine.
+
+use std::fmt::Write as _;
+
+use super::calibration::NetworkCalibration;
+
+impl NetworkCalibration {
+    /// A components file's `[machine]` table with this network's parameters; a components
+    /// file takes it with `machine_file = "FILE"` (or the table pasted in).
+    ///
+    /// It binds `alpha`, `beta` (Hockney: the eager start-up and the bulk time per byte),
+    /// `L`, `o`, `G` (LogGP) and seed 004's `l` and `g`. LogGP's own `g` (the gap between
+    /// messages) shares its name with seed 004's per-word `g`; the table binds the seed's,
+    /// which `exchange()` and `dc(...)` use, and states LogGP's in a comment.
+    pub fn machine_table(&self) -> String {
+        let m = self.machine_hockney();
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "# The network of {} as `perfcompose calibrate network` measured it: {} processes, {}.",
+            self.host,
+            self.processes,
+            self.mpi_library.lines().next().unwrap_or("").trim()
+        );
+        let _ = writeln!(s, "[machine]");
+        let _ = writeln!(
+            s,
+            "alpha = {:e}  # s: start-up of a message (eager range, up to {} B)",
+            m.alpha_s, self.eager_limit_bytes
+        );
+        let _ = writeln!(
+            s,
+            "beta = {:e}  # s per byte: bulk transfers; alpha + beta*bytes is within {:.1}% of every size measured",
+            m.beta_s_per_byte,
+            100.0 * self.fit.machine_max_relative_error
+        );
+        let _ = writeln!(s, "L = {:e}  # s: LogGP latency", self.loggp.latency_s);
+        let _ = writeln!(
+            s,
+            "o = {:e}  # s: LogGP overhead (the send call of a small message)",
+            self.loggp.o_s
+        );
+        let _ = writeln!(
+            s,
+            "G = {:e}  # s per byte: LogGP gap per byte",
+            self.loggp.gap_per_byte_s
+        );
+        let _ = writeln!(
+            s,
+            "l = {:e}  # s: seed 004's start-up of an exchange (all-to-all under load)",
+            self.exchange.l_s
+        );
+        let _ = writeln!(
+            s,
+            "g = {:e}  # s per {}-byte word: seed 004's time per word under load",
+            self.exchange.g_s_per_word, self.exchange.word_bytes
+        );
+        let _ = writeln!(
+            s,
+            "# LogGP's gap between messages is {:e} s; it is not bound here because `g` is seed 004's above.",
+            self.loggp.g_s
+        );
+        s
+    }
+
+    /// A SimGrid platform (version 4.1) of `hosts` hosts like this one: a flat cluster
+    /// whose route between two hosts has this network's eager start-up as latency (half
+    /// on each host's link, as a cluster route crosses two) and its bulk bandwidth, each
+    /// host computing at the calibrated flop rate.
+    pub fn platform_xml(&self, hosts: usize) -> String {
+        let m = self.machine_hockney();
+        let hosts = hosts.max(1);
+        let bandwidth = if m.beta_s_per_byte > 0.0 {
+            1.0 / m.beta_s_per_byte
+        } else {
+            1e12
+        };
+        let speed = if self.flops_per_s > 0.0 {
+            self.flops_per_s
+        } else {
+            1e9
+        };
+        let mut s = String::new();
+        let _ = writeln!(s, "<?xml version='1.0'?>");
+        let _ = writeln!(
+            s,
+            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">"
+        );
+        let _ = writeln!(
+            s,
+            "<!-- {hosts} hosts like {}, from `perfcompose calibrate network` ({} processes): \
+             latency = eager start-up {:e} s over two links, bandwidth = 1 / bulk beta; \
+             messages up to {} B went eagerly: replay with an eager threshold of {} B. -->",
+            self.host,
+            self.processes,
+            m.alpha_s,
+            self.eager_limit_bytes,
+            self.eager_limit_bytes + 1
+        );
+        let _ = writeln!(s, "<platform version=\"4.1\">");
+        let _ = writeln!(
+            s,
+            "  <cluster id=\"calibrated\" prefix=\"node-\" radical=\"0-{}\" suffix=\"\" speed=\"{:e}f\" bw=\"{:e}Bps\" lat=\"{:e}s\"/>",
+            hosts - 1,
+            speed,
+            bandwidth,
+            m.alpha_s / 2.0
+        );
+        let _ = writeln!(s, "</platform>");
+        s
+    }
+}
