@@ -196,7 +196,8 @@ impl Design {
 
     /// The blocks whose unit tests stand for the design's, by component name in the term:
     /// a MapReduce's as the thread runtime places them with as many threads as run on
-    /// this host at once (`here` processes here), a dc's three blocks as they are.
+    /// this host at once (`here` processes here), a dc's three blocks timed next to
+    /// `here − 1` siblings running them too, as the processes of this host do.
     pub fn blocks(
         &self,
         registry: &Registry,
@@ -220,7 +221,10 @@ impl Design {
                         BlockKey {
                             kernel: k.clone(),
                             image: None,
-                            conditions: Conditions::default(),
+                            conditions: Conditions {
+                                siblings: here.saturating_sub(1),
+                                ..Conditions::default()
+                            },
                         },
                     )
                 })

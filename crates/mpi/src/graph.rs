@@ -193,9 +193,11 @@ impl Kernel for Combine {
         "nodes"
     }
     fn input(&self, x: usize, inputs: &Inputs) -> Result<Data, KernelError> {
-        // Two labellings of x nodes, each of x/2 random edges.
-        let a = components(x, &random_edges(x, x / 2, 2 * inputs.variant));
-        let b = components(x, &random_edges(x, x / 2, 2 * inputs.variant + 1));
+        // Two labellings of x nodes, each of x random edges: past the threshold of a
+        // giant component, as the halves of the graphs divide and conquer works on
+        // (2^16 edges and more on 2^15 nodes).
+        let a = components(x, &random_edges(x, x, 2 * inputs.variant));
+        let b = components(x, &random_edges(x, x, 2 * inputs.variant + 1));
         Ok(Data::Batch(vec![Data::Ints(a), Data::Ints(b)]))
     }
     fn input_bytes(&self, x: usize, _: &Inputs) -> u128 {

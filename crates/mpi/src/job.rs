@@ -1,9 +1,8 @@
 //! One MPI job: what every command started under `mpirun` shares.
 //!
 //! A [`Job`] initialises MPI (threads allowed, MPI called from the main thread only),
-//! lets the process use every core of its host (undoing `mpirun`'s binding of a process
-//! to one core), knows its rank and the number of processes, and guards against the two
-//! ways a distributed run goes wrong without an answer:
+//! knows its rank and the number of processes, and guards against the two ways a
+//! distributed run goes wrong without an answer:
 //!
 //! - **a hang** (a lost message, a rank that never arrives): a watchdog thread ends the
 //!   process with status 2 once the job's time limit has passed, naming the rank and
@@ -48,7 +47,6 @@ impl Job {
     pub fn start(time_limit: Duration) -> Result<Job, Error> {
         let (universe, _threading) =
             mpi::initialize_with_threading(Threading::Funneled).ok_or(Error::AlreadyStarted)?;
-        use_every_core();
         let world = universe.world();
         let rank = usize::try_from(world.rank()).unwrap_or(0);
         let size = usize::try_from(world.size()).unwrap_or(1);
@@ -153,23 +151,57 @@ impl Job {
     }
 }
 
-/// Let this process run on every online core of its host. `mpirun` binds each process to
-/// one core by default, which would put all threads of a process on that core and make
-/// the thread runtime see one core; perfcompose places its threads itself (the
-/// distributed designs leave them to the OS, [`crate::mapreduce`]).
-fn use_every_core() {
-    // SAFETY: plain libc calls on a zeroed `cpu_set_t` owned here; a failure leaves the
-    // binding as it was.
-    unsafe {
-        let online = libc::sysconf(libc::_SC_NPROCESSORS_ONLN);
-        if online < 1 {
-            return;
+/// The online cores of this host (not only those `mpirun` bound this process to).
+pub fn host_cores() -> usize {
+    // SAFETY: `sysconf` reads a system value.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// While alive, this process may run on every online core of its host; dropped, it is
+/// bound as before. `mpirun` binds each process to its own core(s), and perfcompose
+/// keeps that binding, except while rank 0 times blocks alone (the other processes
+/// sleep): a block timed next to a sibling thread needs a core of its own for each.
+pub struct EveryCore {
+    saved: Option<libc::cpu_set_t>,
+}
+
+impl EveryCore {
+    pub fn new() -> EveryCore {
+        // SAFETY: plain libc calls on `cpu_set_t`s owned here; a failure leaves the
+        // binding as it was.
+        unsafe {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            let mut saved: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut saved) != 0 {
+                return EveryCore { saved: None };
+            }
+            let mut all: libc::cpu_set_t = std::mem::zeroed();
+            for cpu in 0..host_cores().min(libc::CPU_SETSIZE as usize) {
+                libc::CPU_SET(cpu, &mut all);
+            }
+            if libc::sched_setaffinity(0, size, &all) != 0 {
+                return EveryCore { saved: None };
+            }
+            EveryCore { saved: Some(saved) }
         }
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for cpu in 0..(online as usize).min(libc::CPU_SETSIZE as usize) {
-            libc::CPU_SET(cpu, &mut set);
+    }
+}
+
+impl Default for EveryCore {
+    fn default() -> EveryCore {
+        EveryCore::new()
+    }
+}
+
+impl Drop for EveryCore {
+    fn drop(&mut self) {
+        if let Some(saved) = &self.saved {
+            // SAFETY: restores the mask read in `new`.
+            unsafe {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), saved);
+            }
         }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
 }
 

@@ -152,7 +152,8 @@ impl DistributedMapReduce {
         };
         let reduction = reduction.unwrap_or(default);
         // The thread runtime pins worker `i` to core `i` in every process alike, which
-        // would stack the processes of a host on the same cores: the OS places them.
+        // would stack the processes of a host on the same cores: each process's threads
+        // stay within the cores `mpirun` bound it to, placed there by the OS.
         let config = Config {
             pin: false,
             ..config

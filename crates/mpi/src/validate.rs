@@ -326,13 +326,18 @@ fn lead_case(
             needs.push(key.clone());
         }
     }
+    // The thread runtime's sweeps for its MapReduce kernels (a per-key reduction from 4
+    // values up, so that jobs of a few inputs are interpolated, not extrapolated); each
+    // other kernel's own.
+    let sweeps = perfcompose_runtime::validate::Suite::quick().kernel_sizes;
     let block_sizes: Vec<Vec<usize>> = needs
         .iter()
-        .map(|k| {
-            setup
+        .map(|k| match sweeps.get(&k.kernel) {
+            Some(s) => Ok(s.clone()),
+            None => setup
                 .registry
                 .get(&k.kernel)
-                .map(|kernel| kernel.default_sizes(false))
+                .map(|kernel| kernel.default_sizes(false)),
         })
         .collect::<Result<_, _>>()
         .map_err(|e| Error::Design(e.to_string()))?;
@@ -361,6 +366,8 @@ fn lead_case(
     };
     let before = program_half("[before blocks]", &mut done, progress)?;
     let inputs = Inputs::with_image(case.image);
+    // The others sleep while rank 0 times the blocks: they may use every core.
+    let every_core = crate::job::EveryCore::new();
     let mut blocks = Vec::new();
     for (key, sizes) in needs.iter().zip(&block_sizes) {
         let mut points = Vec::new();
@@ -380,6 +387,7 @@ fn lead_case(
         }
         blocks.push(Series::kernel(key.to_string(), points));
     }
+    drop(every_core);
     let after = program_half("[after blocks]", &mut done, progress)?;
     progress(&case.term, total, total);
     Ok(Measured {

@@ -58,7 +58,14 @@ fn cases(args: &Args, processes: usize) -> anyhow::Result<Vec<Case>> {
                 check_sizes(s)?;
                 s.clone()
             }
-            None => vec![2, 4, 8, 16],
+            // Images per job for a MapReduce; a divide and conquer's problem sizes
+            // (edges, for the connected components of the suite).
+            None => match perfcompose_core::term::parse_term("<term>", term) {
+                Ok(t) if matches!(t.root.kind, perfcompose_core::term::NodeKind::Dc(_)) => {
+                    (16..=19).map(|e| 1usize << e).collect()
+                }
+                _ => vec![2, 4, 8, 16],
+            },
         };
         return Ok(vec![Case {
             group: "--term".into(),
@@ -116,9 +123,8 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     }
     let network = network(args)?;
     let validate = Options {
-        cores: args
-            .cores
-            .unwrap_or_else(perfcompose_runtime::host::available_cores),
+        // The host's cores: `mpirun` binds each process to its own.
+        cores: args.cores.unwrap_or_else(perfcompose_mpi::job::host_cores),
         overhead: None,
         config,
         memory_limit: args.runtime.memory_limit()?,
