@@ -1,9 +1,6 @@
-//! `perfcompose calibrate`: measure what this machine adds to a design's building blocks,
-//! as a job of its own. `calibrate overhead` times the pattern runtime's own cost
-//! (`perfcompose_runtime::overhead`) and stores it for `validate` and `predict --overhead`.
-//! Glue over `perfcompose_runtime::overhead`: the library measures, fits and writes the
-//! file; this module chooses the path and prints the result. `calibrate network` runs under
-//! `mpirun` in builds with the `mpi` feature (`cmd::network`).
+//! `perfcompose calibrate overhead`: glue over `perfcompose_runtime::overhead`: the
+//! library measures, fits and writes the file; this module chooses the path and prints
+//! the result.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,73 +8,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use perfcompose_runtime::overhead::{self, Calibration};
-
 use perfcompose_runtime::Config;
 
-use super::runtime_args::bar;
-
-/// Flags of `perfcompose calibrate`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(subcommand)]
-    pub what: What,
-}
-
-/// What to calibrate.
-#[derive(clap::Subcommand, Debug)]
-pub enum What {
-    /// The per-element overhead of the patterns (nop through seq, pipe, tpool, MapReduce)
-    /// next to a hand-written crossbeam-channel baseline, stored for this machine.
-    #[command(after_help = "Examples:
-  perfcompose calibrate overhead             measure and store for this machine (a few minutes)
-  perfcompose calibrate overhead -o cal.json --elements 2000 --reps 2   a quick one, into cal.json
-  perfcompose calibrate overhead --no-save --json")]
-    Overhead(OverheadArgs),
-    /// The network between MPI processes (run under `mpirun -np 2` or more): Hockney's
-    /// α and β for eager and rendezvous messages, LogGP, seed 004's l and g, stored for
-    /// this machine; also as a components file's [machine] table and a SimGrid platform.
-    #[command(after_help = "Examples:
-  mpirun -np 2 perfcompose calibrate network                   measure and store for this machine
-  mpirun -np 2 perfcompose calibrate network --machine-out net.toml --platform-out net.xml
-  mpirun -np 2 perfcompose calibrate network --max-bytes 65536 --reps 5 --no-save --json
-
-Needs a perfcompose built with MPI: cargo build --release --features mpi
-(Open MPI and libclang first: bash scripts/install-mpi).")]
-    Network(NetworkArgs),
-}
-
-/// Flags of `perfcompose calibrate network`.
-#[derive(clap::Args, Debug)]
-pub struct NetworkArgs {
-    /// Where to store the calibration [default: this machine's,
-    /// $XDG_CONFIG_HOME/perfcompose/network-HOST.json or ~/.config/perfcompose/...].
-    #[arg(long, short, value_name = "FILE", conflicts_with = "no_save")]
-    pub output: Option<PathBuf>,
-    /// Calibrate without storing the result.
-    #[arg(long)]
-    pub no_save: bool,
-    /// Also write the parameters as a components file's [machine] table; a components
-    /// file takes it with `machine_file = "FILE"` at its top.
-    #[arg(long, value_name = "FILE")]
-    pub machine_out: Option<PathBuf>,
-    /// Also write a SimGrid platform of this machine (one host per process of the job)
-    /// for `perfcompose simulate` and `smpirun`.
-    #[arg(long, value_name = "FILE")]
-    pub platform_out: Option<PathBuf>,
-    /// Largest ping-pong message, bytes (at least 64; sizes double from 8 B).
-    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
-    pub max_bytes: u64,
-    /// Timed batches per message size.
-    #[arg(long, value_name = "N", default_value_t = 15)]
-    pub reps: usize,
-    /// End the job with status 2 when it runs longer than this, so that a lost message
-    /// cannot hang it.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
-    pub time_limit: f64,
-    /// Print the calibration as JSON (schema in docs/mpi.md) instead of tables.
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::cmd::runtime_args::bar;
 
 /// Flags of `perfcompose calibrate overhead`.
 #[derive(clap::Args, Debug)]
@@ -104,24 +37,7 @@ pub struct OverheadArgs {
     pub no_pin: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    match args.what {
-        What::Overhead(a) => calibrate_overhead(&a),
-        What::Network(a) => calibrate_network(&a),
-    }
-}
-
-#[cfg(feature = "mpi")]
-fn calibrate_network(args: &NetworkArgs) -> anyhow::Result<()> {
-    super::network::calibrate(args)
-}
-
-#[cfg(not(feature = "mpi"))]
-fn calibrate_network(_: &NetworkArgs) -> anyhow::Result<()> {
-    bail!("this perfcompose was built without MPI; build it with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose calibrate network`")
-}
-
-fn calibrate_overhead(args: &OverheadArgs) -> anyhow::Result<()> {
+pub fn run(args: &OverheadArgs) -> anyhow::Result<()> {
     let config = Config {
         pin: !args.no_pin,
         ..Config::default()

@@ -15,8 +15,9 @@ use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::validate::{Options, Report, Rule};
 use perfcompose_runtime::Registry;
 
-use super::runtime_args::{bar, check_sizes};
-use super::validate::{print, Args};
+use super::args::Args;
+use super::print::print;
+use crate::cmd::runtime_args::{bar, check_sizes};
 use crate::report::ReportedElsewhere;
 
 pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {

@@ -1,0 +1,104 @@
+//! The flags of `perfcompose validate`.
+
+use std::path::PathBuf;
+
+use perfcompose_core::fit::Measure;
+use perfcompose_runtime::validate;
+
+use crate::cmd::runtime_args::{Image, RuntimeArgs};
+
+/// Flags of `perfcompose validate`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  perfcompose validate                       the quick suite (about two minutes)
+  perfcompose validate --suite paper --save results/
+  perfcompose validate --suite mine.toml     a suite of your own (docs/validation.md)
+  perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
+  perfcompose validate --suite paper --only 'pipe(inc, inc)'
+  perfcompose validate --from results/ --measure median
+  mpirun -np 2 perfcompose validate --suite mpi          distributed designs (a build with --features mpi)
+  mpirun -np 2 perfcompose validate --term 'mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction=global)'")]
+pub struct Args {
+    /// Which configurations: `quick` (CI-sized), `paper` (the seed's tables over its
+    /// range of x), `mpi` (distributed MapReduce, under mpirun), or a suite file
+    /// (`FILE.toml`).
+    #[arg(long, default_value = "quick", value_name = "quick|paper|mpi|FILE")]
+    pub suite: String,
+    /// Validate one design written with the registered kernels instead of a suite.
+    #[arg(long, value_name = "TERM", conflicts_with_all = ["from", "only"])]
+    pub term: Option<String>,
+    /// Sizes of the sweep for --term, comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "X,...", requires = "term")]
+    pub sizes: Option<Vec<usize>>,
+    /// The picture a MapReduce given with --term runs on.
+    #[arg(long, value_enum, default_value_t, requires = "term")]
+    pub image: Image,
+    /// Only these configurations of the suite (repeatable; spacing aside): re-run the
+    /// rows that missed without the whole suite.
+    #[arg(long, value_name = "TERM")]
+    pub only: Vec<String>,
+    /// Save every measurement and the report into DIR as the run goes (a run stopped
+    /// part way keeps its finished rows).
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Run nothing: validate a run saved with --save again (its suite, or --only some of
+    /// it), e.g. under another statistic, modeler or calibration.
+    #[arg(long, value_name = "DIR", conflicts_with = "save")]
+    pub from: Option<PathBuf>,
+    /// Print the report as JSON (schema in docs/validation.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Statistic of the repetitions that blocks and programs are fitted and compared on
+    /// (other work on a machine only slows repetitions down: the minimum is the default;
+    /// the seed used the median).
+    #[arg(long, value_enum, default_value_t)]
+    pub measure: Statistic,
+    /// Modeler for the blocks and the whole programs (`perfcompose fit --list-modelers`).
+    #[arg(long, default_value = validate::VALIDATE_MODELER)]
+    pub modeler: String,
+    /// Cores the prediction may use (default: what the OS grants this process; with
+    /// --from, the saved run's).
+    #[arg(long, value_name = "N")]
+    pub cores: Option<usize>,
+    /// Overhead calibration file (default: the one `perfcompose calibrate overhead`
+    /// stored for this machine; with --from, the saved run's).
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+    /// Compose without the calibrated pattern overhead.
+    #[arg(long, conflicts_with = "calibration")]
+    pub no_overhead: bool,
+    /// Network calibration a distributed run composes with (default: the one
+    /// `mpirun -np 2 perfcompose calibrate network` stored for this machine).
+    #[arg(long, value_name = "FILE")]
+    pub network: Option<PathBuf>,
+    /// Record one run of each distributed configuration (at its largest size) as SimGrid
+    /// time-independent traces into DIR/CONFIGURATION/, for `perfcompose simulate` and
+    /// `smpirun -replay`.
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
+    /// A distributed run ends with status 2 when it runs longer than this, so that a
+    /// lost message cannot hang it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0)]
+    pub time_limit: f64,
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// Statistic of the repetitions.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Statistic {
+    #[default]
+    Minimum,
+    Median,
+    Mean,
+}
+
+impl From<Statistic> for Measure {
+    fn from(s: Statistic) -> Measure {
+        match s {
+            Statistic::Minimum => Measure::Minimum,
+            Statistic::Median => Measure::Median,
+            Statistic::Mean => Measure::Mean,
+        }
+    }
+}
