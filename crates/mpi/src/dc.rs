@@ -11,7 +11,7 @@
 //! counts. This is the seed's cost structure: `Σ_j [Div(S/2^j) + Comb + Ex(K_j)] +
 //! Seq(S/P)` with one exchange of the result (`K` words) per level.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
 use mpi::traits::*;
 use perfcompose_runtime::kernel::BlockFn;
@@ -20,7 +20,7 @@ use perfcompose_sim::trace::Action;
 
 use crate::error::Error;
 use crate::job::Job;
-use crate::trace::Recorder;
+use crate::trace::Recording;
 
 /// Message tag of the exchanges.
 const TAG_EXCHANGE: i32 = 31;
@@ -36,7 +36,7 @@ pub struct DistributedDc {
     processes: usize,
     levels: u32,
     sent: Cell<u64>,
-    recorder: RefCell<Option<Recorder>>,
+    recording: Recording,
 }
 
 fn block(registry: &Registry, name: &str, role: &str) -> Result<BlockFn, Error> {
@@ -78,7 +78,7 @@ impl DistributedDc {
             processes: p,
             levels: p.trailing_zeros(),
             sent: Cell::new(0),
-            recorder: RefCell::new(None),
+            recording: Recording::default(),
         })
     }
 
@@ -104,12 +104,12 @@ impl DistributedDc {
 
     /// Record the runs from now on as a trace, computation at `flops_per_s`.
     pub fn record(&self, flops_per_s: f64) {
-        *self.recorder.borrow_mut() = Some(Recorder::start(flops_per_s));
+        self.recording.start(flops_per_s);
     }
 
     /// Stop recording; the actions since [`DistributedDc::record`].
     pub fn take_recording(&self) -> Option<Vec<Action>> {
-        self.recorder.borrow_mut().take().map(Recorder::finish)
+        self.recording.take()
     }
 
     /// Run jobs; every process of `job` calls this with the same problems. Rank 0 gets
@@ -162,24 +162,24 @@ impl DistributedDc {
         };
         let peer = job.world().process_at_rank(partner as i32);
         let bytes = (words.len() * 4) as u64;
-        self.before_comm();
+        self.recording.before();
         let theirs = mpi::request::scope(|scope| {
             let send = peer.immediate_send_with_tag(scope, &words[..], TAG_EXCHANGE);
-            self.after_comm(Action::Isend {
+            self.recording.after(Action::Isend {
                 dst: partner as u32,
                 tag: TAG_EXCHANGE,
                 bytes: bytes as f64,
             });
-            self.before_comm();
+            self.recording.before();
             let (theirs, _) = peer.receive_vec_with_tag::<i32>(TAG_EXCHANGE);
-            self.after_comm(Action::Recv {
+            self.recording.after(Action::Recv {
                 src: partner as u32,
                 tag: TAG_EXCHANGE,
                 bytes: (theirs.len() * 4) as f64,
             });
-            self.before_comm();
+            self.recording.before();
             send.wait();
-            self.after_comm(Action::Wait {
+            self.recording.after(Action::Wait {
                 src: self.rank as u32,
                 dst: partner as u32,
                 tag: TAG_EXCHANGE,
@@ -188,17 +188,5 @@ impl DistributedDc {
         });
         self.sent.set(self.sent.get() + bytes);
         Ok(Data::Ints(theirs))
-    }
-
-    fn before_comm(&self) {
-        if let Some(r) = self.recorder.borrow_mut().as_mut() {
-            r.compute();
-        }
-    }
-
-    fn after_comm(&self, action: Action) {
-        if let Some(r) = self.recorder.borrow_mut().as_mut() {
-            r.communicated(action);
-        }
     }
 }

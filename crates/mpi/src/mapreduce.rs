@@ -21,7 +21,7 @@
 //! [`bytes_per_job`] states what a job sends in total; the runtime counts what it
 //! actually sends ([`DistributedMapReduce::bytes_sent`]) and the tests hold the two equal.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::sync::Arc;
 
 use mpi::traits::*;
@@ -33,7 +33,7 @@ use perfcompose_sim::trace::Action;
 
 use crate::error::Error;
 use crate::job::Job;
-use crate::trace::Recorder;
+use crate::trace::Recording;
 
 /// Bytes of one key and of one value on the wire.
 pub const KEY_BYTES: u64 = 8;
@@ -97,7 +97,7 @@ pub struct DistributedMapReduce {
     processes: usize,
     sent: Cell<u64>,
     /// The trace being recorded, if one is.
-    recorder: RefCell<Option<Recorder>>,
+    recording: Recording,
 }
 
 enum ReduceFn {
@@ -178,7 +178,7 @@ impl DistributedMapReduce {
             rank: job.rank(),
             processes: job.size(),
             sent: Cell::new(0),
-            recorder: RefCell::new(None),
+            recording: Recording::default(),
         })
     }
 
@@ -249,28 +249,44 @@ impl DistributedMapReduce {
         self.sent.set(self.sent.get() + bytes);
     }
 
+    /// Send `pairs` (a collection as key–value pairs) to rank 0.
+    fn send_to_root(&self, job: &Job, pairs: &[u64]) {
+        self.recording.before();
+        job.world()
+            .process_at_rank(0)
+            .send_with_tag(pairs, TAG_RESULT);
+        let bytes = pairs.len() as u64 * 8;
+        self.recording.after(Action::Send {
+            dst: 0,
+            tag: TAG_RESULT,
+            bytes: bytes as f64,
+        });
+        self.count(bytes);
+    }
+
+    /// Rank 0: the key–value pairs rank `r` sends.
+    fn receive_from(&self, job: &Job, r: usize) -> Vec<u64> {
+        self.recording.before();
+        let (pairs, _) = job
+            .world()
+            .process_at_rank(r as i32)
+            .receive_vec_with_tag::<u64>(TAG_RESULT);
+        self.recording.after(Action::Recv {
+            src: r as u32,
+            tag: TAG_RESULT,
+            bytes: (pairs.len() * 8) as f64,
+        });
+        pairs
+    }
+
     /// Record the runs from now on as a trace, computation at `flops_per_s`.
     pub fn record(&self, flops_per_s: f64) {
-        *self.recorder.borrow_mut() = Some(Recorder::start(flops_per_s));
+        self.recording.start(flops_per_s);
     }
 
     /// Stop recording; the actions since [`DistributedMapReduce::record`].
     pub fn take_recording(&self) -> Option<Vec<Action>> {
-        self.recorder.borrow_mut().take().map(Recorder::finish)
-    }
-
-    /// Right before a communication: close the computation since the last one.
-    fn before_comm(&self) {
-        if let Some(r) = self.recorder.borrow_mut().as_mut() {
-            r.compute();
-        }
-    }
-
-    /// Right after a communication.
-    fn after_comm(&self, action: Action) {
-        if let Some(r) = self.recorder.borrow_mut().as_mut() {
-            r.communicated(action);
-        }
+        self.recording.take()
     }
 
     /// Pairwise and local: the thread runtime reduces each process's inputs, rank 0 the
@@ -285,7 +301,6 @@ impl DistributedMapReduce {
             .run_stream(jobs)
             .map_err(|e| Error::Run(format!("the local MapReduce failed: {e}")))?
             .outputs;
-        let world = job.world();
         let mut results = Vec::with_capacity(outputs.len());
         for out in outputs {
             let Data::Counts(mine) = out else {
@@ -295,30 +310,12 @@ impl DistributedMapReduce {
             };
             if self.rank != 0 {
                 let pairs = to_pairs(&mine, 0);
-                self.before_comm();
-                world
-                    .process_at_rank(0)
-                    .send_with_tag(&pairs[..], TAG_RESULT);
-                let bytes = pairs.len() as u64 * 8;
-                self.after_comm(Action::Send {
-                    dst: 0,
-                    tag: TAG_RESULT,
-                    bytes: bytes as f64,
-                });
-                self.count(bytes);
+                self.send_to_root(job, &pairs);
                 continue;
             }
             let mut collections = vec![mine];
             for r in 1..self.processes {
-                self.before_comm();
-                let (pairs, _) = world
-                    .process_at_rank(r as i32)
-                    .receive_vec_with_tag::<u64>(TAG_RESULT);
-                self.after_comm(Action::Recv {
-                    src: r as u32,
-                    tag: TAG_RESULT,
-                    bytes: (pairs.len() * 8) as f64,
-                });
+                let pairs = self.receive_from(job, r);
                 collections.push(from_pairs(&pairs, collections[0].len())?);
             }
             results.push(self.reduce_collections(collections));
@@ -385,7 +382,7 @@ impl DistributedMapReduce {
             mpi::request::scope(|scope| {
                 let mut sends = Vec::new();
                 for (s, buf) in outgoing.iter().enumerate().filter(|(s, _)| *s != me) {
-                    self.before_comm();
+                    self.recording.before();
                     sends.push((
                         s,
                         world.process_at_rank(s as i32).immediate_send_with_tag(
@@ -395,7 +392,7 @@ impl DistributedMapReduce {
                         ),
                     ));
                     let bytes = buf.len() as u64 * VALUE_BYTES;
-                    self.after_comm(Action::Isend {
+                    self.recording.after(Action::Isend {
                         dst: s as u32,
                         tag: TAG_SHUFFLE,
                         bytes: bytes as f64,
@@ -403,11 +400,11 @@ impl DistributedMapReduce {
                     self.count(bytes);
                 }
                 for (s, slot) in received.iter_mut().enumerate().filter(|(s, _)| *s != me) {
-                    self.before_comm();
+                    self.recording.before();
                     let (v, _) = world
                         .process_at_rank(s as i32)
                         .receive_vec_with_tag::<u64>(TAG_SHUFFLE);
-                    self.after_comm(Action::Recv {
+                    self.recording.after(Action::Recv {
                         src: s as u32,
                         tag: TAG_SHUFFLE,
                         bytes: (v.len() as u64 * VALUE_BYTES) as f64,
@@ -415,9 +412,9 @@ impl DistributedMapReduce {
                     *slot = v;
                 }
                 for (s, req) in sends {
-                    self.before_comm();
+                    self.recording.before();
                     req.wait();
-                    self.after_comm(Action::Wait {
+                    self.recording.after(Action::Wait {
                         src: me as u32,
                         dst: s as u32,
                         tag: TAG_SHUFFLE,
@@ -430,31 +427,13 @@ impl DistributedMapReduce {
             let reduced = reduce_owned(per_key, mine.clone(), &received, self.threads);
             if me != 0 {
                 let pairs = to_pairs(&reduced, mine.start);
-                self.before_comm();
-                world
-                    .process_at_rank(0)
-                    .send_with_tag(&pairs[..], TAG_RESULT);
-                let bytes = pairs.len() as u64 * 8;
-                self.after_comm(Action::Send {
-                    dst: 0,
-                    tag: TAG_RESULT,
-                    bytes: bytes as f64,
-                });
-                self.count(bytes);
+                self.send_to_root(job, &pairs);
                 continue;
             }
             let mut all = vec![0u64; keys];
             all[mine.clone()].copy_from_slice(&reduced);
             for r in 1..m {
-                self.before_comm();
-                let (pairs, _) = world
-                    .process_at_rank(r as i32)
-                    .receive_vec_with_tag::<u64>(TAG_RESULT);
-                self.after_comm(Action::Recv {
-                    src: r as u32,
-                    tag: TAG_RESULT,
-                    bytes: (pairs.len() * 8) as f64,
-                });
+                let pairs = self.receive_from(job, r);
                 for kv in pairs.chunks_exact(2) {
                     let k = kv[0] as usize;
                     if k >= keys {

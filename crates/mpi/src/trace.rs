@@ -4,6 +4,7 @@
 //! time it took) and every message with its peer, tag and bytes. `perfcompose simulate`
 //! and SimGrid's `smpirun -replay` read the files: one per rank plus an index.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +53,37 @@ impl Recorder {
         self.compute();
         self.actions.push(Action::Finalize);
         self.actions
+    }
+}
+
+/// A design's trace while it runs: nothing until [`Recording::start`], then a
+/// [`Recorder`] that the design tells about each communication.
+#[derive(Debug, Default)]
+pub struct Recording(RefCell<Option<Recorder>>);
+
+impl Recording {
+    /// Record from now on, computation at `flops_per_s`.
+    pub fn start(&self, flops_per_s: f64) {
+        *self.0.borrow_mut() = Some(Recorder::start(flops_per_s));
+    }
+
+    /// Stop recording: the actions since [`Recording::start`].
+    pub fn take(&self) -> Option<Vec<Action>> {
+        self.0.borrow_mut().take().map(Recorder::finish)
+    }
+
+    /// Right before a communication: close the computation since the last one.
+    pub fn before(&self) {
+        if let Some(r) = self.0.borrow_mut().as_mut() {
+            r.compute();
+        }
+    }
+
+    /// Right after a communication.
+    pub fn after(&self, action: Action) {
+        if let Some(r) = self.0.borrow_mut().as_mut() {
+            r.communicated(action);
+        }
     }
 }
 

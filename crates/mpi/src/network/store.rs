@@ -15,29 +15,12 @@ use crate::error::Error;
 impl NetworkCalibration {
     /// This machine's calibration file, if there is a configuration directory.
     pub fn default_path() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-        Some(NetworkCalibration::path_in(&base))
+        perfcompose_runtime::host::config_home().map(|base| NetworkCalibration::path_in(&base))
     }
 
-    /// `config/perfcompose/network-HOST.json`, `HOST` this machine's name with characters
-    /// other than letters, digits, `-` and `.` as `_`.
+    /// `config/perfcompose/network-HOST.json` (`perfcompose_runtime::host::machine_file`).
     pub fn path_in(config: &Path) -> PathBuf {
-        let host: String = perfcompose_runtime::host::hostname()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        config
-            .join("perfcompose")
-            .join(format!("network-{host}.json"))
+        perfcompose_runtime::host::machine_file(config, "network")
     }
 
     /// Write as pretty JSON, creating the folder.

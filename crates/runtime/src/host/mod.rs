@@ -16,4 +16,4 @@ pub mod states;
 pub mod system;
 
 pub use caches::{cache_bytes, cache_sizes, last_level_cache_bytes};
-pub use system::{available_cores, available_memory, hostname};
+pub use system::{available_cores, available_memory, config_home, hostname, machine_file};

@@ -17,6 +17,35 @@ pub fn hostname() -> String {
         .unwrap_or_else(|| "unknown-host".into())
 }
 
+/// The configuration directory: `$XDG_CONFIG_HOME`, else `~/.config`; `None` without
+/// either.
+pub fn config_home() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+}
+
+/// A file perfcompose keeps for this machine under the configuration directory
+/// `config`: `config/perfcompose/KIND-HOST.json`, `HOST` this machine's name with
+/// characters other than letters, digits, `-` and `.` as `_`.
+pub fn machine_file(config: &std::path::Path, kind: &str) -> std::path::PathBuf {
+    let host: String = hostname()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    config
+        .join("perfcompose")
+        .join(format!("{kind}-{host}.json"))
+}
+
 /// Bytes of memory the OS reports available (Linux `MemAvailable`), if it says.
 pub fn available_memory() -> Option<u128> {
     std::fs::read_to_string("/proc/meminfo")

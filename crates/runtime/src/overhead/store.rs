@@ -9,7 +9,6 @@ use serde::Deserialize;
 
 use super::calibration::Calibration;
 use crate::error::Error;
-use crate::host::hostname;
 
 /// The version of the calibration file this build writes and reads
 /// ([`Calibration::load`]). A change to what a calibration stores, or to what a stored
@@ -21,30 +20,13 @@ impl Calibration {
     /// This machine's calibration: [`Calibration::path_in`] `$XDG_CONFIG_HOME`, else in
     /// `~/.config`; `None` without either.
     pub fn default_path() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-        Some(Calibration::path_in(&base))
+        crate::host::config_home().map(|base| Calibration::path_in(&base))
     }
 
     /// Where this machine's calibration lives under the configuration directory
-    /// `config`: `config/perfcompose/overhead-HOST.json`, `HOST` this machine's name with
-    /// characters other than letters, digits, `-` and `.` as `_`.
+    /// `config`: `config/perfcompose/overhead-HOST.json` ([`crate::host::machine_file`]).
     pub fn path_in(config: &Path) -> PathBuf {
-        let host: String = hostname()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        config
-            .join("perfcompose")
-            .join(format!("overhead-{host}.json"))
+        crate::host::machine_file(config, "overhead")
     }
 
     /// Write the calibration to `path` as pretty JSON, creating its folder.
