@@ -32,15 +32,14 @@ use std::path::{Path, PathBuf};
 use perfcompose_core::components::{Component, ComponentSource, Components};
 use perfcompose_core::compose::{compose, ComposeOptions};
 use perfcompose_core::fit::{fit_basis, parse_basis, FitOptions};
-use perfcompose_core::measure::{Point, Summary};
+use perfcompose_core::measure::Point;
 use perfcompose_core::model::Expr;
 use perfcompose_core::term::{Reduction, Term};
 use perfcompose_runtime::bench::{self, KernelSampler, PointStats, Repeated, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::Inputs;
-use perfcompose_runtime::validate::analyze::{coefficient_error, fit_series};
+use perfcompose_runtime::validate::analyze::{coefficient_error, compare, fit_series};
 use perfcompose_runtime::validate::protocol::{half, repeat_error};
-use perfcompose_runtime::validate::report::Compared;
 use perfcompose_runtime::validate::{BlockKey, Note, Options, Row};
 use perfcompose_runtime::{Config, Registry};
 
@@ -476,22 +475,7 @@ fn analyze(
     }
     let program = Series::program(case.term.clone(), pooled_points);
     let monolithic = fit_series(&program, opts, &[])?;
-    let stat = |p: &PointStats| Summary::of(&p.values).map_or(f64::NAN, |s| s.get(opts.measure));
-    let eval = |e: &Expr, x: f64| e.eval_at(&[(bench::PARAMETER, x)]).unwrap_or(f64::NAN);
-    let points: Vec<Compared> = program
-        .points
-        .iter()
-        .map(|p| Compared {
-            x: p.x,
-            measured: stat(p),
-            cv: p.cv,
-            predicted: eval(&modular, p.x as f64),
-        })
-        .collect();
-    let time_error = points
-        .iter()
-        .map(|p| (p.predicted - p.measured).abs() / p.measured)
-        .fold(0.0, f64::max);
+    let (points, time_error) = compare(&program, &modular, opts.measure);
     let x_min = case.sizes.iter().copied().min().unwrap_or(1) as f64;
     let x_max = case.sizes.iter().copied().max().unwrap_or(1) as f64;
     let threads_here = here * design.threads();

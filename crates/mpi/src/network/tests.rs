@@ -107,6 +107,22 @@ fn impossible_figures_are_clamped_with_a_note() {
 }
 
 #[test]
+fn a_negative_small_message_start_up_is_taken_as_zero_with_a_note() {
+    let mut raw = synthetic(2);
+    // Small messages whose line crosses zero above 0 bytes: α + β·b with α < 0.
+    for (b, ts) in raw.pingpong.iter_mut().filter(|(b, _)| *b <= 4096) {
+        *ts = vec![2e-10 * (*b as f64 - 4.0); 3];
+    }
+    let c = NetworkCalibration::from_measurements(&raw, "h".into(), 2, "MPI".into()).unwrap();
+    assert!(c.hockney_eager.alpha_s >= 0.0);
+    assert!(
+        c.notes.iter().any(|n| n.contains("negative start-up")),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
 fn too_few_sizes_are_an_error() {
     let mut raw = synthetic(2);
     raw.pingpong.truncate(3);

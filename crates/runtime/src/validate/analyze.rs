@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use perfcompose_core::components::{Component, ComponentSource, Components};
 use perfcompose_core::compose::predict::{Overhead, PhaseLoss};
 use perfcompose_core::compose::{compose, ComposeOptions, Composition};
-use perfcompose_core::fit::{modeler, FitOptions};
+use perfcompose_core::fit::{modeler, FitOptions, Measure};
 use perfcompose_core::measure::{Point, Summary};
 use perfcompose_core::model::{format_significant, Expr};
 use perfcompose_core::term::Term;
@@ -368,6 +368,28 @@ pub struct CaseData<'a> {
 
 /// Compose the configuration's prediction from its block models and compare it with the
 /// program's measurements.
+/// The program's points, each reduced to the statistic `measure`, against the prediction
+/// `modular`, and the row's time error: the largest relative difference among them.
+pub fn compare(program: &Series, modular: &Expr, measure: Measure) -> (Vec<Compared>, f64) {
+    let points: Vec<Compared> = program
+        .points
+        .iter()
+        .map(|p| Compared {
+            x: p.x,
+            measured: Summary::of(&p.values).map_or(f64::NAN, |s| s.get(measure)),
+            cv: p.cv,
+            predicted: modular
+                .eval_at(&[(bench::PARAMETER, p.x as f64)])
+                .unwrap_or(f64::NAN),
+        })
+        .collect();
+    let time_error = points
+        .iter()
+        .map(|p| (p.predicted - p.measured).abs() / p.measured)
+        .fold(0.0, f64::max);
+    (points, time_error)
+}
+
 pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Result<Row, Error> {
     let c = d.case;
     let placement = d.placement;
@@ -443,22 +465,7 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
         opts,
         &program_breaks(d.plan, registry, c.image, d.program, &opts.caches),
     )?;
-    let eval = |e: &Expr, x: f64| e.eval_at(&[(bench::PARAMETER, x)]).unwrap_or(f64::NAN);
-    let points: Vec<Compared> = d
-        .program
-        .points
-        .iter()
-        .map(|p| Compared {
-            x: p.x,
-            measured: Summary::of(&p.values).map_or(f64::NAN, |s| s.get(opts.measure)),
-            cv: p.cv,
-            predicted: eval(&modular, p.x as f64),
-        })
-        .collect();
-    let time_error = points
-        .iter()
-        .map(|p| (p.predicted - p.measured).abs() / p.measured)
-        .fold(0.0, f64::max);
+    let (points, time_error) = compare(d.program, &modular, opts.measure);
     let x_max = c.sizes.iter().copied().max().unwrap_or(1) as f64;
     let x_min = c.sizes.iter().copied().min().unwrap_or(1) as f64;
     let coefficient_error = coefficient_error(&modular, &monolithic, x_min, x_max);
