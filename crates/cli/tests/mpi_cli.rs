@@ -1,7 +1,8 @@
 //! The MPI commands end to end under `mpirun -np 2` (builds with the `mpi` feature):
 //! `calibrate network` writes its JSON, its stored file, a `[machine]` table a components
 //! file reads and a platform `simulate` reads; a distributed `validate` gives a row in the
-//! thread runtime's schema; mistakes end the job with status 2 and one message. Nothing
+//! thread runtime's schema (a matrix multiplication on four processes, oversubscribed, is
+//! reported with the cores cap); mistakes end the job with status 2 and one message. Nothing
 //! here asserts how fast anything ran.
 #![cfg(feature = "mpi")]
 
@@ -16,8 +17,13 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `mpirun -np 2 perfcompose ARGS` with `config` as the configuration directory.
 fn mpirun(args: &[&str], config: &Path) -> Output {
+    mpirun_on(2, args, config)
+}
+
+/// `mpirun -np PROCESSES perfcompose ARGS` (oversubscribed beyond the cores).
+fn mpirun_on(processes: usize, args: &[&str], config: &Path) -> Output {
     Command::new("mpirun")
-        .args(["-np", "2", "-x", "XDG_CONFIG_HOME"])
+        .args(["-np", &processes.to_string(), "-x", "XDG_CONFIG_HOME"])
         .arg(env!("CARGO_BIN_EXE_perfcompose"))
         .args(args)
         .env("XDG_CONFIG_HOME", config)
@@ -61,6 +67,9 @@ fn calibrate(dir: &Path) -> serde_json::Value {
             dir.join("machine.toml").to_str().unwrap(),
             "--platform-out",
             dir.join("platform.xml").to_str().unwrap(),
+            // Hosts for the four-process traces too.
+            "--platform-hosts",
+            "4",
         ],
         dir,
     ));
@@ -208,6 +217,56 @@ fn a_distributed_divide_and_conquer_validates_with_the_calibrated_exchange() {
 }
 
 #[test]
+fn a_distributed_matrix_multiplication_is_reported_with_the_cores_cap_and_traced() {
+    let dir = scratch("matmul");
+    calibrate(&dir);
+    let net = dir.join("net.json");
+    let term = "matmul(mm_block, procs=4, message=msg, bcast=pipeline, segments=2)";
+    let out = ok(&mpirun_on(
+        4,
+        &[
+            "validate",
+            "--term",
+            term,
+            "--sizes",
+            "64,128",
+            "--network",
+            net.to_str().unwrap(),
+            "--trace",
+            dir.join("traces").to_str().unwrap(),
+            "--json",
+        ],
+        &dir,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let row = &v["rows"][0];
+    assert_eq!(row["configuration"], term);
+    assert!(row["time_error"].is_f64(), "{row}");
+    // Four processes on two cores: reported, not judged, with the cap applied.
+    assert!(row["target"].is_null(), "{row}");
+    assert!(row.to_string().contains("the cores cap"), "{row}");
+    assert!(row.to_string().contains("2 × 2 mesh"), "{row}");
+    assert_eq!(v["summary"]["judged"], 0, "{v}");
+    let traces: Vec<PathBuf> = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    let index = std::fs::read_to_string(traces[0].join("trace.txt")).unwrap();
+    assert_eq!(index.lines().count(), 4, "{index}");
+    let o = Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(["simulate", "--platform"])
+        .arg(dir.join("platform.xml"))
+        .arg("--trace")
+        .arg(traces[0].join("trace.txt"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    ok(&o);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn mistakes_end_the_job_with_status_2_and_one_message() {
     let dir = scratch("mistakes");
     let net = dir.join("none.json");
@@ -226,6 +285,25 @@ fn mistakes_end_the_job_with_status_2_and_one_message() {
     let e = text(&o.stderr);
     assert_eq!(
         e.matches("asks for 3 processes (its nodes= or procs=) but the job has 2")
+            .count(),
+        1,
+        "{e}"
+    );
+    // A mesh of four processes on a job of two.
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            "matmul(mm_block, procs=4, message=msg, bcast=flat)",
+            "--network",
+            net.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert_eq!(
+        e.matches("asks for 4 processes (its nodes= or procs=) but the job has 2")
             .count(),
         1,
         "{e}"

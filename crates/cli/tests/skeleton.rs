@@ -1,14 +1,16 @@
 //! `perfcompose predict` on the seeds' analytic skeletons: seed 004's hypercube divide
 //! and conquer through the `dc(...)` term with the communication library's exchange, and
-//! seed 002's matrix multiplication as a component calling `matmul_mpi_binomial`. The
+//! seed 002's matrix multiplication as a component calling `matmul_mpi_binomial` and as
+//! the `matmul(...)` term composed from its blocks. The
 //! numbers must be those of the core's skeleton models (golden tests in
 //! `crates/core/tests/seeds.rs`).
 
 mod common;
 
 use common::{run, testdata};
+use perfcompose_core::comm::Algorithm;
 use perfcompose_core::model::{parse_model_with, Expr};
-use perfcompose_core::skeleton::{Hypercube, StandardLibrary};
+use perfcompose_core::skeleton::{Hypercube, Matmul, StandardLibrary};
 
 /// Two evaluation paths of the same model agree to rounding.
 const EXACT_TOL: f64 = 1e-12;
@@ -94,6 +96,46 @@ fn seed002_table3_row_through_predict() {
     // Printed: 3.727e-8 * M^2 + 9.259e-12 * M^3 (4 digits).
     assert!((coeff(2) / 3.727e-8 - 1.0).abs() < 5e-4);
     assert!((coeff(3) / 9.259e-12 - 1.0).abs() < 5e-4);
+}
+
+#[test]
+fn seed002_matmul_term_is_the_skeletons_fox_model() {
+    let components = testdata()
+        .join("skeleton/seed002_fox_components.toml")
+        .display()
+        .to_string();
+    let mut mm = Matmul::symbolic();
+    mm.procs = Expr::constant(25.0);
+    mm.t_sched = Expr::zero();
+    mm.t_startup = Expr::constant(1e-4);
+    mm.t_comm = m("1 / 10.73e6");
+    mm.t_flops = m("1 / 8.64e9");
+    for (bcast, algorithm, segments) in [
+        ("flat", Algorithm::BcastFlat, None),
+        ("binomial", Algorithm::BcastBinomial, None),
+        ("pipeline, segments=4", Algorithm::BcastPipeline, Some(4.0)),
+    ] {
+        let term = format!("matmul(mult, procs=25, message=msg, bcast={bcast})");
+        let v = json(&[
+            "predict",
+            "--components",
+            &components,
+            &term,
+            "--at",
+            "x=30000",
+            "--json",
+        ]);
+        let predicted = v["values"][0]["value"].as_f64().unwrap();
+        let want = mm
+            .fox(algorithm, segments.map(Expr::constant).as_ref())
+            .unwrap()
+            .eval_at(&[("M", 30000.0)])
+            .unwrap();
+        assert!(
+            (predicted - want).abs() <= EXACT_TOL * want,
+            "{term}: {predicted} vs {want}"
+        );
+    }
 }
 
 #[test]

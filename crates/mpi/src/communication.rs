@@ -1,7 +1,7 @@
 //! The communication components a distributed design is composed with, built from the
-//! network calibration: a MapReduce's shuffle ([`shuffle_model`]) and seed 004's
-//! exchange ([`exchange_ns`]), in ns like the block models, and the notes that say what
-//! they assumed.
+//! network calibration: a MapReduce's shuffle ([`shuffle_model`]), seed 004's exchange
+//! ([`exchange_ns`]) and seed 002's messages ([`message_ns`]), in ns like the block
+//! models, and the notes that say what they assumed.
 
 use perfcompose_core::model::Expr;
 use perfcompose_core::term::Reduction;
@@ -135,5 +135,18 @@ pub fn exchange_note(processes: usize, net: &NetworkCalibration) -> String {
         net.exchange.g_s_per_word,
         net.exchange.word_bytes,
         net.host
+    )
+}
+
+/// The row's note on a matmul's communication.
+pub fn matmul_note(side: usize, net: &NetworkCalibration) -> String {
+    format!(
+        "each of the {side} iterations broadcasts a block of A along each row of the {side} × {side} mesh (half a broadcast on average, as seed 002 counts it) and rolls the blocks of B up the columns; messages of 8·(x/{side})² bytes timed with the network calibration of {} (eager ≤ {} B: α = {:.3e} s, β = {:.3e} s/B; above: α = {:.3e} s, β = {:.3e} s/B)",
+        net.host,
+        net.eager_limit_bytes,
+        net.hockney_eager.alpha_s,
+        net.hockney_eager.beta_s_per_byte,
+        net.hockney.alpha_s,
+        net.hockney.beta_s_per_byte,
     )
 }

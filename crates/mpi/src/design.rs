@@ -1,7 +1,7 @@
-//! A distributed design as the validation runs it: a MapReduce ([`crate::mapreduce`]) or
-//! a hypercube divide and conquer ([`crate::dc`]), each with its inputs, its run, the
-//! blocks whose unit tests stand for it and the communication component composed from
-//! the network calibration.
+//! A distributed design as the validation runs it: a MapReduce ([`crate::mapreduce`]), a
+//! hypercube divide and conquer ([`crate::dc`]) or a matrix multiplication
+//! ([`crate::matmul`]), each with its inputs, its run, the blocks whose unit tests stand
+//! for it and the communication component composed from the network calibration.
 
 use std::sync::Arc;
 
@@ -16,12 +16,14 @@ use perfcompose_runtime::{Config, Data, Plan, Registry};
 use perfcompose_sim::trace::Action;
 
 use crate::communication::{
-    exchange_note, exchange_ns, network_note, shuffle_model, SHUFFLE_COMPONENT,
+    exchange_note, exchange_ns, matmul_note, message_ns, network_note, shuffle_model,
+    SHUFFLE_COMPONENT,
 };
 use crate::dc::DistributedDc;
 use crate::error::Error;
 use crate::job::Job;
 use crate::mapreduce::{image_jobs, DistributedMapReduce};
+use crate::matmul::DistributedMatmul;
 use crate::network::NetworkCalibration;
 
 /// A design built for the processes of a job.
@@ -38,6 +40,11 @@ pub enum Design {
         /// block works on.
         size: Expr,
     },
+    Matmul {
+        design: DistributedMatmul,
+        /// The message component's name in the term (`message=NAME`).
+        message: String,
+    },
 }
 
 impl Design {
@@ -51,6 +58,52 @@ impl Design {
         config: &Config,
     ) -> Result<(Term, Design), Error> {
         let (term, plan) = parse_plan("<term>", term_text)?;
+        if let NodeKind::Matmul(mm) = &term.root.kind {
+            let NodeKind::Component(multiply) = &mm.multiply.kind else {
+                return Err(Error::Design(
+                    "the block product of a matmul must be a kernel name to run".into(),
+                ));
+            };
+            let procs = mm
+                .procs
+                .as_int()
+                .ok_or_else(|| Error::Design("procs= must be a number to run on MPI".into()))?
+                as usize;
+            if procs != job.size() {
+                return Err(Error::Nodes {
+                    nodes: procs,
+                    processes: job.size(),
+                });
+            }
+            if let Some(b) = &mm.bytes {
+                if b.expr != perfcompose_core::skeleton::double_block_bytes() {
+                    return Err(Error::Design(format!(
+                        "the MPI runtime multiplies blocks of doubles (bytes=8 * x^2), not bytes={}",
+                        b.expr
+                    )));
+                }
+            }
+            let segments = match &mm.segments {
+                None => 1,
+                Some(k) => match k.expr.as_constant() {
+                    Some(v) if v >= 1.0 && v.fract() == 0.0 && v <= 1e6 => v as usize,
+                    _ => {
+                        return Err(Error::Design(format!(
+                            "segments= must be a whole number of at least 1 to run on MPI, not {}",
+                            k.expr
+                        )))
+                    }
+                },
+            };
+            let design = DistributedMatmul::new(job, registry, multiply, mm.bcast.value, segments)?;
+            return Ok((
+                term.clone(),
+                Design::Matmul {
+                    design,
+                    message: mm.message.name.clone(),
+                },
+            ));
+        }
         if let NodeKind::Dc(dc) = &term.root.kind {
             let name = |n: &perfcompose_core::term::Node, role: &str| match &n.kind {
                 NodeKind::Component(c) => Ok(c.clone()),
@@ -98,7 +151,7 @@ impl Design {
         } = &plan
         else {
             return Err(Error::Design(format!(
-                "`{term_text}`: only mapreduce(..., nodes=P, ...) and dc(..., procs=P, ...) run on MPI"
+                "`{term_text}`: only mapreduce(..., nodes=P, ...), dc(..., procs=P, ...) and matmul(..., procs=P, ...) run on MPI"
             )));
         };
         if *nodes != job.size() {
@@ -130,6 +183,7 @@ impl Design {
         match self {
             Design::MapReduce { design, .. } => design.name(),
             Design::Dc { design, .. } => design.name(),
+            Design::Matmul { design, .. } => design.name(),
         }
     }
 
@@ -137,7 +191,7 @@ impl Design {
     pub fn threads(&self) -> usize {
         match self {
             Design::MapReduce { design, .. } => design.threads(),
-            Design::Dc { .. } => 1,
+            Design::Dc { .. } | Design::Matmul { .. } => 1,
         }
     }
 
@@ -167,6 +221,7 @@ impl Design {
                     })
                     .collect()
             }
+            Design::Matmul { design, .. } => design.inputs(x, jobs),
         }
     }
 
@@ -175,6 +230,7 @@ impl Design {
         Ok(match self {
             Design::MapReduce { design, .. } => design.run(job, inputs)?.map(|r| r.len()),
             Design::Dc { design, .. } => design.run(job, inputs)?.map(|r| r.len()),
+            Design::Matmul { design, .. } => design.run(job, inputs)?.map(|r| r.len()),
         })
     }
 
@@ -183,6 +239,7 @@ impl Design {
         match self {
             Design::MapReduce { design, .. } => design.record(flops_per_s),
             Design::Dc { design, .. } => design.record(flops_per_s),
+            Design::Matmul { design, .. } => design.record(flops_per_s),
         }
     }
 
@@ -191,13 +248,16 @@ impl Design {
         match self {
             Design::MapReduce { design, .. } => design.take_recording(),
             Design::Dc { design, .. } => design.take_recording(),
+            Design::Matmul { design, .. } => design.take_recording(),
         }
     }
 
     /// The blocks whose unit tests stand for the design's, by component name in the term:
     /// a MapReduce's as the thread runtime places them with as many threads as run on
-    /// this host at once (`here` processes here), a dc's three blocks timed next to
-    /// `here − 1` siblings running them too, as the processes of this host do.
+    /// this host at once (`here` processes here), a dc's three blocks and a matmul's block
+    /// product timed next to siblings running them too, as the processes of this host do
+    /// (one per other process here, within the `cores`: oversubscription is the model's
+    /// cores cap, [`Design::cores_cap`]).
     pub fn blocks(
         &self,
         registry: &Registry,
@@ -215,27 +275,29 @@ impl Design {
             Design::Dc { design, .. } => design
                 .kernels()
                 .iter()
-                .map(|k| {
-                    (
-                        k.clone(),
-                        BlockKey {
-                            kernel: k.clone(),
-                            image: None,
-                            conditions: Conditions {
-                                siblings: here.saturating_sub(1),
-                                ..Conditions::default()
-                            },
-                        },
-                    )
-                })
+                .map(|k| beside_siblings(k, here, cores))
                 .collect(),
+            Design::Matmul { design, .. } => vec![beside_siblings(design.kernel(), here, cores)],
         }
     }
 
-    /// Whether the blocks are fitted over a known basis (`1, x`, as seed 004 fits its
-    /// block costs) rather than searched for a model.
-    pub fn fits_basis(&self) -> bool {
-        matches!(self, Design::Dc { .. })
+    /// The basis the blocks are fitted over when it is known (seed 004 fits its block
+    /// costs over `1, x`; seed 002's block product is `2m³` flops), or `None` to search
+    /// for a model.
+    pub fn basis(&self) -> Option<&'static str> {
+        match self {
+            Design::MapReduce { .. } => None,
+            Design::Dc { .. } => Some("1, x"),
+            Design::Matmul { .. } => Some("1, x^3"),
+        }
+    }
+
+    /// How much slower every block runs when `here` processes of `threads` each share
+    /// `cores` cores: `here·threads/cores` when that exceeds 1 (each thread gets that
+    /// share of a core), else 1.
+    pub fn cores_cap(&self, here: usize, cores: usize) -> f64 {
+        let threads = here.max(1) * self.threads();
+        (threads as f64 / cores.max(1) as f64).max(1.0)
     }
 
     /// The component models to compose `term` with: `fitted` (component name → model of
@@ -294,6 +356,17 @@ impl Design {
                     .collect();
                 Ok((comps, term.clone()))
             }
+            Design::Matmul { message, .. } => {
+                let comps = fitted
+                    .into_iter()
+                    .map(|(name, _, model)| (name, model))
+                    .chain(std::iter::once((
+                        message.clone(),
+                        message_ns(net, Expr::param(PARAMETER)),
+                    )))
+                    .collect();
+                Ok((comps, term.clone()))
+            }
         }
     }
 
@@ -304,16 +377,33 @@ impl Design {
                 network_note(design.reduction(), design.processes(), keys, net)
             }
             Design::Dc { design, .. } => exchange_note(design.processes(), net),
+            Design::Matmul { design, .. } => matmul_note(design.side(), net),
         }
     }
 
-    /// The keys of a MapReduce's map output (0 for a dc).
+    /// The keys of a MapReduce's map output (0 for the others).
     pub fn keys(&self) -> usize {
         match self {
             Design::MapReduce { design, image } => design.map_keys(&Data::Image(Arc::clone(image))),
-            Design::Dc { .. } => 0,
+            Design::Dc { .. } | Design::Matmul { .. } => 0,
         }
     }
+}
+
+/// Block `kernel` timed next to one sibling per other process of this host, within the
+/// cores.
+fn beside_siblings(kernel: &str, here: usize, cores: usize) -> (String, BlockKey) {
+    (
+        kernel.to_string(),
+        BlockKey {
+            kernel: kernel.to_string(),
+            image: None,
+            conditions: Conditions {
+                siblings: here.min(cores).saturating_sub(1),
+                ..Conditions::default()
+            },
+        },
+    )
 }
 
 /// `term` with its map and reduce renamed to the placed components and the calibrated

@@ -8,6 +8,9 @@
 //!   reductions and the exact bytes each sends.
 //! - [`dc`]: hypercube divide and conquer over the job's processes (seed 004), and
 //!   [`graph`] its connected-components blocks.
+//! - [`matmul`]: seed 002's matrix multiplication (Fox's algorithm on a square mesh of
+//!   processes with a flat, binomial or pipelined broadcast), and [`matrix`] its block
+//!   product.
 //! - [`design`]: a distributed design as the validation runs it, and [`communication`]
 //!   the components its communication is composed from.
 //! - [`crew`]: rank 0 leads a measurement, the other ranks follow its commands.
@@ -28,6 +31,8 @@ pub mod error;
 pub mod graph;
 pub mod job;
 pub mod mapreduce;
+pub mod matmul;
+pub mod matrix;
 pub mod network;
 pub mod trace;
 pub mod validate;

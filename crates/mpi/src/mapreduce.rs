@@ -356,12 +356,16 @@ impl DistributedMapReduce {
         let world = job.world();
         let (m, me) = (self.processes, self.rank);
         let mut results = Vec::new();
+        // The map's keys, agreed by every process on the first job (the same map gives
+        // every input the same keys).
+        let mut agreed: Option<usize> = None;
         for inputs in jobs {
             let Data::Batch(items) = inputs else {
                 return Err(Error::Run("a MapReduce job is a batch of inputs".into()));
             };
             let outputs = map_on_threads(&self.map, &items, self.threads);
-            let keys = agree_keys(job, outputs.first().map_or(0, Vec::len));
+            let keys =
+                *agreed.get_or_insert_with(|| agree_keys(job, outputs.first().map_or(0, Vec::len)));
             if outputs.iter().any(|o| o.len() != keys) {
                 return Err(Error::Run(format!(
                     "map outputs of different sizes (expected {keys} keys)"
@@ -498,6 +502,10 @@ fn reduce_owned(
         return Vec::new();
     }
     let threads = threads.clamp(1, width);
+    if threads == 1 {
+        let mut values = Vec::new();
+        return (0..width).map(|i| reduce_key(i, &mut values)).collect();
+    }
     let chunk = width.div_ceil(threads);
     let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..width)

@@ -48,6 +48,7 @@ use crate::design::Design;
 use crate::error::Error;
 use crate::graph::NODES;
 use crate::job::Job;
+use crate::matrix::MULTIPLY;
 use crate::network::NetworkCalibration;
 
 /// A repetition of the program runs jobs for at least this long.
@@ -67,8 +68,10 @@ pub struct Case {
 }
 
 /// The `mpi` suite on `processes` processes: MapReduce in seed 000's three reductions
-/// (one thread per process) over the three image sizes, and seed 004's connected
-/// components by hypercube divide and conquer (a power-of-two job only).
+/// (one thread per process) over the three image sizes, seed 004's connected
+/// components by hypercube divide and conquer (a power-of-two job only), and seed 002's
+/// matrix multiplication with its three broadcasts (a job of a square number of
+/// processes, 4 or more).
 pub fn mpi_suite(processes: usize) -> Vec<Case> {
     let mut cases = Vec::new();
     for image in [ImageSize::Small, ImageSize::Medium, ImageSize::Large] {
@@ -105,7 +108,26 @@ pub fn mpi_suite(processes: usize) -> Vec<Case> {
             sizes: (16..=19).map(|e| 1usize << e).collect(),
         });
     }
+    let side = (processes as f64).sqrt().round() as usize;
+    if side >= 2 && side * side == processes {
+        for bcast in ["flat", "binomial", "pipeline, segments=4"] {
+            cases.push(Case {
+                group: format!("matrix multiplication over {side} × {side} processes"),
+                term: format!("matmul({MULTIPLY}, procs={processes}, message=msg, bcast={bcast})"),
+                image: ImageSize::default(),
+                sizes: matmul_sizes(side),
+            });
+        }
+    }
     cases
+}
+
+/// Matrix orders for a matmul on a `side × side` mesh: blocks of order 64 to 256.
+pub fn matmul_sizes(side: usize) -> Vec<usize> {
+    [64, 128, 192, 256]
+        .iter()
+        .map(|m| m * side.max(1))
+        .collect()
 }
 
 /// Everything a distributed validation needs besides the configuration.
@@ -419,12 +441,17 @@ fn analyze(
     measured: Measured,
 ) -> Result<Row, Error> {
     let opts = &setup.validate;
+    let cap = Some(design.cores_cap(here, opts.cores)).filter(|&s| s > 1.0);
     let mut models = BTreeMap::new();
     for b in &measured.blocks {
-        let model = if design.fits_basis() {
-            fit_linear(b, opts)?
-        } else {
-            fit_series(b, opts, &[])?
+        let model = match design.basis() {
+            Some(basis) => fit_over(b, basis, opts)?,
+            None => fit_series(b, opts, &[])?,
+        };
+        // Processes sharing cores run every block that much slower (the cores cap).
+        let model = match cap {
+            Some(s) => Expr::mul(Expr::constant(s), model),
+            None => model,
         };
         models.insert(b.name.clone(), model);
     }
@@ -490,6 +517,15 @@ fn analyze(
     notes.push(Note::Composition {
         text: design.network_note(setup.network, keys),
     });
+    if let Some(s) = cap {
+        notes.push(Note::Composition {
+            text: format!(
+                "{here} processes × {} thread(s) share {} cores: every block model is multiplied by {s} (the cores cap; blocks timed with at most one thread per core)",
+                design.threads(),
+                opts.cores
+            ),
+        });
+    }
     if !within_cores {
         notes.push(Note::Oversubscribed {
             threads: threads_here,
@@ -517,15 +553,15 @@ fn analyze(
     })
 }
 
-/// A block's model over the basis `1, x` (seed 004's form of a block cost), fitted to
-/// the statistic validate compares on.
-fn fit_linear(series: &Series, opts: &Options) -> Result<Expr, Error> {
+/// A block's model over a known basis (`1, x`: seed 004's form of a block cost), fitted
+/// to the statistic validate compares on.
+fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error> {
     let points: Vec<Point> = series
         .points
         .iter()
         .map(|p| Point::new(vec![p.x as f64], p.values.clone()))
         .collect();
-    let basis = parse_basis("1, x")?;
+    let basis = parse_basis(basis)?;
     let fit = fit_basis(
         &[bench::PARAMETER.to_string()],
         &points,

@@ -5,18 +5,23 @@
 //! never comes is ended by the time limit, and a job that goes right prints once, from
 //! rank 0.
 //!
-//! This test starts itself under `mpirun -np 2` (the parent role); each rank runs the
-//! scenario named in `PERFCOMPOSE_MPI_SCENARIO` (the child role).
+//! On four and nine processes (oversubscribed on two cores), Fox's matrix multiplication
+//! with each of seed 002's broadcasts gives the product of the whole matrices.
+//!
+//! This test starts itself under `mpirun -np 2` (or 4) (the parent role); each rank runs
+//! the scenario named in `PERFCOMPOSE_MPI_SCENARIO` (the child role).
 
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mpi::traits::*;
-use perfcompose_core::term::Reduction;
+use perfcompose_core::term::{Broadcast, Reduction};
 use perfcompose_mpi::dc::DistributedDc;
 use perfcompose_mpi::graph;
 use perfcompose_mpi::mapreduce::{bytes_per_job, image_jobs, DistributedMapReduce};
+use perfcompose_mpi::matmul::{whole_matrices, DistributedMatmul};
+use perfcompose_mpi::matrix::{self, multiply_add};
 use perfcompose_mpi::Job;
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::histogram;
@@ -69,6 +74,7 @@ fn child(scenario: &str) {
         }
         "mapreduce" => mapreduce(&job),
         "dc" => dc(&job),
+        "matmul" => matmul(&job),
         other => panic!("unknown scenario {other}"),
     }
 }
@@ -155,6 +161,71 @@ fn dc(job: &Job) {
     }
 }
 
+/// Each broadcast on the job's mesh, two jobs of order 12: rank 0 gathers the blocks of
+/// C and compares them with the sequential product. Every process sends one block per
+/// roll (`q` per job) and, over the `q` broadcasts of a job of its row, in which it takes
+/// each place of the tree or chain once, as many blocks as one broadcast sends (`q − 1`).
+fn matmul(job: &Job) {
+    const ORDER: usize = 12;
+    const JOBS: u64 = 2;
+    let mut registry = Registry::builtin();
+    matrix::register(&mut registry);
+    for (bcast, segments) in [
+        (Broadcast::Flat, 1),
+        (Broadcast::Binomial, 1),
+        (Broadcast::Pipeline, 3),
+    ] {
+        let design = DistributedMatmul::new(job, &registry, matrix::MULTIPLY, bcast, segments)
+            .expect("builds");
+        let q = design.side();
+        let m = ORDER / q;
+        let before = design.bytes_sent();
+        let mut right = true;
+        for (t, problem) in design
+            .inputs(ORDER, JOBS)
+            .expect("inputs")
+            .into_iter()
+            .enumerate()
+        {
+            let c = job.block("matmul", || design.multiply(job, problem).expect("runs"));
+            if job.rank() != 0 {
+                job.world().process_at_rank(0).send(&c[..]);
+                continue;
+            }
+            let (a, b) = whole_matrices(ORDER, q, t as u64);
+            let mut want = vec![0.0; ORDER * ORDER];
+            multiply_add(&a, &b, &mut want, ORDER);
+            for r in 0..job.size() {
+                let block = if r == 0 {
+                    c.clone()
+                } else {
+                    job.world().process_at_rank(r as i32).receive_vec::<f64>().0
+                };
+                let (i, j) = (r / q, r % q);
+                for row in 0..m {
+                    for col in 0..m {
+                        let got = block[row * m + col];
+                        let w = want[(i * m + row) * ORDER + j * m + col];
+                        right &= (got - w).abs() < 1e-9;
+                    }
+                }
+            }
+        }
+        let mine = design.bytes_sent() - before;
+        let mut most = 0u64;
+        job.world()
+            .all_reduce_into(&mine, &mut most, mpi::collective::SystemOperation::max());
+        if job.is_root() {
+            let stated = JOBS * (2 * q as u64 - 1) * (8 * m * m) as u64;
+            println!(
+                "matmul {}: results {}, bytes {most} of {stated}",
+                bcast.name(),
+                if right { "right" } else { "WRONG" }
+            );
+        }
+    }
+}
+
 struct Outcome {
     code: Option<i32>,
     stdout: String,
@@ -162,9 +233,14 @@ struct Outcome {
 }
 
 fn run(scenario: &str) -> Outcome {
+    run_on(scenario, 2)
+}
+
+fn run_on(scenario: &str, processes: usize) -> Outcome {
     let exe = std::env::current_exe().expect("the test's own path");
+    let np = processes.to_string();
     let mut child = Command::new("mpirun")
-        .args(["-np", "2", "-x", SCENARIO])
+        .args(["-np", &np, "-x", SCENARIO])
         .arg(&exe)
         .env(SCENARIO, scenario)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -259,6 +335,33 @@ fn parent() {
             }),
         &o,
     );
+
+    for (processes, name) in [
+        (
+            4,
+            "fox_matrix_multiplication_on_2x2_with_each_broadcast_gives_the_product",
+        ),
+        (
+            9,
+            "fox_matrix_multiplication_on_3x3_with_each_broadcast_gives_the_product",
+        ),
+    ] {
+        let o = run_on("matmul", processes);
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        check(
+            name,
+            o.code == Some(0)
+                && lines.len() == 3
+                && lines.iter().all(|l| {
+                    let (sent, stated) = l
+                        .rsplit_once("bytes ")
+                        .and_then(|(_, b)| b.split_once(" of "))
+                        .unwrap_or(("", "-"));
+                    l.contains("results right") && sent == stated
+                }),
+            &o,
+        );
+    }
 
     let o = run("panic");
     check(

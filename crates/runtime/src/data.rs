@@ -23,6 +23,8 @@ pub const CACHE_LINE: usize = 64;
 pub enum Data {
     /// An integer array (the input of `nop`, `inc`, `qsort`).
     Ints(Vec<i32>),
+    /// A floating-point array (a block of a matrix, row by row).
+    Floats(Vec<f64>),
     /// An RGB image, shared (a job replicates one image by pointer, as the seed does).
     Image(Arc<Image>),
     /// A list of elements: one MapReduce job, or the operands of a reduction.
@@ -37,6 +39,7 @@ pub enum Data {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataKind {
     Ints,
+    Floats,
     Image,
     Batch,
     Counts,
@@ -56,6 +59,7 @@ impl fmt::Display for DataKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             DataKind::Ints => "an integer array",
+            DataKind::Floats => "a floating-point array",
             DataKind::Image => "an image",
             DataKind::Batch => "a batch of elements",
             DataKind::Counts => "a keyed collection",
@@ -69,6 +73,7 @@ impl Data {
     pub fn kind(&self) -> DataKind {
         match self {
             Data::Ints(_) => DataKind::Ints,
+            Data::Floats(_) => DataKind::Floats,
             Data::Image(_) => DataKind::Image,
             Data::Batch(_) => DataKind::Batch,
             Data::Counts(_) => DataKind::Counts,
@@ -93,6 +98,7 @@ impl Data {
         }
         Some(match self {
             Data::Ints(v) => Data::Ints(padded(v)),
+            Data::Floats(v) => Data::Floats(padded(v)),
             Data::Image(i) => Data::Image(Arc::clone(i)),
             Data::Batch(b) => Data::Batch(b.iter().map(Data::try_clone).collect::<Option<_>>()?),
             Data::Counts(c) => Data::Counts(padded(c)),
@@ -115,6 +121,7 @@ impl Data {
         }
         match self {
             Data::Ints(v) => lines(v),
+            Data::Floats(v) => lines(v),
             Data::Counts(c) => lines(c),
             Data::Batch(b) => b.iter_mut().for_each(Data::touch),
             Data::Image(_) | Data::Other(_) => {}
@@ -126,6 +133,7 @@ impl Data {
     pub fn bytes(&self) -> u64 {
         match self {
             Data::Ints(v) => 4 * v.len() as u64,
+            Data::Floats(v) => 8 * v.len() as u64,
             Data::Image(_) => 16,
             Data::Batch(b) => b.iter().map(Data::bytes).sum::<u64>() + 8,
             Data::Counts(c) => 8 * c.len() as u64,
@@ -138,6 +146,7 @@ impl fmt::Debug for Data {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Data::Ints(v) => write!(f, "Ints(len {})", v.len()),
+            Data::Floats(v) => write!(f, "Floats(len {})", v.len()),
             Data::Image(i) => write!(f, "Image({}x{})", i.width, i.height),
             Data::Batch(b) => write!(f, "Batch(len {})", b.len()),
             Data::Counts(c) => write!(f, "Counts(len {})", c.len()),

@@ -470,5 +470,11 @@ fn node_plan(term: &Term, node: &Node) -> Result<Plan, Diagnostic> {
                   runtime has no implementation of it"
                 .into(),
         },
+        NodeKind::Matmul(_) => Plan::Unsupported {
+            what: term.text(node.span).to_string(),
+            why: "the matrix multiplication runs on a mesh of P message-passing processes; \
+                  the thread runtime has no implementation of it"
+                .into(),
+        },
     })
 }

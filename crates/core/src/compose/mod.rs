@@ -11,6 +11,7 @@
 //! | `pipe(a, b)` | `max(M[a], M[b])`, the pointwise maximum; stages and crossovers are kept |
 //! | `mapreduce(map, reduce, nodes=m, threads=n, keys=k, per_key=d, shuffle=S)` | `x·M[map](1)/(m·n) + M[S](d) + k·M[reduce](d)/(m·n)` (seed 000 eq. 5) |
 //! | `dc(div, comb, leaf, procs=P, exchange=E, size=K)` | `Σ_{j=0}^{log2 P − 1} [M[div](x/2^j) + M[comb](x/2^j) + M[E](K_j)] + M[leaf](x/P)` (seed 004) |
+//! | `matmul(mult, procs=P, message=E, bcast=B)` | `q·[½·B(q, b) + M[E](b) + M[mult](x/q)]`, `q = √P`, `b = bytes(x/q)` (seed 002, [`crate::skeleton::FoxBlocks`]) |
 //!
 //! Names inside models: `x` is the input size of whatever the model describes. In
 //! `mapreduce`, the component models see `m` (nodes), `n` (threads per node) and `k`
@@ -21,7 +22,10 @@
 //! component's `x` is the message size `K_j` exchanged at that level: `size=EXPR` gives
 //! it, with `x` meaning the level's subproblem size and `j` the level (default
 //! `size=x`: partners exchange their whole subproblem). The `dc` metric is the time of
-//! one problem of size `x`, as in seed 004. Every other name stays free.
+//! one problem of size `x`, as in seed 004. In `matmul`, `x` is the order of the
+//! matrices, the block product's `x` the order of a block (`x/√P`), and the message
+//! component's `x` the bytes of one message: a block (`bytes=`, default `8·x²`), or a
+//! `1/k` of it in a pipelined broadcast of `segments=k`. Every other name stays free.
 //!
 //! [`compose`] returns a [`Composition`]: the model, every pipeline with its stages
 //! (for dominance and crossovers, see [`crossover`]), and notes (cores capping,
@@ -289,6 +293,10 @@ impl Composer<'_> {
                 let m = self.dc(dc)?;
                 Ok(Expr::mul(factor.clone(), m))
             }
+            NodeKind::Matmul(mm) => {
+                let m = self.matmul(mm)?;
+                Ok(Expr::mul(factor.clone(), m))
+            }
         }
     }
 
@@ -480,6 +488,34 @@ impl Composer<'_> {
     }
 }
 
+impl Composer<'_> {
+    // Out of line: inlined, its locals would sit in every level's frame of the
+    // recursion over deep terms.
+    #[inline(never)]
+    fn matmul(&mut self, mm: &crate::term::Matmul) -> Result<Expr, Diagnostic> {
+        use crate::comm::Algorithm;
+        use crate::term::Broadcast;
+        let multiply = self.node(&mm.multiply, &Expr::one())?;
+        let message = self.component(&mm.message.name, mm.message.span)?;
+        let blocks = crate::skeleton::FoxBlocks {
+            procs: mm.procs.to_expr(),
+            multiply,
+            message,
+            bytes: mm
+                .bytes
+                .as_ref()
+                .map_or_else(crate::skeleton::double_block_bytes, |b| b.expr.clone()),
+            bcast: match mm.bcast.value {
+                Broadcast::Flat => Algorithm::BcastFlat,
+                Broadcast::Binomial => Algorithm::BcastBinomial,
+                Broadcast::Pipeline => Algorithm::BcastPipeline,
+            },
+            segments: mm.segments.as_ref().map(|k| k.expr.clone()),
+        };
+        Ok(blocks.model().expect("the three broadcasts have models"))
+    }
+}
+
 /// Replace several names at once (`x := d(x)` and `k := k(x)` must not see each
 /// other's results), by renaming to placeholders no user can write first.
 pub fn subst_simultaneous(e: Expr, bindings: &[(&str, Expr)]) -> Expr {
@@ -541,5 +577,6 @@ pub(crate) fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
                 .max(threads_of(&dc.combine, cores)?)
                 .max(threads_of(&dc.leaf, cores)?),
         ),
+        NodeKind::Matmul(mm) => threads_of(&mm.multiply, cores),
     }
 }

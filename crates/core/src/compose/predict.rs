@@ -592,6 +592,25 @@ fn locate_parameter(term: &Term, components: &Components, name: &str) -> (Span, 
                     }
                 }
             }
+            NodeKind::Matmul(mm) => {
+                if mm.procs.value == CountValue::Param(name.to_string()) {
+                    return (mm.procs.span, String::new());
+                }
+                for e in [&mm.segments, &mm.bytes].into_iter().flatten() {
+                    if e.expr.mentions(name) {
+                        return (e.span, String::new());
+                    }
+                }
+                if components
+                    .get(&mm.message.name)
+                    .is_some_and(|c| c.model.mentions(name))
+                {
+                    return (
+                        mm.message.span,
+                        format!("; it comes from the model of `{}`", mm.message.name),
+                    );
+                }
+            }
             NodeKind::Dc(dc) => {
                 if dc.procs.value == CountValue::Param(name.to_string()) {
                     return (dc.procs.span, String::new());

@@ -7,6 +7,7 @@
 //!       | tpool(COUNT, term)                     task pool with COUNT worker threads
 //!       | mapreduce(map, reduce, nodes=COUNT, threads=COUNT, keys=EXPR, per_key=EXPR [, shuffle=NAME] [, reduction=pairwise|local|global])
 //!       | dc(divide, combine, leaf, procs=COUNT, exchange=NAME [, size=EXPR])
+//!       | matmul(multiply, procs=COUNT, message=NAME, bcast=flat|binomial|pipeline [, segments=EXPR] [, bytes=EXPR])
 //! COUNT := a positive integer | a parameter name (stays symbolic)
 //! EXPR  := a model expression (see [`crate::model`]), e.g. `768`, `x`, `x / 2`
 //! ```
@@ -31,7 +32,7 @@ use crate::model::Expr;
 pub use parse::{parse_term, parse_term_with, MAX_TERM_DEPTH};
 
 /// The patterns, as written in terms (also the words a component may not be called).
-pub const PATTERNS: &[&str] = &["seq", "pipe", "tpool", "mapreduce", "dc"];
+pub const PATTERNS: &[&str] = &["seq", "pipe", "tpool", "mapreduce", "dc", "matmul"];
 
 /// A parsed term together with the text it came from (needed to locate later errors).
 #[derive(Clone, Debug)]
@@ -74,6 +75,7 @@ pub enum NodeKind {
     },
     MapReduce(Box<MapReduce>),
     Dc(Box<Dc>),
+    Matmul(Box<Matmul>),
 }
 
 /// `mapreduce(map, reduce, nodes=m, threads=n, keys=k(x), per_key=d(x)[, shuffle=S])`.
@@ -151,7 +153,64 @@ pub struct Dc {
     pub size: Option<ExprArg>,
 }
 
-/// A component name used as an argument (`shuffle=S`, `exchange=E`).
+/// `matmul(multiply, procs=P, message=MSG, bcast=B[, segments=K][, bytes=EXPR])`: seed
+/// 002's matrix multiplication by Fox's broadcast–multiply–roll algorithm on a `√P × √P`
+/// mesh of processes, for matrices of order `x`.
+#[derive(Clone, Debug)]
+pub struct Matmul {
+    /// The block product each process runs once per iteration (`C += A·B` on blocks of
+    /// order `x/√P`; its `x` is the block order).
+    pub multiply: Node,
+    /// `P`, a perfect square.
+    pub procs: Count,
+    /// The component modelling one point-to-point message; its `x` is the bytes sent.
+    pub message: Name,
+    /// How a block of A is broadcast along a mesh row.
+    pub bcast: BroadcastArg,
+    /// Segments of a pipelined broadcast (`bcast=pipeline` only).
+    pub segments: Option<ExprArg>,
+    /// The bytes of one block in terms of its order `x`. Default: `8 * x^2` (doubles).
+    pub bytes: Option<ExprArg>,
+}
+
+/// The broadcasts seed 002 compares for Fox's algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Broadcast {
+    /// The root sends to every other process in turn.
+    Flat,
+    /// A binomial tree: `⌈log2 q⌉` rounds.
+    Binomial,
+    /// A chain along which the block flows in `segments` pieces.
+    Pipeline,
+}
+
+impl Broadcast {
+    /// Every variant.
+    pub const ALL: [Broadcast; 3] = [Broadcast::Flat, Broadcast::Binomial, Broadcast::Pipeline];
+
+    /// The name in a term (`bcast=binomial`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Broadcast::Flat => "flat",
+            Broadcast::Binomial => "binomial",
+            Broadcast::Pipeline => "pipeline",
+        }
+    }
+
+    /// The variant of a name, if it is one.
+    pub fn from_name(name: &str) -> Option<Broadcast> {
+        Broadcast::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// A `bcast=` argument with where it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BroadcastArg {
+    pub value: Broadcast,
+    pub span: Span,
+}
+
+/// A component name used as an argument (`shuffle=S`, `exchange=E`, `message=M`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name {
     pub name: String,
@@ -206,6 +265,7 @@ impl Node {
             NodeKind::Tpool { .. } => "tpool",
             NodeKind::MapReduce(_) => "mapreduce",
             NodeKind::Dc(_) => "dc",
+            NodeKind::Matmul(_) => "matmul",
         }
     }
 
@@ -217,6 +277,7 @@ impl Node {
             NodeKind::Tpool { body, .. } => vec![body],
             NodeKind::MapReduce(mr) => vec![&mr.map, &mr.reduce],
             NodeKind::Dc(dc) => vec![&dc.divide, &dc.combine, &dc.leaf],
+            NodeKind::Matmul(mm) => vec![&mm.multiply],
         }
     }
 
@@ -237,6 +298,7 @@ impl Node {
                     }
                 }
                 NodeKind::Dc(dc) => out.push(dc.exchange.clone()),
+                NodeKind::Matmul(mm) => out.push(mm.message.clone()),
                 _ => {}
             }
             stack.extend(n.children().into_iter().rev());

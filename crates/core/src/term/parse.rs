@@ -7,8 +7,8 @@
 //! are re-homed into the term with [`Diagnostic::embed`].
 
 use super::{
-    closest, Count, CountValue, Dc, ExprArg, MapReduce, Name, Node, NodeKind, Reduction,
-    ReductionArg, Term, PATTERNS,
+    closest, Broadcast, BroadcastArg, Count, CountValue, Dc, ExprArg, MapReduce, Matmul, Name,
+    Node, NodeKind, Reduction, ReductionArg, Term, PATTERNS,
 };
 use crate::diag::{Diagnostic, Span};
 use crate::model::{parse_model_with, Functions, NoFunctions};
@@ -192,6 +192,39 @@ const DC_KEYWORDS: &[Keyword] = &[
     },
 ];
 
+const MATMUL_KEYWORDS: &[Keyword] = &[
+    Keyword {
+        name: "procs",
+        slot: Slot::Count,
+        required: true,
+        help: "procs=P: the number of processes, a perfect square (or a parameter name)",
+    },
+    Keyword {
+        name: "message",
+        slot: Slot::Name,
+        required: true,
+        help: "message=NAME: the component modelling one point-to-point message (its x is the bytes sent)",
+    },
+    Keyword {
+        name: "bcast",
+        slot: Slot::Name,
+        required: true,
+        help: "bcast=flat|binomial|pipeline: how a block is broadcast along a mesh row (seed 002)",
+    },
+    Keyword {
+        name: "segments",
+        slot: Slot::Expr,
+        required: false,
+        help: "segments=EXPR: the pieces a pipelined broadcast sends a block in",
+    },
+    Keyword {
+        name: "bytes",
+        slot: Slot::Expr,
+        required: false,
+        help: "bytes=EXPR: the bytes of one block of order x (default 8 * x^2, doubles)",
+    },
+];
+
 struct Parser<'a> {
     origin: &'a str,
     src: &'a str,
@@ -344,6 +377,7 @@ impl Parser<'_> {
             "seq" | "pipe" => self.list(name, name_span, open.span),
             "tpool" => self.tpool(name_span, open.span),
             "mapreduce" => self.mapreduce(name_span, open.span),
+            "matmul" => self.matmul(name_span, open.span),
             _ => self.dc(name_span, open.span),
         };
         self.depth -= 1;
@@ -691,6 +725,21 @@ impl Parser<'_> {
                                 .error(c.span, format!("`{}` must be at least 1", spec.name))
                                 .with_hint(spec.help));
                         }
+                        if pattern == "matmul" {
+                            if let Some(p) = c.as_int() {
+                                let q = (p as f64).sqrt().round() as u64;
+                                if q * q != p {
+                                    let below = (p as f64).sqrt().floor() as u64;
+                                    return Err(self
+                                        .error(c.span, format!("a square mesh needs a perfect square of processes, not {p}"))
+                                        .with_hint(format!(
+                                            "use procs={} or procs={}",
+                                            below * below,
+                                            (below + 1) * (below + 1)
+                                        )));
+                                }
+                            }
+                        }
                         if pattern == "dc" {
                             if let Some(p) = c.as_int() {
                                 if !p.is_power_of_two() {
@@ -831,6 +880,57 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    // Kept out of line: inlined, every pattern's locals would sit in each level's
+    // stack frame of the recursion.
+    #[inline(never)]
+    fn matmul(&mut self, name_span: Span, open: Span) -> Result<Node, Diagnostic> {
+        let (terms, kws, close) = self.args("matmul", open, &["multiply"], MATMUL_KEYWORDS)?;
+        let Some(multiply) = terms.into_iter().next() else {
+            unreachable!("args checked the count")
+        };
+        let mut kw = Kws(kws);
+        let b = kw.name("bcast").expect("required");
+        let Some(value) = Broadcast::from_name(&b.name) else {
+            return Err(self
+                .error(b.span, format!("unknown broadcast `{}`", b.name))
+                .with_hint("the broadcasts are flat, binomial and pipeline (seed 002)"));
+        };
+        let segments = kw.expr("segments");
+        match (value, &segments) {
+            (Broadcast::Pipeline, None) => {
+                return Err(self
+                    .error(b.span, "a pipelined broadcast needs `segments=`")
+                    .with_hint("write bcast=pipeline, segments=4: the pieces a block is sent in"))
+            }
+            (Broadcast::Flat | Broadcast::Binomial, Some(k)) => {
+                return Err(self
+                    .error(k.span, "`segments=` is used by bcast=pipeline only")
+                    .with_hint(format!(
+                        "drop it, or write bcast=pipeline instead of bcast={}",
+                        b.name
+                    )))
+            }
+            _ => {}
+        }
+        let mm = Matmul {
+            multiply,
+            procs: kw.count("procs"),
+            message: kw.name("message").expect("required"),
+            bcast: BroadcastArg {
+                value,
+                span: b.span,
+            },
+            segments,
+            bytes: kw.expr("bytes"),
+        };
+        Ok(Node {
+            kind: NodeKind::Matmul(Box::new(mm)),
+            span: name_span.join(close),
+        })
+    }
+}
+
 /// Positional terms, keyword values and the closing parenthesis of an argument list.
 type Args = (Vec<Node>, Vec<(&'static str, KwValue)>, Span);
 
@@ -880,6 +980,7 @@ fn usage(pattern: &str) -> String {
                 .into()
         }
         "dc" => "write dc(divide, combine, leaf, procs=8, exchange=NAME[, size=EXPR])".into(),
+        "matmul" => "write matmul(multiply, procs=4, message=NAME, bcast=flat|binomial|pipeline[, segments=K][, bytes=EXPR])".into(),
         other => pattern_example(other),
     }
 }
@@ -889,7 +990,7 @@ fn pattern_example(pattern: &str) -> String {
         "seq" => "write seq(a, b, ...) to run blocks one after the other".into(),
         "pipe" => "write pipe(a, b, ...) with one stage per argument".into(),
         "tpool" => "write tpool(4, qsort)".into(),
-        "mapreduce" | "dc" => usage(pattern),
+        "mapreduce" | "dc" | "matmul" => usage(pattern),
         _ => format!("patterns are {}", PATTERNS.join(", ")),
     }
 }

@@ -83,5 +83,23 @@ fn write_node(out: &mut String, n: &Node) {
             }
             out.push(')');
         }
+        NodeKind::Matmul(mm) => {
+            out.push_str("matmul(");
+            write_node(out, &mm.multiply);
+            let _ = write!(
+                out,
+                ", procs={}, message={}, bcast={}",
+                mm.procs,
+                mm.message.name,
+                mm.bcast.value.name()
+            );
+            if let Some(k) = &mm.segments {
+                let _ = write!(out, ", segments={}", k.expr);
+            }
+            if let Some(b) = &mm.bytes {
+                let _ = write!(out, ", bytes={}", b.expr);
+            }
+            out.push(')');
+        }
     }
 }

@@ -141,6 +141,66 @@ fn dc_parses_with_optional_size() {
 }
 
 #[test]
+fn matmul_parses_its_broadcasts() {
+    let t = ok("matmul(mult, bcast=binomial, procs=16, message=msg)");
+    assert_eq!(
+        t.to_string(),
+        "matmul(mult, procs=16, message=msg, bcast=binomial)"
+    );
+    let refs: Vec<String> = t
+        .root
+        .component_refs()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(refs, ["mult", "msg"]);
+    let t = ok(
+        "matmul(tpool(2, mult), procs=P, message=msg, bcast=pipeline, segments=k, bytes=4 * x^2)",
+    );
+    assert_eq!(
+        t.to_string(),
+        "matmul(tpool(2, mult), procs=P, message=msg, bcast=pipeline, segments=k, bytes=4 * x^2)"
+    );
+    assert_eq!(t.root.pattern_count(), 2);
+    let NodeKind::Matmul(mm) = &t.root.kind else {
+        panic!("a matmul")
+    };
+    assert_eq!(mm.bcast.value, Broadcast::Pipeline);
+    assert_eq!(t.text(mm.bcast.span), "pipeline");
+}
+
+#[test]
+fn matmul_mistakes_are_located() {
+    let d = err("matmul(m, procs=8, message=e, bcast=flat)");
+    assert!(d.message.contains("perfect square"), "{}", d.message);
+    assert_eq!(d.hint.as_deref(), Some("use procs=4 or procs=9"));
+    assert_eq!(under(&d), "8");
+    let d = err("matmul(m, procs=4, message=e, bcast=ring)");
+    assert_eq!(d.message, "unknown broadcast `ring`");
+    assert_eq!(under(&d), "ring");
+    let d = err("matmul(m, procs=4, message=e, bcast=pipeline)");
+    assert_eq!(d.message, "a pipelined broadcast needs `segments=`");
+    let d = err("matmul(m, procs=4, message=e, bcast=flat, segments=2)");
+    assert_eq!(d.message, "`segments=` is used by bcast=pipeline only");
+    assert_eq!(under(&d), "2");
+    let d = err("matmul(m, procs=4, bcast=flat)");
+    assert_eq!(d.message, "`matmul` needs `message=`");
+    let d = err("matmul(m, n, procs=4, message=e, bcast=flat)");
+    assert!(
+        d.message.contains("takes 1 terms (multiply)"),
+        "{}",
+        d.message
+    );
+    let d = err("matmull(m)");
+    assert_eq!(
+        d.hint
+            .as_deref()
+            .map(|h| h.starts_with("did you mean `matmul`")),
+        Some(true)
+    );
+}
+
+#[test]
 fn an_empty_term_is_an_error() {
     let d = err("   ");
     assert_eq!(d.message, "the term is empty");
@@ -335,10 +395,15 @@ fn arb_term() -> impl Strategy<Value = String> {
                     let shuffle = if sh { ", shuffle=sh" } else { "" };
                     format!("mapreduce({a}, {b}, per_key={d}, keys={k}, nodes={m}, threads={n}{shuffle})")
                 }),
-            (inner.clone(), inner.clone(), inner, prop::sample::select(vec!["1", "2", "8", "P"]), prop::option::of(arb_expr()))
+            (inner.clone(), inner.clone(), inner.clone(), prop::sample::select(vec!["1", "2", "8", "P"]), prop::option::of(arb_expr()))
                 .prop_map(|(a, b, c, p, size)| {
                     let size = size.map(|s| format!(", size={s}")).unwrap_or_default();
                     format!("dc({a}, {b}, {c}, exchange=sh{size}, procs={p})")
+                }),
+            (inner, prop::sample::select(vec!["1", "4", "9", "P"]), prop::sample::select(vec!["flat", "binomial", "pipeline, segments=4"]), prop::option::of(arb_expr()))
+                .prop_map(|(a, p, b, bytes)| {
+                    let bytes = bytes.map(|s| format!(", bytes={s}")).unwrap_or_default();
+                    format!("matmul({a}, bcast={b}, message=sh, procs={p}{bytes})")
                 }),
         ]
     })

@@ -22,10 +22,14 @@ pub struct NetworkArgs {
     /// file takes it with `machine_file = "FILE"` at its top.
     #[arg(long, value_name = "FILE")]
     pub machine_out: Option<PathBuf>,
-    /// Also write a SimGrid platform of this machine (one host per process of the job)
-    /// for `perfcompose simulate` and `smpirun`.
+    /// Also write a SimGrid platform of this machine (one host per process of the job,
+    /// or `--platform-hosts`) for `perfcompose simulate` and `smpirun`.
     #[arg(long, value_name = "FILE")]
     pub platform_out: Option<PathBuf>,
+    /// Hosts of the platform `--platform-out` writes, for replaying traces of more
+    /// processes than the calibration ran (default: the job's processes).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub platform_hosts: Option<u32>,
     /// Largest ping-pong message, bytes (at least 64; sizes double from 8 B).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub max_bytes: u64,
@@ -150,7 +154,8 @@ mod on_mpi {
             }
         }
         if let Some(path) = &args.platform_out {
-            std::fs::write(path, cal.platform_xml(job.size()))
+            let hosts = args.platform_hosts.map_or(job.size(), |h| h as usize);
+            std::fs::write(path, cal.platform_xml(hosts))
                 .with_context(|| format!("cannot write {}", path.display()))?;
             if !args.json {
                 eprintln!(

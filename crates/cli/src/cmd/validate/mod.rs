@@ -20,7 +20,8 @@ pub use args::Args;
 use print::print;
 
 /// Whether the run is distributed: the `mpi` suite, or a term with a MapReduce on more
-/// than one node or a divide and conquer (which runs on processes only).
+/// than one node, a divide and conquer or a matrix multiplication (which run on
+/// processes only).
 fn distributed(args: &Args) -> bool {
     if args.from.is_some() {
         return false;
@@ -32,7 +33,7 @@ fn distributed(args: &Args) -> bool {
 }
 
 /// How many processes the plan needs: the largest node count of its MapReduces; a
-/// divide and conquer (the one construct the thread runtime lowers to
+/// divide and conquer or a matmul (the constructs the thread runtime lowers to
 /// [`Plan::Unsupported`](perfcompose_runtime::Plan::Unsupported)) counts as several.
 fn processes(plan: &perfcompose_runtime::Plan) -> usize {
     use perfcompose_runtime::Plan;
@@ -166,7 +167,7 @@ fn validate_distributed(
 
 #[cfg(not(feature = "mpi"))]
 fn validate_distributed(_: &Args, _: &perfcompose_runtime::Registry) -> anyhow::Result<()> {
-    bail!("distributed designs (mapreduce over nodes > 1, dc, --suite mpi) run on MPI processes: build perfcompose with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose validate ...`")
+    bail!("distributed designs (mapreduce over nodes > 1, dc, matmul, --suite mpi) run on MPI processes: build perfcompose with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose validate ...`")
 }
 
 /// A calibration measured with the workers placed otherwise than this run's.

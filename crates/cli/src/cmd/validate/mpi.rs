@@ -21,9 +21,11 @@ use crate::cmd::runtime_args::{bar, check_sizes};
 use crate::report::ReportedElsewhere;
 
 pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
-    // Seed 004's connected-components blocks, for the divide and conquer of the mpi suite.
+    // Seed 004's connected-components blocks and seed 002's block product, for the
+    // divide and conquer and the matrix multiplication of the mpi suite.
     let mut registry = registry.clone();
     perfcompose_mpi::graph::register(&mut registry);
+    perfcompose_mpi::matrix::register(&mut registry);
     let registry = &registry;
     if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
         bail!(
@@ -60,13 +62,18 @@ fn cases(args: &Args, processes: usize) -> anyhow::Result<Vec<Case>> {
                 s.clone()
             }
             // Images per job for a MapReduce; a divide and conquer's problem sizes
-            // (edges, for the connected components of the suite).
-            None => match perfcompose_core::term::parse_term("<term>", term) {
-                Ok(t) if matches!(t.root.kind, perfcompose_core::term::NodeKind::Dc(_)) => {
-                    (16..=19).map(|e| 1usize << e).collect()
+            // (edges, for the connected components of the suite); a matmul's orders.
+            None => {
+                use perfcompose_core::term::NodeKind;
+                match perfcompose_core::term::parse_term("<term>", term).map(|t| t.root.kind) {
+                    Ok(NodeKind::Dc(_)) => (16..=19).map(|e| 1usize << e).collect(),
+                    Ok(NodeKind::Matmul(_)) => {
+                        let side = (processes as f64).sqrt().round() as usize;
+                        perfcompose_mpi::validate::matmul_sizes(side)
+                    }
+                    _ => vec![2, 4, 8, 16],
                 }
-                _ => vec![2, 4, 8, 16],
-            },
+            }
         };
         return Ok(vec![Case {
             group: "--term".into(),

@@ -103,7 +103,13 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         report.cores,
         100.0 * s.rule.median_error,
         100.0 * s.rule.share_within,
-        if s.meets_target { "met" } else { "NOT met" },
+        if s.judged == 0 {
+            "nothing judged"
+        } else if s.meets_target {
+            "met"
+        } else {
+            "NOT met"
+        },
     )?;
     writeln!(
         out,
