@@ -5,7 +5,7 @@
 //! | [`model`] | performance models: expressions that simplify to Extra-P's PMNF, evaluate, print, parse, and know their asymptotics |
 //! | [`term`] | the pattern term language (`pipe(tpool(4, qsort), inc)`): AST with spans, parser |
 //! | [`components`] | the components file (TOML): a model or a measurements file per building block |
-//! | [`compose`] | composition operators (seq, tpool, pipe, mapreduce, dc), crossovers, the relational laws |
+//! | [`compose`] | composition operators (seq, tpool, pipe, mapreduce, dc, matmul), crossovers, the relational laws |
 //! | [`measure`] | measurements (coordinates → repetitions per callpath/metric) and their file formats |
 //! | [`fit`] | empirical modelers (Extra-P compatible and our own), fit statistics |
 //! | [`comm`] | communication models: Hockney, LogGP, collective algorithms |

@@ -675,7 +675,7 @@ impl Parser<'_> {
         }
     }
 
-    /// Positional terms followed by keyword arguments (mapreduce, dc).
+    /// Positional terms followed by keyword arguments (mapreduce, dc, matmul).
     // Kept out of line: inlined, every pattern's locals would sit in each level's
     // stack frame of the recursion.
     #[inline(never)]
