@@ -17,11 +17,12 @@ use crate::cmd::runtime_args::{Image, RuntimeArgs};
   perfcompose validate --suite paper --only 'pipe(inc, inc)'
   perfcompose validate --from results/ --measure median
   mpirun -np 2 perfcompose validate --suite mpi          distributed designs (a build with --features mpi)
-  mpirun -np 2 perfcompose validate --term 'mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction=global)'")]
+  mpirun -np 2 perfcompose validate --term 'mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction=global)'
+  mpirun -np 4 perfcompose validate --term 'matmul(mm_block, procs=4, message=msg, bcast=binomial)'")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized), `paper` (the seed's tables over its
-    /// range of x), `mpi` (distributed MapReduce, under mpirun), or a suite file
-    /// (`FILE.toml`).
+    /// range of x), `mpi` (distributed MapReduce, divide and conquer and matrix
+    /// multiplication, under mpirun), or a suite file (`FILE.toml`).
     #[arg(long, default_value = "quick", value_name = "quick|paper|mpi|FILE")]
     pub suite: String,
     /// Validate one design written with the registered kernels instead of a suite.
