@@ -27,6 +27,9 @@ enum Command {
     Predict(cmd::predict::Args),
     /// Compare two designs, or check the relational laws on the given components.
     Check(cmd::check::Args),
+    /// The best design under a core budget: thread counts marked `?` chosen, and with
+    /// --rewrites the designs the relational laws make comparable.
+    Optimize(cmd::optimize::Args),
     /// The seed paper's tables, recomputed from its component models (built-in defaults).
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Predict(a) => cmd::predict::run(a),
         Command::Check(a) => cmd::check::run(a),
+        Command::Optimize(a) => cmd::optimize::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Fit(a) => cmd::fit::run(a),
         Command::Bench(a) => cmd::bench::run(a),

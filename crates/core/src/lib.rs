@@ -23,6 +23,7 @@ pub mod diag;
 pub mod fit;
 pub mod measure;
 pub mod model;
+pub mod optimize;
 pub mod skeleton;
 pub mod term;
 

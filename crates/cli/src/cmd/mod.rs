@@ -7,6 +7,7 @@ pub mod check;
 pub mod demo;
 pub mod fit;
 pub mod input;
+pub mod optimize;
 pub mod predict;
 pub mod runtime_args;
 pub mod simulate;

@@ -554,29 +554,31 @@ fn fresh_var(base: &str, models: &[&Expr]) -> String {
 /// since capping is noted on its own), everything else runs its parts one after the
 /// other.
 pub(crate) fn threads_of(n: &Node, cores: Option<u64>) -> Option<u64> {
+    threads_with(n, cores, &|_| None)
+}
+
+/// [`threads_of`], with the counts that are parameters looked up in `value`.
+pub(crate) fn threads_with(
+    n: &Node,
+    cores: Option<u64>,
+    value: &dyn Fn(&str) -> Option<u64>,
+) -> Option<u64> {
     let cap = |k: u64| cores.map_or(k, |c| k.min(c));
+    let count = |c: &Count| match &c.value {
+        CountValue::Int(k) => Some(*k),
+        CountValue::Param(p) => value(p),
+    };
+    let of = |c: &Node| threads_with(c, cores, value);
     match &n.kind {
         NodeKind::Component(_) => Some(1),
-        NodeKind::Seq(v) => v
-            .iter()
-            .map(|c| threads_of(c, cores))
-            .try_fold(1u64, |a, t| Some(a.max(t?))),
-        NodeKind::Pipe(v) => v
-            .iter()
-            .map(|c| threads_of(c, cores))
-            .try_fold(0u64, |a, t| a.checked_add(t?)),
-        NodeKind::Tpool { threads, body } => {
-            cap(threads.as_int()?).checked_mul(threads_of(body, cores)?)
-        }
+        NodeKind::Seq(v) => v.iter().map(of).try_fold(1u64, |a, t| Some(a.max(t?))),
+        NodeKind::Pipe(v) => v.iter().map(of).try_fold(0u64, |a, t| a.checked_add(t?)),
+        NodeKind::Tpool { threads, body } => cap(count(threads)?).checked_mul(of(body)?),
         NodeKind::MapReduce(mr) => {
-            let inner = threads_of(&mr.map, cores)?.max(threads_of(&mr.reduce, cores)?);
-            cap(mr.threads.as_int()?).checked_mul(inner)
+            let inner = of(&mr.map)?.max(of(&mr.reduce)?);
+            cap(count(&mr.threads)?).checked_mul(inner)
         }
-        NodeKind::Dc(dc) => Some(
-            threads_of(&dc.divide, cores)?
-                .max(threads_of(&dc.combine, cores)?)
-                .max(threads_of(&dc.leaf, cores)?),
-        ),
-        NodeKind::Matmul(mm) => threads_of(&mm.multiply, cores),
+        NodeKind::Dc(dc) => Some(of(&dc.divide)?.max(of(&dc.combine)?).max(of(&dc.leaf)?)),
+        NodeKind::Matmul(mm) => of(&mm.multiply),
     }
 }

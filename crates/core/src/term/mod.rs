@@ -29,7 +29,7 @@ mod tests;
 use crate::diag::Span;
 use crate::model::Expr;
 
-pub use parse::{parse_term, parse_term_with, MAX_TERM_DEPTH};
+pub use parse::{hole_name, parse_design, parse_term, parse_term_with, Hole, MAX_TERM_DEPTH};
 
 /// The patterns, as written in terms (also the words a component may not be called).
 pub const PATTERNS: &[&str] = &["seq", "pipe", "tpool", "mapreduce", "dc", "matmul"];

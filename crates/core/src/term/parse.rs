@@ -36,12 +36,53 @@ pub fn parse_term_with(
     source: &str,
     library: &dyn Functions,
 ) -> Result<Term, Diagnostic> {
+    parse(origin, source, library, None)
+}
+
+/// A thread count left open in a design (`tpool(?, a)`), for `perfcompose optimize`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hole {
+    /// The parameter the hole stands for in the parsed term ([`hole_name`]).
+    pub name: String,
+    /// Where the `?` is.
+    pub span: Span,
+}
+
+/// The parameter name of the `i`-th hole (from 0): `?1`, `?2`, ..., names no user can
+/// write.
+pub fn hole_name(i: usize) -> String {
+    format!("?{}", i + 1)
+}
+
+/// Parse a design whose thread counts may be `?` (a task pool's, a MapReduce's
+/// `threads=`): each becomes the parameter [`hole_name`] of its order, returned with
+/// its span.
+///
+/// ```
+/// use perfcompose_core::term::parse_design;
+/// let (t, holes) = parse_design("<term>", "pipe(tpool(?, a), tpool(?, b))").unwrap();
+/// assert_eq!(holes.len(), 2);
+/// assert_eq!(t.root.to_string(), "pipe(tpool(?1, a), tpool(?2, b))");
+/// ```
+pub fn parse_design(origin: &str, source: &str) -> Result<(Term, Vec<Hole>), Diagnostic> {
+    let mut holes = Vec::new();
+    let t = parse(origin, source, &NoFunctions, Some(&mut holes))?;
+    Ok((t, holes))
+}
+
+fn parse(
+    origin: &str,
+    source: &str,
+    library: &dyn Functions,
+    holes: Option<&mut Vec<Hole>>,
+) -> Result<Term, Diagnostic> {
     let mut p = Parser {
         origin,
         src: source,
         pos: 0,
         depth: 0,
         library,
+        holes,
     };
     let first = p.peek();
     if first.kind == Tok::End {
@@ -231,6 +272,8 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     library: &'a dyn Functions,
+    /// Where `?` counts go when they are allowed (a design for `optimize`).
+    holes: Option<&'a mut Vec<Hole>>,
 }
 
 impl Parser<'_> {
@@ -585,6 +628,29 @@ impl Parser<'_> {
                     value: CountValue::Param(n.clone()),
                     span: t.span,
                 })
+            }
+            Tok::Other('?') => {
+                self.bump();
+                let thread_count = pattern == "tpool" || what == "threads";
+                match self.holes.as_deref_mut() {
+                    Some(holes) if thread_count => {
+                        let name = hole_name(holes.len());
+                        holes.push(Hole {
+                            name: name.clone(),
+                            span: t.span,
+                        });
+                        Ok(Count {
+                            value: CountValue::Param(name),
+                            span: t.span,
+                        })
+                    }
+                    Some(_) => Err(self
+                        .error(t.span, format!("`?` cannot stand for the {what} of `{pattern}`"))
+                        .with_hint("`?` marks a thread count to choose: tpool(?, a) or mapreduce(..., threads=?)")),
+                    None => Err(self
+                        .error(t.span, format!("`?` leaves the {what} of `{pattern}` open"))
+                        .with_hint("`perfcompose optimize` chooses thread counts marked `?`; here give a number or a parameter name")),
+                }
             }
             other => Err(self
                 .error(

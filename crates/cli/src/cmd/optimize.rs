@@ -1,0 +1,124 @@
+//! `perfcompose optimize`: the best design under a core budget (glue over
+//! `perfcompose_core::optimize`).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use perfcompose_core::optimize::{optimize, Method, Outcome, Request};
+
+use super::input::{self, num};
+
+/// Flags of `perfcompose optimize`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  perfcompose optimize --cores 16 'pipe(tpool(?, qsort), tpool(?, inc))' --at x=4096
+  perfcompose optimize --cores 4 --rewrites 'pipe(qsort, inc)' --at x=2^20
+  perfcompose optimize --components blocks.toml --cores 64 'pipe(tpool(?, a), tpool(?, b), c)' --at x=4096 --json")]
+pub struct Args {
+    /// The design; `?` marks a thread count to choose (a task pool's, a MapReduce's
+    /// `threads=`).
+    #[arg(value_name = "TERM")]
+    pub term: String,
+    /// Cores the design's threads must fit in.
+    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub cores: u64,
+    /// The point to compare at, NAME=VALUE (repeatable; one value each).
+    #[arg(long = "at", value_name = "NAME=VALUE", required = true)]
+    pub at: Vec<String>,
+    /// Components file (TOML) [default: the seed paper's Table 1, built in].
+    #[arg(long, value_name = "FILE")]
+    pub components: Option<PathBuf>,
+    /// Also score the designs seed 000's relational laws make comparable: the blocks in
+    /// order, cut into consecutive groups, each a task pool of their `seq`.
+    #[arg(long)]
+    pub rewrites: bool,
+    /// Designs to print, best first.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub top: u64,
+    /// Print JSON: `{"designs": [{"term", "threads", "value", "bottleneck", ...}], "best", "exact"}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let components = input::components(args.components.as_deref())?;
+    let grid = input::grid(&args.at)?;
+    input::check_machine(&components, &grid)?;
+    let mut points = grid.points();
+    if points.len() != 1 {
+        bail!(
+            "optimize compares designs at one point; give one value per --at (got {} points)",
+            points.len()
+        );
+    }
+    let point = points.remove(0);
+    let req = Request {
+        design: &args.term,
+        components: &components,
+        cores: args.cores,
+        point,
+        rewrites: args.rewrites,
+    };
+    let mut outcome = optimize(&req)?;
+    outcome.designs.truncate(args.top as usize);
+    let mut out = crate::report::stdout();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&outcome)?)?;
+    } else {
+        write!(out, "{}", human(&outcome, &args))?;
+    }
+    Ok(())
+}
+
+fn human(o: &Outcome, args: &Args) -> String {
+    let mut s = String::new();
+    let at: Vec<&str> = args.at.iter().map(String::as_str).collect();
+    s.push_str(&format!(
+        "best design on {} cores at {}: {}\n",
+        o.cores,
+        at.join(", "),
+        o.best
+    ));
+    let mut t = input::table(
+        [
+            "rank",
+            "design",
+            "threads",
+            "predicted",
+            "bottleneck",
+            "search",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    for (i, d) in o.designs.iter().enumerate() {
+        t.add_row(vec![
+            (i + 1).to_string(),
+            d.term.clone(),
+            d.threads.to_string(),
+            num(d.value),
+            d.bottleneck.clone(),
+            match d.method {
+                Method::AsWritten => "as written".into(),
+                Method::Pipeline => "exact (pipeline)".into(),
+                Method::Exhaustive => "exact (every allocation)".into(),
+                Method::LocalSearch => "local search".into(),
+            },
+        ]);
+    }
+    s.push_str(&format!("{t}\n"));
+    if let [first, second, ..] = &o.designs[..] {
+        s.push_str(&format!(
+            "the best is {:.3}x faster than the second\n",
+            second.value / first.value
+        ));
+    }
+    if !o.exact {
+        s.push_str("some allocations come from a local search and may not be the best\n");
+    }
+    for k in &o.skipped {
+        s.push_str(&format!("skipped {}: {}\n", k.design, k.why));
+    }
+    s
+}

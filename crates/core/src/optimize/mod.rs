@@ -1,0 +1,283 @@
+//! The best design under a core budget (`perfcompose optimize`).
+//!
+//! A design leaves thread counts open with `?` (`pipe(tpool(?, a), tpool(?, b), c)`,
+//! [`crate::term::parse_design`]); each `?` becomes a parameter of the composed model.
+//! [`optimize`] chooses them, at least 1 each, so that the design's threads (a pipeline
+//! adds its stages', a task pool multiplies, as [`crate::compose`] counts them) stay
+//! within the budget and the predicted time at the given point is smallest; equal times
+//! go to the allocation with fewer threads.
+//!
+//! How, by shape ([`allocate`]):
+//!
+//! - a pipeline whose open stages are `tpool(?, body)` (or a single such task pool):
+//!   exact. The time is `max(fixed stages, max_i v_i/n_i)` with `v_i` the body's time,
+//!   so for a target time `T` stage `i` needs `⌈v_i/T⌉` threads; the smallest feasible
+//!   `T` is one of the `v_i/k`, found in order, and the allocation is the least threads
+//!   that reach it;
+//! - any other design with few enough allocations: every allocation within the budget
+//!   (exact);
+//! - otherwise a local search from one thread each (moving, adding and removing single
+//!   threads while the time drops): not guaranteed to be the best, and said so.
+//!
+//! With rewrites ([`rewrites`]) the designs seed 000's relational laws make comparable are
+//! scored the same way: the design's blocks in order, cut into consecutive groups, each
+//! group a task pool of the `seq` of its blocks — `pipe(tpool(?, a), tpool(?, b))`,
+//! `tpool(?, seq(a, b))` (law iv) and every merge and split between them.
+
+mod allocate;
+mod rewrites;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::components::Components;
+use crate::compose::{compose, ComposeOptions};
+use crate::diag::{Diagnostic, Span};
+use crate::model::Expr;
+use crate::term::{parse_design, parse_term, Hole, NodeKind, Term};
+
+pub use allocate::{Allocation, Method, EXHAUSTIVE_LIMIT};
+pub use rewrites::{blocks_of, rewrite_designs, MAX_REWRITE_BLOCKS};
+
+/// What to optimize.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The design, with `?` for the thread counts to choose.
+    pub design: &'a str,
+    pub components: &'a Components,
+    /// Cores the design's threads must fit in.
+    pub cores: u64,
+    /// The point the designs are compared at (every free parameter but the holes).
+    pub point: Vec<(String, f64)>,
+    /// Also score the designs the relational laws make comparable.
+    pub rewrites: bool,
+}
+
+/// One design with its best allocation.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Ranked {
+    /// The design with the chosen thread counts.
+    pub term: String,
+    /// The design as given or rewritten, with its `?`.
+    pub design: String,
+    pub threads: u64,
+    /// Predicted time at the point.
+    pub value: f64,
+    /// The stage that sets the time (a pipeline's slowest stage), or the whole design.
+    pub bottleneck: String,
+    /// How the allocation was found.
+    pub method: Method,
+}
+
+/// The ranking (also the JSON of `perfcompose optimize --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// Best first.
+    pub designs: Vec<Ranked>,
+    pub best: String,
+    /// Whether every design's allocation is the best one (no local search was needed).
+    pub exact: bool,
+    pub cores: u64,
+    /// Designs that could not be scored (e.g. a rewrite needing more threads than the
+    /// budget), with why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A candidate design left out of the ranking.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub design: String,
+    pub why: String,
+}
+
+/// Optimize `req.design` (and its rewrites). Errors are the given design's own: a term
+/// that does not parse, an unknown component, a budget below its minimum.
+pub fn optimize(req: &Request<'_>) -> Result<Outcome, Diagnostic> {
+    let (term, holes) = parse_design("<term>", req.design)?;
+    let first = optimize_term(req, &term, &holes, None)?;
+    let mut designs = vec![first];
+    let mut skipped = Vec::new();
+    if req.rewrites {
+        for text in rewrite_designs(&term) {
+            if designs.iter().any(|d| d.design == text) {
+                continue;
+            }
+            let scored = parse_design("<rewrite>", &text)
+                .and_then(|(t, h)| optimize_term(req, &t, &h, None));
+            match scored {
+                Ok(r) => designs.push(r),
+                Err(e) => skipped.push(Skipped {
+                    design: text,
+                    why: e.message,
+                }),
+            }
+        }
+    }
+    designs.sort_by(|a, b| {
+        a.value
+            .total_cmp(&b.value)
+            .then(a.threads.cmp(&b.threads))
+            .then(a.term.cmp(&b.term))
+    });
+    designs.dedup_by(|a, b| a.term == b.term);
+    let exact = designs.iter().all(|d| d.method != Method::LocalSearch);
+    Ok(Outcome {
+        best: designs[0].term.clone(),
+        designs,
+        exact,
+        cores: req.cores,
+        skipped,
+    })
+}
+
+/// The best allocation of one design's holes; `force` picks the method (tests compare
+/// them), else the exact one its shape allows.
+pub fn optimize_term(
+    req: &Request<'_>,
+    term: &Term,
+    holes: &[Hole],
+    force: Option<Method>,
+) -> Result<Ranked, Diagnostic> {
+    let opts = ComposeOptions {
+        cores: Some(req.cores),
+    };
+    let composed = compose(term, req.components, opts)?;
+    let at_one = allocate::threads(term, req.cores, holes, &vec![1; holes.len()]);
+    match at_one {
+        Some(t) if t <= req.cores => {}
+        Some(t) => {
+            return Err(Diagnostic::new(
+                &term.origin,
+                &term.source,
+                term.root.span,
+                format!(
+                    "the design needs at least {t} threads (one per `?` and per fixed stage), more than the {} cores of the budget",
+                    req.cores
+                ),
+            )
+            .with_hint(format!("give --cores {t} or more, or fewer stages")))
+        }
+        None => {
+            return Err(Diagnostic::new(
+                &term.origin,
+                &term.source,
+                term.root.span,
+                "the design's threads depend on a count that is a parameter; write it as a number or `?`",
+            ))
+        }
+    }
+    let eval = Evaluator::new(&composed.model, &req.point, holes, term)?;
+    let alloc = allocate::best(req, term, holes, &eval, force)?;
+    let filled = fill(term, holes, &alloc.counts);
+    let filled_term = parse_term("<design>", &filled).map_err(|mut d| {
+        d.message = format!(
+            "internal: the allocated design does not parse: {}",
+            d.message
+        );
+        d
+    })?;
+    let bottleneck = bottleneck(&filled_term, req, opts)?;
+    Ok(Ranked {
+        term: filled_term.root.to_string(),
+        design: term.source.clone(),
+        threads: alloc.threads,
+        value: alloc.value,
+        bottleneck,
+        method: alloc.method,
+    })
+}
+
+/// The design's text with the holes' counts written in.
+pub fn fill(term: &Term, holes: &[Hole], counts: &[u64]) -> String {
+    let mut text = term.source.clone();
+    let mut order: Vec<(Span, u64)> = holes
+        .iter()
+        .map(|h| h.span)
+        .zip(counts.iter().copied())
+        .collect();
+    order.sort_by_key(|(s, _)| std::cmp::Reverse(s.start));
+    for (span, n) in order {
+        text.replace_range(span.start..span.end, &n.to_string());
+    }
+    text
+}
+
+/// The slowest stage of the outermost pipeline when the design is one, else the design.
+fn bottleneck(term: &Term, req: &Request<'_>, opts: ComposeOptions) -> Result<String, Diagnostic> {
+    if !matches!(term.root.kind, NodeKind::Pipe(_)) {
+        return Ok(term.root.to_string());
+    }
+    let composed = compose(term, req.components, opts)?;
+    let stages = composed.stages(0, term, req.components, opts)?;
+    let point: Vec<(&str, f64)> = req.point.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let mut best: Option<(f64, String)> = None;
+    for s in stages {
+        let v = s.model.eval_at(&point).unwrap_or(f64::NAN);
+        if best.as_ref().is_none_or(|(b, _)| v > *b) {
+            best = Some((v, s.term));
+        }
+    }
+    Ok(best.map_or_else(|| term.root.to_string(), |(_, t)| t))
+}
+
+/// The composed model at the point, as a function of the holes' counts.
+pub struct Evaluator {
+    model: Expr,
+    env: Vec<(String, f64)>,
+    holes: usize,
+}
+
+impl Evaluator {
+    fn new(
+        model: &Expr,
+        point: &[(String, f64)],
+        holes: &[Hole],
+        term: &Term,
+    ) -> Result<Evaluator, Diagnostic> {
+        // Bind the point once; what is left are the holes.
+        let mut m = model.clone();
+        for (name, v) in point {
+            m = m.subst(name, &Expr::constant(*v));
+        }
+        let missing: Vec<String> = m
+            .params()
+            .into_iter()
+            .filter(|p| !holes.iter().any(|h| &h.name == p))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Diagnostic::new(
+                &term.origin,
+                &term.source,
+                term.root.span,
+                format!(
+                    "the design's model needs a value for {}",
+                    missing
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .with_hint("give it with --at NAME=VALUE"));
+        }
+        Ok(Evaluator {
+            model: m,
+            env: holes.iter().map(|h| (h.name.clone(), 1.0)).collect(),
+            holes: holes.len(),
+        })
+    }
+
+    /// The time with `counts` threads in the holes (NaN when the model cannot be
+    /// evaluated there).
+    pub fn value(&self, counts: &[u64]) -> f64 {
+        debug_assert_eq!(counts.len(), self.holes);
+        let env: Vec<(&str, f64)> = self
+            .env
+            .iter()
+            .zip(counts)
+            .map(|((n, _), c)| (n.as_str(), *c as f64))
+            .collect();
+        self.model.eval_at(&env).unwrap_or(f64::NAN)
+    }
+}
