@@ -361,6 +361,16 @@ fn row_json(r: &Row, args: &Args) -> Value {
     if let Some(segments) = segments {
         out["segments"] = json!(segments);
     }
+    // The coefficients' covariance, in the order `covariance_terms` names (constant
+    // first); null without residual degrees of freedom.
+    out["covariance_terms"] = json!(s.coefficients.iter().map(|c| &c.term).collect::<Vec<_>>());
+    out["covariance"] = match &s.covariance {
+        Some(m) => json!(m
+            .iter()
+            .map(|row| row.iter().map(|v| finite(*v)).collect::<Vec<_>>())
+            .collect::<Vec<_>>()),
+        None => Value::Null,
+    };
     if let Some(b) = &r.basis {
         out["basis"] = json!(s
             .coefficients

@@ -123,6 +123,11 @@ pub struct FitStats {
     pub ar2: f64,
     /// The coefficients, constant first, with standard errors.
     pub coefficients: Vec<Coefficient>,
+    /// The covariance matrix of the coefficients, in their order (`s²·(AᵀWA)⁻¹` with
+    /// `s²` the residual variance); `None` without residual degrees of freedom. The
+    /// standard errors are the square roots of its diagonal. A segmented model's pieces
+    /// are fitted apart: its matrix is block-diagonal.
+    pub covariance: Option<Vec<Vec<f64>>>,
     /// Number of distinct coordinates.
     pub points: usize,
 }
@@ -250,6 +255,14 @@ pub(crate) fn statistics(
         .ok()
         .and_then(|s| s.cov);
     let s2 = (n > k).then(|| wrss / (n - k) as f64);
+    let covariance = match (&cov, s2) {
+        (Some(c), Some(s2)) => Some(
+            c.iter()
+                .map(|row| row.iter().map(|v| v * s2).collect())
+                .collect(),
+        ),
+        _ => None,
+    };
     let coefficients = labels
         .into_iter()
         .zip(coef)
@@ -270,6 +283,7 @@ pub(crate) fn statistics(
             r2,
             ar2,
             coefficients,
+            covariance,
             points: n,
         },
         predicted,

@@ -335,10 +335,25 @@ fn joined(
             smape,
             r2,
             ar2,
+            covariance: block_diagonal(&left.stats.covariance, &right.stats.covariance),
             coefficients,
             points: n,
         },
         points,
         warnings,
     }
+}
+
+/// The covariance of two pieces fitted apart, when both have one.
+fn block_diagonal(a: &Option<Vec<Vec<f64>>>, b: &Option<Vec<Vec<f64>>>) -> Option<Vec<Vec<f64>>> {
+    let (a, b) = (a.as_ref()?, b.as_ref()?);
+    let n = a.len() + b.len();
+    let mut m = vec![vec![0.0; n]; n];
+    for (i, row) in a.iter().enumerate() {
+        m[i][..row.len()].copy_from_slice(row);
+    }
+    for (i, row) in b.iter().enumerate() {
+        m[a.len() + i][a.len()..a.len() + row.len()].copy_from_slice(row);
+    }
+    Some(m)
 }

@@ -225,6 +225,16 @@ fn statistics_are_consistent() {
             .coefficients
             .iter()
             .all(|c| c.std_error.is_some_and(|e| e > 0.0)));
+        // The covariance: symmetric, its diagonal the standard errors squared.
+        let cov = s.covariance.as_ref().expect("a covariance");
+        assert_eq!(cov.len(), s.coefficients.len());
+        for (i, c) in s.coefficients.iter().enumerate() {
+            let se = c.std_error.unwrap();
+            assert!((cov[i][i].sqrt() - se).abs() <= 1e-9 * se);
+            for j in 0..cov.len() {
+                assert!((cov[i][j] - cov[j][i]).abs() <= 1e-9 * cov[i][j].abs().max(1e-300));
+            }
+        }
         assert!(fit
             .points
             .iter()
