@@ -26,6 +26,7 @@ pub mod model;
 pub mod optimize;
 pub mod skeleton;
 pub mod term;
+pub mod uncertainty;
 
 pub use diag::{Diagnostic, Span};
 pub use model::{Expr, Model, Monomial, Pmnf, Power, Q};
