@@ -10,6 +10,12 @@
 //! each draw. Sampling, rather than a linear propagation, because a pipeline's `max` is
 //! not linear: near a crossover either stage may lead.
 //!
+//! The coefficients' covariance describes the chosen model's terms only: where the
+//! modeler picks the wrong exponents (noise hides a term), an interval from it is tight
+//! around the wrong curve. [`Ensemble::bootstrap`] also carries the choice of terms: it
+//! refits the same modeler to the points with each point's repetitions resampled, and
+//! draws from every refit's coefficients (coverage in `docs/fitting.md`).
+//!
 //! The intervals are those of the mean time (where the true model lies), not of one
 //! run's measurement.
 
@@ -17,12 +23,13 @@
 mod tests;
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 
-use crate::fit::Fit;
+use crate::fit::{Fit, FitOptions, Modeler};
+use crate::measure::Point;
 use crate::model::{Expr, Pmnf};
 
 /// Draws used for intervals unless told otherwise.
@@ -212,21 +219,7 @@ impl Draws {
     /// The central interval of `level` of `model` at `point`: the `(1 − level)/2` and
     /// `(1 + level)/2` quantiles of its values over the draws.
     pub fn interval(&self, model: &Expr, point: &[(&str, f64)], level: f64) -> Option<Interval> {
-        let mut v = self.values(model, point);
-        if v.len() < 2 {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let q = |p: f64| {
-            let h = p * (v.len() - 1) as f64;
-            let (i, f) = (h.floor() as usize, h.fract());
-            v[i] + f * (v[(i + 1).min(v.len() - 1)] - v[i])
-        };
-        Some(Interval {
-            level,
-            low: q((1.0 - level) / 2.0),
-            high: q((1.0 + level) / 2.0),
-        })
+        interval_of(self.values(model, point), level)
     }
 
     /// The share of draws in which `first` is smaller than `second` at `point` (over
@@ -248,4 +241,82 @@ impl Draws {
         }
         Some(pairs.iter().filter(|(a, b)| a < b).count() as f64 / pairs.len() as f64)
     }
+}
+
+/// A fitted model's bootstrap replicates: refits of the same modeler to the points with
+/// each point's repetitions drawn again with replacement, each with its coefficients'
+/// covariance.
+#[derive(Clone, Debug)]
+pub struct Ensemble {
+    pub name: String,
+    pub replicates: Vec<Uncertain>,
+}
+
+impl Ensemble {
+    /// `replicates` refits of `modeler` to `points` resampled from `seed` (refits that
+    /// fail or have no covariance are left out; `None` when none is left).
+    pub fn bootstrap(
+        name: &str,
+        modeler: &dyn Modeler,
+        parameters: &[String],
+        points: &[Point],
+        options: &FitOptions,
+        replicates: usize,
+        seed: u64,
+    ) -> Option<Ensemble> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let replicates: Vec<Uncertain> = (0..replicates)
+            .filter_map(|_| {
+                let resampled: Vec<Point> = points
+                    .iter()
+                    .map(|p| {
+                        let n = p.values.len();
+                        let values = (0..n).map(|_| p.values[rng.gen_range(0..n)]).collect();
+                        Point::new(p.coordinate.clone(), values)
+                    })
+                    .collect();
+                let fit = modeler.fit(parameters, &resampled, options).ok()?;
+                Uncertain::from_fit(name, &fit)
+            })
+            .collect();
+        (!replicates.is_empty()).then(|| Ensemble {
+            name: name.to_string(),
+            replicates,
+        })
+    }
+
+    /// Values of the model at `point`: `per_replicate` coefficient draws of every
+    /// replicate, from `seed`.
+    pub fn values(&self, point: &[(&str, f64)], per_replicate: usize, seed: u64) -> Vec<f64> {
+        self.replicates
+            .iter()
+            .enumerate()
+            .flat_map(|(k, u)| {
+                Draws::sample(
+                    std::slice::from_ref(u),
+                    per_replicate,
+                    seed.wrapping_add(k as u64),
+                )
+                .values(&u.template, point)
+            })
+            .collect()
+    }
+}
+
+/// The central interval of `level` of `values` (`None` with fewer than two).
+pub fn interval_of(mut values: Vec<f64>, level: f64) -> Option<Interval> {
+    if values.len() < 2 {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        let h = p * (values.len() - 1) as f64;
+        let (i, f) = (h.floor() as usize, h.fract());
+        values[i] + f * (values[(i + 1).min(values.len() - 1)] - values[i])
+    };
+    Some(Interval {
+        level,
+        low: q((1.0 - level) / 2.0),
+        high: q((1.0 + level) / 2.0),
+    })
 }

@@ -107,3 +107,30 @@ fn the_probability_that_one_model_is_smaller_is_a_share_of_draws() {
         .unwrap();
     assert_eq!(p, 0.0);
 }
+
+#[test]
+fn a_bootstrap_ensemble_is_reproducible_and_brackets_the_fit() {
+    let config = SynthConfig {
+        shape: TruthShape::Mixed,
+        parameters: vec!["x".into()],
+        values: vec![(0..5).map(|k| 4.0 * 2f64.powi(k)).collect()],
+        regions: 5,
+        noise: 0.03,
+        repetitions: 5,
+        seed: 21,
+    };
+    let m = modeler(DEFAULT_MODELER).unwrap();
+    let opts = FitOptions::default();
+    for r in synth::generate(&config) {
+        let e = Ensemble::bootstrap("c", m, &config.parameters, &r.points, &opts, 30, 4).unwrap();
+        let again =
+            Ensemble::bootstrap("c", m, &config.parameters, &r.points, &opts, 30, 4).unwrap();
+        assert_eq!(e.replicates, again.replicates);
+        assert!(e.replicates.len() >= 25);
+        // Inside the measured range the ensemble's 99% interval holds the fit's value.
+        let fit = m.fit(&config.parameters, &r.points, &opts).unwrap();
+        let v = fit.model.eval_at(&[("x", 16.0)]).unwrap();
+        let i = interval_of(e.values(&[("x", 16.0)], 10, 1), 0.99).unwrap();
+        assert!(i.low <= v && v <= i.high, "{v} not in {i:?}");
+    }
+}
