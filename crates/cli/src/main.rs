@@ -31,6 +31,9 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
     Fit(cmd::fit::Args),
+    /// Time any command over a parameter grid and add the measurements to an Extra-P
+    /// file (unit performance tests of your own blocks).
+    Measure(cmd::measure::Args),
     /// Unit performance tests of kernels, and measurements of whole designs.
     #[command(subcommand)]
     Bench(cmd::bench::Args),
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Fit(a) => cmd::fit::run(a),
+        Command::Measure(a) => cmd::measure::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(a),
