@@ -105,6 +105,10 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         100.0 * s.rule.share_within,
         if s.meets_target { "met" } else { "NOT met" },
     )?;
+    if report.suite == validate::OWN_PROGRAM {
+        writeln!(out, "statistic: the {}", report.measure)?;
+        return Ok(());
+    }
     writeln!(
         out,
         "statistic: the {}; pattern overhead {}",
