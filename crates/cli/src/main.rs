@@ -41,7 +41,7 @@ enum Command {
     /// and `predict --overhead`) or, under `mpirun`, its network.
     Calibrate(cmd::calibrate::Args),
     /// Run designs for real and compare measured with predicted performance.
-    Validate(cmd::validate::Args),
+    Validate(Box<cmd::validate::Args>),
     /// Replay message-passing traces on a platform description.
     Simulate(cmd::simulate::Args),
 }
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Measure(a) => cmd::measure::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
-        Command::Validate(a) => cmd::validate::run(a),
+        Command::Validate(a) => cmd::validate::run(*a),
         Command::Simulate(a) => cmd::simulate::run(a),
     };
     // Flush here rather than at exit, where a failed flush would go unnoticed.
