@@ -1,8 +1,10 @@
+#define _GNU_SOURCE
 #include "blocks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sched.h>
 
 void gen(int *a, size_t x, uint64_t seed)
 {
@@ -60,4 +62,22 @@ size_t parse_size(const char *what, const char *text)
         exit(2);
     }
     return (size_t)v;
+}
+
+void pin(pthread_t t, int i)
+{
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+        return;
+    int seen = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &allowed))
+            continue;
+        if (seen++ == i % CPU_COUNT(&allowed)) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            pthread_setaffinity_np(t, sizeof one, &one);
+            return;
+        }
+    }
 }

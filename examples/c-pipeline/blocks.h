@@ -3,6 +3,7 @@
 #ifndef BLOCKS_H
 #define BLOCKS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,8 @@ size_t items_for(size_t x);
 double now_ns(void);
 /* Parse a positive size from a command-line argument, or exit with status 2. */
 size_t parse_size(const char *what, const char *text);
+/* Keep thread t on the i-th core this process may use (no-op with fewer than two):
+ * the program's threads each on a core of their own, and the block benchmarks too. */
+void pin(pthread_t t, int i);
 
 #endif

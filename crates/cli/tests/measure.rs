@@ -452,13 +452,20 @@ fn the_c_example_goes_through_the_whole_loop() {
     build_c_example(&dir);
     let xs = "x=200,400,800";
     let time_from = r"([0-9.]+) (ns) per item";
-    for block in ["gen", "sort", "checksum"] {
+    for (name, block, how) in [
+        ("gen", "gen", "alone"),
+        ("sort", "sort", "remote"),
+        ("checksum", "checksum", "alone"),
+        ("gen_loaded", "gen", "loaded"),
+        ("sort_loaded", "sort", "loaded"),
+        ("checksum_loaded", "checksum", "loaded"),
+    ] {
         ok(
             &dir,
             &[
                 "measure",
                 "--name",
-                block,
+                name,
                 "--at",
                 xs,
                 "-o",
@@ -473,19 +480,20 @@ fn the_c_example_goes_through_the_whole_loop() {
                 "./block",
                 block,
                 "{x}",
+                how,
                 "8",
             ],
         );
     }
     let fit = ok(&dir, &["fit", "blocks.txt"]);
-    assert_eq!(fit.lines().count(), 3, "{fit}");
+    assert_eq!(fit.lines().count(), 6, "{fit}");
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/c-pipeline/blocks.toml"),
         dir.join("blocks.toml"),
     )
     .unwrap();
     let pipe = "pipe(gen, seq(sort, checksum))";
-    let pool = "tpool(2, seq(gen, sort, checksum))";
+    let pool = "tpool(2, seq(gen_loaded, sort_loaded, checksum_loaded))";
     let p = ok(
         &dir,
         &[
@@ -547,30 +555,30 @@ fn the_c_example_goes_through_the_whole_loop() {
         err.contains("| X: `0` is not a positive whole number"),
         "{err}"
     );
-    // Interrupting nothing: the progress bar is off without a terminal.
-    let out = command_in(
-        &dir,
-        &[
-            "measure".into(),
-            "--name".into(),
-            "g".into(),
-            "--at".into(),
-            "x=100".into(),
-            "-o".into(),
-            "g.txt".into(),
-            "--reps".into(),
-            "1".into(),
-            "--max-reps".into(),
-            "1".into(),
-            "--".into(),
-            "./block".into(),
-            "gen".into(),
-            "{x}".into(),
-            "4".into(),
-        ],
-    )
-    .output()
-    .unwrap();
+    // No progress bar without a terminal: nothing on stderr.
+    let args: Vec<String> = [
+        "measure",
+        "--name",
+        "g",
+        "--at",
+        "x=100",
+        "-o",
+        "g.txt",
+        "--reps",
+        "1",
+        "--max-reps",
+        "1",
+        "--",
+        "./block",
+        "gen",
+        "{x}",
+        "alone",
+        "4",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = command_in(&dir, &args).output().unwrap();
     assert!(out.status.success());
     assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
 }
