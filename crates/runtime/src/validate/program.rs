@@ -25,6 +25,13 @@ use crate::error::Error;
 /// The suite name of a report on the user's own program.
 pub const OWN_PROGRAM: &str = "your program";
 
+/// The rule a report on one program is judged by: its row within the target of a
+/// design of patterns ([`TARGET_PATTERNS`]).
+pub const OWN_PROGRAM_RULE: Rule = Rule {
+    median_error: TARGET_PATTERNS,
+    share_within: 1.0,
+};
+
 /// Compose `term` from `components` (thread counts capped at `opts.cores`), fit
 /// `program` (its points at the sizes `x`), and compare.
 pub fn validate_program(
@@ -100,7 +107,7 @@ pub fn validate_program(
         load: None,
         host_check: None,
         measure: opts.measure,
-        rule: Rule::THREADS,
+        rule: OWN_PROGRAM_RULE,
     })
 }
 
@@ -158,6 +165,7 @@ mod tests {
         assert_eq!(row.verdict(), super::super::Verdict::Within);
         assert_eq!(row.components.len(), 2);
         assert_eq!(r.summary().judged, 1);
+        assert!(r.summary().meets_target);
         assert_eq!(r.to_json().rows[0].configuration, "pipe(sort, sum)");
     }
 
