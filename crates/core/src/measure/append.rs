@@ -14,7 +14,8 @@
 //! shares the file with others still misses some of their points, its finished points
 //! go to a file of their own beside it (`.blocks.txt.NAME.partial`, same format), which
 //! is merged into the file and removed when the last point is done: a run stopped part
-//! way leaves that file, readable by `perfcompose fit`.
+//! way leaves that file, readable by `perfcompose fit`, and the next run of the same
+//! series starts from its points.
 
 use std::path::{Path, PathBuf};
 
@@ -99,6 +100,16 @@ impl Appender {
             None => Experiment::new(parameters.to_vec()),
         };
         exp.source = None;
+        // The finished points of an earlier run of this series that stopped part way.
+        let partial = partial_path_of(path, &key);
+        if partial.exists() {
+            let earlier = read_path(&partial)?;
+            if earlier.parameters == exp.parameters {
+                for p in earlier.series.get(&key).into_iter().flatten() {
+                    exp.push(key.clone(), p.coordinate.clone(), p.values.clone());
+                }
+            }
+        }
         let mut others = None;
         {
             let other: Vec<&SeriesKey> = exp.series.keys().filter(|k| **k != key).collect();
@@ -189,6 +200,26 @@ impl Appender {
         }
         Ok(())
     }
+}
+
+/// [`Appender::partial_path`] of series `key` of `path`.
+fn partial_path_of(path: &Path, key: &SeriesKey) -> PathBuf {
+    let name = path.file_name().map_or_else(
+        || "measurements".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let safe: String = key
+        .callpath
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    path.with_file_name(format!(".{name}.{safe}.partial"))
 }
 
 /// Write `exp` to `path` in `format` through a temporary file renamed over it.
@@ -285,6 +316,24 @@ mod tests {
             assert_eq!(values(&exp, "sort"), [(1.0, vec![10.0]), (2.0, vec![20.0])]);
             assert!(!c.partial_path().exists());
         }
+    }
+
+    #[test]
+    fn a_run_stopped_part_way_is_taken_up_by_the_next() {
+        let path = dir().join("blocks.txt");
+        let grid = vec![vec![1.0], vec![2.0]];
+        let mut a = Appender::open(&path, &x(), key("sort"), &grid).unwrap();
+        a.add(vec![1.0], vec![10.0]).unwrap();
+        a.add(vec![2.0], vec![20.0]).unwrap();
+        let mut stopped = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
+        stopped.add(vec![1.0], vec![5.0]).unwrap();
+        drop(stopped);
+        // The next run measures only x = 2 and completes the series.
+        let mut next = Appender::open(&path, &x(), key("sum"), &grid[1..]).unwrap();
+        next.add(vec![2.0], vec![6.0]).unwrap();
+        let exp = read_path(&path).unwrap();
+        assert_eq!(values(&exp, "sum"), [(1.0, vec![5.0]), (2.0, vec![6.0])]);
+        assert!(!next.partial_path().exists());
     }
 
     #[test]

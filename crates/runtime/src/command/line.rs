@@ -242,3 +242,27 @@ mod tests {
         assert_eq!(format_point(&at(1024.0, 2.0)), "x=1024, p=2");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(5), ..Default::default() })]
+
+        /// Any words: a command line or an error, never a panic; substituting leaves no
+        /// placeholder of the grid behind.
+        #[test]
+        fn any_words_are_read_or_refused(words in proptest::collection::vec("[a-z{}$ x_=.'-]{0,12}", 0..4), shell: bool) {
+            let params = vec!["x".to_string()];
+            if let Ok(c) = CommandLine::new(words, shell, &params) {
+                let argv = c.argv(&[("x".to_string(), 7.0)]);
+                let _ = c.display(&[("x".to_string(), 7.0)]);
+                let _ = c.template();
+                for w in &argv[if shell { 2 } else { 0 }..] {
+                    proptest::prop_assert!(placeholders(w).is_empty(), "{w}");
+                }
+            }
+        }
+    }
+}

@@ -76,7 +76,7 @@ impl TimeFrom {
                 })
             }
         };
-        if !value.is_finite() || value < 0.0 {
+        if !(value * scale).is_finite() || value < 0.0 {
             return Some(Found::NotATime {
                 text: text.to_string(),
                 why: "a time is a finite number, not negative".into(),
@@ -116,6 +116,10 @@ mod tests {
             Some(Found::NotATime { why, .. }) => assert!(why.contains("unknown unit `hours`")),
             other => panic!("{other:?}"),
         }
+        match t.find("took 1e300 s", "") {
+            Some(Found::NotATime { why, .. }) => assert!(why.contains("finite")),
+            other => panic!("{other:?}"),
+        }
         match t.find("took -3 s", "") {
             Some(Found::NotATime { why, .. }) => assert!(why.contains("not negative")),
             other => panic!("{other:?}"),
@@ -131,5 +135,25 @@ mod tests {
         let e = TimeFrom::new(r"took \d+").unwrap_err();
         assert!(e.to_string().contains("no group"), "{e}");
         assert!(e.hint().is_some());
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(6), ..Default::default() })]
+
+        /// Any pattern and any output: a time, a reason, or no match; never a panic, and
+        /// a time is finite and not negative.
+        #[test]
+        fn any_output_gives_a_time_or_a_reason(pattern in "[a-z() .?|+*0-9\\\\sdS]{0,14}", out in "[a-z0-9 .e+-µ\\n]{0,40}") {
+            if let Ok(t) = TimeFrom::new(&pattern) {
+                if let Some(Found::Ns(ns)) = t.find(&out, &out) {
+                    proptest::prop_assert!(ns.is_finite() && ns >= 0.0);
+                }
+            }
+        }
     }
 }
