@@ -8,12 +8,12 @@ use crate::cmd::timing_args::TimingArgs;
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   perfcompose measure --name sort --at x=1000,2000,4000,8000 -o blocks.txt -- ./mysort --n {x}
-  perfcompose measure --name halo --at p=2,4,8 --at n=2^10,2^12 -o halo.txt -- ./halo {p} {n}
+  perfcompose measure --name halo --at p=2,4,8 --at size=2^10,2^12 -o halo.txt -- ./halo {p} {size}
   perfcompose measure --name sum --at x=1000,2000 -o blocks.txt --time-from 'took ([0-9.]+) (ms)' -- ./sum {x}
   perfcompose measure --name grep --at x=1,2 -o blocks.txt --shell --prepare 'make input-{x}' -- 'grep -c a input-{x} > /dev/null'")]
 pub struct Args {
     /// The block's name: the callpath of its series in the file (what a components
-    /// file's `callpath = \"NAME\"` picks).
+    /// file's `callpath = "NAME"` picks).
     #[arg(long, value_name = "NAME")]
     pub name: String,
     /// Measure at NAME=V1,V2,... (numbers or constant expressions such as 2^10); repeat
