@@ -34,6 +34,9 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
     Fit(cmd::fit::Args),
+    /// Time any command over a parameter grid and add the measurements to an Extra-P
+    /// file (unit performance tests of your own blocks).
+    Measure(cmd::measure::Args),
     /// Unit performance tests of kernels, and measurements of whole designs.
     #[command(subcommand)]
     Bench(cmd::bench::Args),
@@ -41,7 +44,7 @@ enum Command {
     /// and `predict --overhead`) or, under `mpirun`, its network.
     Calibrate(cmd::calibrate::Args),
     /// Run designs for real and compare measured with predicted performance.
-    Validate(cmd::validate::Args),
+    Validate(Box<cmd::validate::Args>),
     /// Replay message-passing traces on a platform description.
     Simulate(cmd::simulate::Args),
 }
@@ -54,9 +57,10 @@ fn main() -> ExitCode {
         Command::Optimize(a) => cmd::optimize::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Fit(a) => cmd::fit::run(a),
+        Command::Measure(a) => cmd::measure::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
-        Command::Validate(a) => cmd::validate::run(a),
+        Command::Validate(a) => cmd::validate::run(*a),
         Command::Simulate(a) => cmd::simulate::run(a),
     };
     // Flush here rather than at exit, where a failed flush would go unnoticed.

@@ -10,6 +10,10 @@
 //!
 //! [components.scan]
 //! measurements = "scan.txt"           # fitted on load (`perfcompose predict` plugs in fit::DEFAULT_FITTER)
+//!
+//! [components.sort]
+//! measurements = "blocks.txt"         # a file of several series (`perfcompose measure` appends them)
+//! callpath = "sort"                   # the series to fit (default: the file's only one, or the component's name)
 //! ```
 //!
 //! Meaning of the names inside a component model: `x` is the component's own input size
@@ -84,7 +88,9 @@ pub struct Components {
 /// Fits a model to a measurements file: the hook through which the modeler makes
 /// `measurements = "file"` work. Errors are located in the measurements file.
 pub trait Fitter {
-    fn fit(&self, component: &str, path: &Path) -> Result<Expr, Diagnostic>;
+    /// Fit the series of `component` in `path`: the one `callpath` names when given.
+    fn fit(&self, component: &str, path: &Path, callpath: Option<&str>)
+        -> Result<Expr, Diagnostic>;
 }
 
 /// How to read a components file.
@@ -125,6 +131,7 @@ struct RawMachineFile {
 struct RawComponent {
     model: Option<Spanned<String>>,
     measurements: Option<Spanned<String>>,
+    callpath: Option<Spanned<String>>,
     description: Option<String>,
 }
 
@@ -150,7 +157,7 @@ impl Components {
         let raw: RawFile = toml::from_str(source).map_err(|e| {
             let d = toml_error(origin, source, &e);
             if e.message().contains("unknown field") {
-                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"`, and optionally `description`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"")
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"`), and optionally `description`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"")
             } else {
                 d
             }
@@ -197,6 +204,15 @@ impl Components {
             })?;
             let comp_span = Span::new(comp.span().start, comp.span().end);
             let comp = comp.into_inner();
+            if let (Some(cp), None) = (&comp.callpath, &comp.measurements) {
+                return Err(Diagnostic::new(
+                    origin,
+                    source,
+                    Span::new(cp.span().start, cp.span().end),
+                    format!("component `{name}`: `callpath` picks a series of a measurements file, and there is none"),
+                )
+                .with_hint("add measurements = \"FILE\", or remove the callpath"));
+            }
             let (model, src) = match (comp.model, comp.measurements) {
                 (Some(m), None) => {
                     let model = parse_embedded(origin, source, &m, opts.library)?;
@@ -224,8 +240,15 @@ impl Components {
                         )
                         .with_hint("give the component a model instead: model = \"...\""));
                     };
+                    let callpath = match &comp.callpath {
+                        Some(cp) => {
+                            check_callpath(origin, source, &name, cp, &path)?;
+                            Some(cp.get_ref().as_str())
+                        }
+                        None => None,
+                    };
                     // A missing file is the components file's mistake: say so there.
-                    let model = fitter.fit(&name, &path).map_err(|d| {
+                    let model = fitter.fit(&name, &path, callpath).map_err(|d| {
                         if path.exists() {
                             d
                         } else {
@@ -352,6 +375,37 @@ impl Components {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// Refuse a `callpath` that names no series of the measurements file `path`, at the
+/// callpath in the components file. A file that cannot be read is left to the fitter,
+/// which reports it in the file.
+fn check_callpath(
+    origin: &str,
+    source: &str,
+    component: &str,
+    callpath: &Spanned<String>,
+    path: &Path,
+) -> Result<(), Diagnostic> {
+    let Ok(exp) = crate::measure::read_path(path) else {
+        return Ok(());
+    };
+    if crate::fit::file::pick(&exp, component, Some(callpath.get_ref())).is_ok() {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = exp.series.keys().map(|k| k.callpath.as_str()).collect();
+    names.dedup();
+    Err(Diagnostic::new(
+        origin,
+        source,
+        Span::new(callpath.span().start, callpath.span().end),
+        format!(
+            "component `{component}`: `{}` has no series with callpath `{}`",
+            path.display(),
+            callpath.get_ref()
+        ),
+    )
+    .with_hint(format!("its callpaths: {}", names.join(", "))))
 }
 
 /// The component models of seed 000, Table 1 (nanoseconds; `inc` is the block of ten
@@ -654,7 +708,13 @@ mod tests {
 
         struct Constant;
         impl Fitter for Constant {
-            fn fit(&self, component: &str, path: &Path) -> Result<Expr, Diagnostic> {
+            fn fit(
+                &self,
+                component: &str,
+                path: &Path,
+                callpath: Option<&str>,
+            ) -> Result<Expr, Diagnostic> {
+                assert_eq!(callpath, None);
                 assert_eq!(component, "scan");
                 assert_eq!(path, Path::new("data/scan.txt"));
                 Ok(Expr::constant(3.0))

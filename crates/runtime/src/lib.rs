@@ -10,6 +10,7 @@
 //! | [`kernel`] | the [`Kernel`] trait, the open [`Registry`] and the built-in kernels |
 //! | [`plan`] | a term-shaped [`Plan`] + a registry → a runnable [`Program`] |
 //! | [`bench`] | unit performance tests and whole-program measurement (median, CV, adaptive stop) |
+//! | [`command`] | the user's own programs: a command over a parameter grid, timed by wall time or by what it prints |
 //! | [`overhead`] | per-element cost of each pattern, its crossbeam baseline, per-machine storage |
 //! | [`host`] | probes of the machine: cores, memory, caches, the cores' speed states, busy neighbours |
 //!
@@ -23,6 +24,7 @@ mod pool;
 mod unwind;
 
 pub mod bench;
+pub mod command;
 pub mod data;
 pub mod host;
 pub mod kernel;

@@ -1,5 +1,5 @@
-//! One module per subcommand: each has an `Args` (clap) and a `run`; `input` and
-//! `runtime_args` hold what several of them share.
+//! One module per subcommand: each has an `Args` (clap) and a `run`; `input`,
+//! `runtime_args` and `timing_args` hold what several of them share.
 
 pub mod bench;
 pub mod calibrate;
@@ -7,8 +7,10 @@ pub mod check;
 pub mod demo;
 pub mod fit;
 pub mod input;
+pub mod measure;
 pub mod optimize;
 pub mod predict;
 pub mod runtime_args;
 pub mod simulate;
+pub mod timing_args;
 pub mod validate;

@@ -2,8 +2,10 @@
 //! components file): read the file, pick the series that belongs to the component, fit
 //! it with a modeler.
 //!
-//! The series is the file's only one, or the one whose callpath is the component's name
-//! (or ends with `->NAME`); among several metrics of that callpath, `time` is preferred.
+//! The series is the one whose callpath the component names (`callpath = "sort"`), else
+//! the file's only one, else the one whose callpath is the component's name; a callpath
+//! also matches one that ends with `->NAME`. Among several metrics of that callpath,
+//! `time` is preferred.
 //! The model keeps the file's parameter names, so a component's input size should be
 //! called `x` in its measurements, as in a model string.
 
@@ -15,12 +17,17 @@ use crate::diag::Diagnostic;
 use crate::measure::{read_path, Experiment, SeriesKey};
 use crate::model::Expr;
 
-/// Which series of `exp` belongs to `component`.
-fn pick<'a>(exp: &'a Experiment, component: &str) -> Result<&'a SeriesKey, String> {
+/// Which series of `exp` belongs to `component`, or to `callpath` when one is given.
+pub fn pick<'a>(
+    exp: &'a Experiment,
+    component: &str,
+    callpath: Option<&str>,
+) -> Result<&'a SeriesKey, String> {
     let keys: Vec<&SeriesKey> = exp.series.keys().collect();
-    if keys.len() == 1 {
+    if keys.len() == 1 && callpath.is_none() {
         return Ok(keys[0]);
     }
+    let component = callpath.unwrap_or(component);
     let suffix = format!("->{component}");
     let named: Vec<&SeriesKey> = keys
         .iter()
@@ -62,11 +69,12 @@ fn list(keys: &[&SeriesKey]) -> String {
 pub fn fit_component(
     component: &str,
     path: &Path,
+    callpath: Option<&str>,
     modeler: &dyn Modeler,
     options: &FitOptions,
 ) -> Result<Expr, Diagnostic> {
     let exp = read_path(path)?;
-    let key = pick(&exp, component).map_err(|msg| {
+    let key = pick(&exp, component, callpath).map_err(|msg| {
         exp.diagnostic(
             None,
             format!("component `{component}`: the measurements file {msg}"),
@@ -92,8 +100,13 @@ pub struct ComponentFitter {
 }
 
 impl Fitter for ComponentFitter {
-    fn fit(&self, component: &str, path: &Path) -> Result<Expr, Diagnostic> {
-        fit_component(component, path, self.modeler, &self.options)
+    fn fit(
+        &self,
+        component: &str,
+        path: &Path,
+        callpath: Option<&str>,
+    ) -> Result<Expr, Diagnostic> {
+        fit_component(component, path, callpath, self.modeler, &self.options)
     }
 }
 
@@ -144,11 +157,14 @@ mod tests {
     fn the_component_picks_its_series_by_callpath() {
         let path = write("two.txt", &two_regions());
         let m = modeler("perfcompose").unwrap();
-        let scan = fit_component("scan", &path, m, &FitOptions::default()).unwrap();
+        let scan = fit_component("scan", &path, None, m, &FitOptions::default()).unwrap();
         assert_eq!(scan.rounded(3), "1 + 3 * x * log2(x)");
-        let sort = fit_component("sort", &path, m, &FitOptions::default()).unwrap();
+        let sort = fit_component("sort", &path, None, m, &FitOptions::default()).unwrap();
         assert_eq!(sort.rounded(3), "1 + 0.5 * x * log2(x)");
-        let e = fit_component("merge", &path, m, &FitOptions::default()).unwrap_err();
+        // A callpath picks the series whatever the component is called.
+        let s = fit_component("order", &path, Some("sort"), m, &FitOptions::default()).unwrap();
+        assert_eq!(s.rounded(3), "1 + 0.5 * x * log2(x)");
+        let e = fit_component("merge", &path, None, m, &FitOptions::default()).unwrap_err();
         assert!(
             e.message.contains("none is called `merge`"),
             "{}",
@@ -175,6 +191,32 @@ mod tests {
             c.get("scan").unwrap().model.rounded(3),
             "1 + 3 * x * log2(x)"
         );
+        // `callpath` picks a series of a shared file, whatever the component is called.
+        let toml = "[components.order]\nmeasurements = \"two.txt\"\ncallpath = \"sort\"\n";
+        let c = Components::parse("design.toml", toml, &dir, opts).unwrap();
+        assert_eq!(
+            c.get("order").unwrap().model.rounded(3),
+            "1 + 0.5 * x * log2(x)"
+        );
+        // An unknown callpath is located at the callpath, in the components file.
+        let toml = "[components.order]\nmeasurements = \"two.txt\"\ncallpath = \"merge\"\n";
+        let e = Components::parse("design.toml", toml, &dir, opts).unwrap_err();
+        assert_eq!(e.origin, "design.toml");
+        assert_eq!(e.line_col(), (3, 12), "{}", e.render());
+        assert!(
+            e.message.contains("no series with callpath `merge`"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.hint.as_deref().unwrap().contains("main->sort, scan"),
+            "{:?}",
+            e.hint
+        );
+        // A callpath without measurements is refused where it is written.
+        let toml = "[components.order]\nmodel = \"x\"\ncallpath = \"sort\"\n";
+        let e = Components::parse("design.toml", toml, &dir, opts).unwrap_err();
+        assert_eq!(e.line_col(), (3, 12), "{}", e.render());
         // A component whose series is missing is an error located in the measurements file.
         let toml = "[components.merge]\nmeasurements = \"two.txt\"\n";
         let e = Components::parse("design.toml", toml, &dir, opts).unwrap_err();
@@ -191,6 +233,7 @@ mod tests {
         let e = fit_component(
             "scan",
             Path::new("/nonexistent/scan.txt"),
+            None,
             m,
             &FitOptions::default(),
         )
@@ -200,7 +243,7 @@ mod tests {
             "bad.txt",
             "PARAMETER x\nPOINTS ( 1 )\nREGION r\nMETRIC time\nDATA 1 x\n",
         );
-        let e = fit_component("r", &bad, m, &FitOptions::default()).unwrap_err();
+        let e = fit_component("r", &bad, None, m, &FitOptions::default()).unwrap_err();
         assert_eq!(e.line_col().0, 5);
     }
 }

@@ -23,6 +23,7 @@
 //! coordinate of the experiment (Extra-P's rule; it is what makes Extra-P reject its own
 //! `*_neg*` test files). Problems are [`Diagnostic`]s naming the file, line and column.
 
+pub mod append;
 pub mod archive;
 mod builder;
 pub mod csv;

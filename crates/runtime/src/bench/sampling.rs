@@ -79,10 +79,10 @@ pub struct Progress<'a> {
 }
 
 /// Repeat `one` (returns ns per call of one repetition) according to `spec`.
-pub fn sample(
+pub fn sample<E>(
     spec: &Sampling,
-    mut one: impl FnMut() -> Result<f64, Error>,
-) -> Result<(Vec<f64>, bool), Error> {
+    mut one: impl FnMut() -> Result<f64, E>,
+) -> Result<(Vec<f64>, bool), E> {
     for _ in 0..spec.warmup {
         one()?;
     }

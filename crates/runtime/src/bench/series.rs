@@ -107,7 +107,7 @@ impl PointStats {
 
     /// The statistics of the repetitions `values` at size `x`, taken `batch` calls or
     /// elements at a time; `converged` says whether the adaptive target was reached.
-    pub(super) fn summarise(x: u64, values: Vec<f64>, batch: u64, converged: bool) -> PointStats {
+    pub fn summarise(x: u64, values: Vec<f64>, batch: u64, converged: bool) -> PointStats {
         let median = stats::median(&values);
         let (ci_low, ci_high) = stats::median_ci(&values).unwrap_or((median, median));
         PointStats {

@@ -589,7 +589,7 @@ pub fn coefficient_error(modular: &Expr, monolithic: &Expr, x_min: f64, x_max: f
 }
 
 /// Why a row missed its target, as far as the measurements tell.
-fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<Note> {
+pub(super) fn miss_reasons(row: &Row, measured: &Series, opts: &Options) -> Vec<Note> {
     let mut r = Vec::new();
     if row.coefficient_error.is_nan() {
         r.push(Note::NotComparable);

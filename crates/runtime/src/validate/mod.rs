@@ -30,12 +30,14 @@
 //! | [`report`] | rows, the suite's summary, the `--json` schema |
 //! | [`archive`] | the saved-run folder, written and read |
 //! | [`run`] | the live run and the re-analysis of a saved one |
+//! | [`program`] | the user's own program against the prediction from a components file |
 
 pub mod analyze;
 pub mod archive;
 pub mod blocks;
 pub mod notes;
 pub mod options;
+pub mod program;
 pub mod protocol;
 pub mod report;
 pub mod revisit;
@@ -49,6 +51,7 @@ pub use options::{
     Options, TARGET_MAPREDUCE, TARGET_MEDIAN_ERROR, TARGET_PATTERNS, TARGET_SHARE_WITHIN,
     VALIDATE_MODELER,
 };
+pub use program::{validate_program, OWN_PROGRAM};
 pub use report::{HostAtRow, JsonReport, Report, Row, Rule, Summary, Verdict};
 pub use run::{load_average, reanalyze, run_suite, steps, Reanalysis};
 pub use suite::{select, Case, Suite};

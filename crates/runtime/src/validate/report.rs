@@ -322,6 +322,8 @@ pub struct JsonRow {
     /// [`Row::host`], present on rows the host check ran around.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_check: Option<JsonHost>,
+    /// Each measured point against the prediction there ([`Row::points`]).
+    pub points: Vec<Compared>,
 }
 
 impl JsonRow {
@@ -341,6 +343,7 @@ impl JsonRow {
             overhead_ns: r.overhead_ns,
             notes: r.notes.iter().map(JsonNote::of).collect(),
             host_check: r.host.as_ref().map(HostAtRow::to_json),
+            points: r.points.clone(),
         }
     }
 }

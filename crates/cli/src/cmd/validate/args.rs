@@ -6,6 +6,7 @@ use perfcompose_core::fit::Measure;
 use perfcompose_runtime::validate;
 
 use crate::cmd::runtime_args::{Image, RuntimeArgs};
+use crate::cmd::timing_args::TimingArgs;
 
 /// Flags of `perfcompose validate`.
 #[derive(clap::Args, Debug)]
@@ -18,16 +19,26 @@ use crate::cmd::runtime_args::{Image, RuntimeArgs};
   perfcompose validate --from results/ --measure median
   mpirun -np 2 perfcompose validate --suite mpi          distributed designs (a build with --features mpi)
   mpirun -np 2 perfcompose validate --term 'mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x, reduction=global)'
-  mpirun -np 4 perfcompose validate --term 'matmul(mm_block, procs=4, message=msg, bcast=binomial)'")]
+  mpirun -np 4 perfcompose validate --term 'matmul(mm_block, procs=4, message=msg, bcast=binomial)'
+  perfcompose validate --components blocks.toml --term 'pipe(sort, checksum)' --at x=1000,2000,4000 -- ./myprog {x}
+                                             your own program against the prediction from its blocks (docs/measure.md)")]
 pub struct Args {
     /// Which configurations: `quick` (CI-sized), `paper` (the seed's tables over its
     /// range of x), `mpi` (distributed MapReduce, divide and conquer and matrix
     /// multiplication, under mpirun), or a suite file (`FILE.toml`).
     #[arg(long, default_value = "quick", value_name = "quick|paper|mpi|FILE")]
     pub suite: String,
-    /// Validate one design written with the registered kernels instead of a suite.
+    /// Validate one design written with the registered kernels instead of a suite; with
+    /// a command after `--`, the design of that program over the blocks of --components.
     #[arg(long, value_name = "TERM", conflicts_with_all = ["from", "only"])]
     pub term: Option<String>,
+    /// The block models of your own program (a components file; `measurements =
+    /// "FILE"` blocks are fitted on load with --modeler and --measure).
+    #[arg(long, value_name = "FILE", requires = "command")]
+    pub components: Option<PathBuf>,
+    /// The sizes your program runs at: x=V1,V2,... (`{x}` in the command is replaced).
+    #[arg(long = "at", value_name = "x=V1,V2,...", requires = "command")]
+    pub at: Vec<String>,
     /// Sizes of the sweep for --term, comma separated.
     #[arg(long, value_delimiter = ',', value_name = "X,...", requires = "term")]
     pub sizes: Option<Vec<usize>>,
@@ -83,6 +94,12 @@ pub struct Args {
     pub time_limit: f64,
     #[command(flatten)]
     pub runtime: RuntimeArgs,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Your own program and its arguments, after `--`: validated against the prediction
+    /// of --term from the blocks of --components.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// Statistic of the repetitions.

@@ -15,6 +15,7 @@ mod args;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod print;
+mod program;
 
 pub use args::Args;
 use print::print;
@@ -76,7 +77,6 @@ fn suite_of(args: &Args) -> anyhow::Result<Suite> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     quiet_caught_panics();
     perfcompose_runtime::bench::keep_freed_memory();
-    let registry = registry();
     if perfcompose_core::fit::modeler(&args.modeler).is_none() {
         bail!(
             "unknown modeler `{}` (available: {})",
@@ -91,6 +91,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.cores == Some(0) {
         bail!("--cores must be at least 1");
     }
+    if !args.command.is_empty() {
+        return program::run(&args);
+    }
+    let registry = registry();
     if distributed(&args) {
         return validate_distributed(&args, &registry);
     }

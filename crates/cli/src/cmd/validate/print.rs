@@ -111,6 +111,37 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "NOT met"
         },
     )?;
+    if report.suite == validate::OWN_PROGRAM {
+        for r in &report.rows {
+            let mut errors: Vec<f64> = r
+                .points
+                .iter()
+                .map(|p| (p.predicted - p.measured).abs() / p.measured)
+                .collect();
+            errors.sort_by(f64::total_cmp);
+            if let Some(m) = errors.get(errors.len() / 2) {
+                let at: Vec<String> = r
+                    .points
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{}: {:+.1}%",
+                            p.x,
+                            100.0 * (p.predicted - p.measured) / p.measured
+                        )
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "prediction against your program, point by point (x: (predicted − measured) / measured): {}; median {}",
+                    at.join(", "),
+                    pct(*m),
+                )?;
+            }
+        }
+        writeln!(out, "statistic: the {}", report.measure)?;
+        return Ok(());
+    }
     writeln!(
         out,
         "statistic: the {}; pattern overhead {}",

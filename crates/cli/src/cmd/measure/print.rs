@@ -1,0 +1,139 @@
+//! What `perfcompose measure` prints: a table of the points (grid order) and where they
+//! went, or JSON.
+
+use std::io::Write as _;
+
+use perfcompose_core::compose::grid::Grid;
+use perfcompose_runtime::command::{format_value, Measured};
+use serde::Serialize;
+
+use super::args::Args;
+use crate::cmd::input::table;
+use crate::cmd::timing_args::duration;
+
+/// `perfcompose measure --json` (fields are only ever added).
+#[derive(Serialize)]
+struct Json<'a> {
+    name: &'a str,
+    metric: &'static str,
+    unit: &'static str,
+    output: String,
+    format: &'a str,
+    command: String,
+    shell: bool,
+    timed: &'static str,
+    parameters: Vec<&'a str>,
+    points: Vec<JsonPoint>,
+}
+
+#[derive(Serialize)]
+struct JsonPoint {
+    point: serde_json::Map<String, serde_json::Value>,
+    values: Vec<f64>,
+    median: f64,
+    cv: f64,
+    ci: [f64; 2],
+    converged: bool,
+}
+
+pub fn print(
+    args: &Args,
+    grid: &Grid,
+    mut done: Vec<Measured>,
+    format: &str,
+) -> anyhow::Result<()> {
+    // Grid order, whatever order the points were measured in.
+    let points = grid.points();
+    let rank = |m: &Measured| {
+        points
+            .iter()
+            .position(|p| *p == m.point)
+            .unwrap_or(usize::MAX)
+    };
+    done.sort_by_key(rank);
+    let mut out = crate::report::stdout();
+    if args.json {
+        let json = Json {
+            name: &args.name,
+            metric: perfcompose_runtime::bench::METRIC,
+            unit: "ns",
+            output: args.output.display().to_string(),
+            format,
+            command: args.command.join(" "),
+            shell: args.timing.shell,
+            timed: args.timing.timed(),
+            parameters: grid.names(),
+            points: done
+                .iter()
+                .map(|m| {
+                    let (lo, hi) = m.ci();
+                    JsonPoint {
+                        point: m
+                            .point
+                            .iter()
+                            .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+                            .collect(),
+                        values: m.values.clone(),
+                        median: m.median(),
+                        cv: m.cv(),
+                        ci: [lo, hi],
+                        converged: m.converged,
+                    }
+                })
+                .collect(),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        return Ok(());
+    }
+    let mut header: Vec<String> = grid.names().iter().map(|s| s.to_string()).collect();
+    header.extend([
+        "median".into(),
+        "CV".into(),
+        "95% CI of median".into(),
+        "reps".into(),
+    ]);
+    let mut t = table(header);
+    for m in &done {
+        let (lo, hi) = m.ci();
+        let mut row: Vec<String> = m.point.iter().map(|(_, v)| format_value(*v)).collect();
+        row.push(duration(m.median()));
+        row.push(format!("{:.1}%", 100.0 * m.cv()));
+        row.push(format!(
+            "{} .. {}{}",
+            duration(lo),
+            duration(hi),
+            if m.converged {
+                ""
+            } else {
+                " (target not reached)"
+            }
+        ));
+        row.push(m.values.len().to_string());
+        t.add_row(row);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "{} of `{}` ({}): {} points, {} repetitions added to {} ({format})",
+        if args.timing.time_from.is_some() {
+            "times printed by the program"
+        } else {
+            "wall times"
+        },
+        args.name,
+        shown_command(args),
+        done.len(),
+        done.iter().map(|m| m.values.len()).sum::<usize>(),
+        args.output.display(),
+    )?;
+    Ok(())
+}
+
+fn shown_command(args: &Args) -> String {
+    let words = args.command.join(" ");
+    if args.timing.shell {
+        format!("sh -c '{words}'")
+    } else {
+        words
+    }
+}

@@ -1,0 +1,130 @@
+//! `perfcompose validate --components FILE --term TERM --at x=... -- CMD`: the user's own
+//! program measured like `perfcompose measure` measures a block, against the prediction
+//! composed from its blocks. Glue over `perfcompose_runtime::command` and
+//! `perfcompose_runtime::validate::validate_program`.
+
+use anyhow::{anyhow, bail};
+use perfcompose_core::components::{Components, LoadOptions};
+use perfcompose_core::fit::{ComponentFitter, FitOptions};
+use perfcompose_core::skeleton::StandardLibrary;
+use perfcompose_core::term::parse_term_with;
+use perfcompose_runtime::bench::{PointStats, Series, PARAMETER};
+use perfcompose_runtime::command::{format_point, System};
+use perfcompose_runtime::validate::{self, Options};
+
+use super::args::Args;
+use super::print::print;
+use crate::cmd::input;
+use crate::cmd::runtime_args::bar;
+use crate::cmd::timing_args::with_hint;
+
+/// The sizes of `--at`: one axis, `x`, of whole numbers.
+fn sizes(args: &Args) -> anyhow::Result<Vec<u64>> {
+    if args.at.is_empty() {
+        bail!("give the sizes your program runs at with --at x=V1,V2,... (at least two, to fit its model)");
+    }
+    let grid = input::grid(&args.at)?;
+    if grid.names() != [PARAMETER] {
+        bail!(
+            "--at {}: validate fits your program's model over one parameter, x (--at x=V1,V2,...)",
+            grid.names().join(" --at ")
+        );
+    }
+    let xs = grid.values_of(PARAMETER).unwrap_or_default();
+    if let Some(bad) = xs.iter().find(|v| **v < 0.0 || v.fract() != 0.0) {
+        bail!("--at x: {bad} is not a size (a whole number, 0 or more)");
+    }
+    Ok(xs.iter().map(|v| *v as u64).collect())
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    for (given, flag) in [
+        (args.from.is_some(), "--from"),
+        (args.save.is_some(), "--save"),
+        (args.sizes.is_some(), "--sizes"),
+        (!args.only.is_empty(), "--only"),
+        (args.calibration.is_some(), "--calibration"),
+        (args.trace.is_some(), "--trace"),
+    ] {
+        if given {
+            bail!("{flag} is for the designs perfcompose runs itself, not for a program given after --");
+        }
+    }
+    let Some(path) = &args.components else {
+        bail!("give your program's blocks with --components FILE (a components file; `perfcompose measure` writes their measurements)");
+    };
+    let Some(text) = &args.term else {
+        bail!("give your program's design with --term, e.g. --term 'pipe(sort, checksum)'");
+    };
+    let term = parse_term_with("<term>", text, &StandardLibrary)?;
+    let xs = sizes(args)?;
+    let modeler = perfcompose_core::fit::modeler(&args.modeler)
+        .ok_or_else(|| anyhow!("unknown modeler `{}`", args.modeler))?;
+    let fitter = ComponentFitter {
+        modeler,
+        options: FitOptions {
+            measure: args.measure.into(),
+            allow_negative: false,
+            breaks: Vec::new(),
+        },
+    };
+    let components = Components::load(
+        path,
+        LoadOptions {
+            library: &StandardLibrary,
+            fitter: Some(&fitter),
+        },
+    )?;
+    let opts = Options {
+        cores: args
+            .cores
+            .unwrap_or_else(perfcompose_runtime::host::available_cores),
+        overhead: None,
+        measure: args.measure.into(),
+        modeler: args.modeler.clone(),
+        caches: Vec::new(),
+        ..Options::default()
+    };
+    // A term that does not compose fails here, before the program runs.
+    perfcompose_core::compose::compose(
+        &term,
+        &components,
+        perfcompose_core::compose::ComposeOptions {
+            cores: Some(opts.cores as u64),
+        },
+    )?;
+    let points: Vec<Vec<(String, f64)>> = xs
+        .iter()
+        .map(|&x| vec![(PARAMETER.to_string(), x as f64)])
+        .collect();
+    let measurement =
+        args.timing
+            .measurement(&args.command, &[PARAMETER.to_string()], points.len())?;
+    let bar = bar(points.len() as u64, args.json);
+    let mut measured = Vec::new();
+    measurement
+        .grid(
+            &mut System,
+            &points,
+            &args.timing.order(points.len()),
+            |i, _| bar.set_message(format!("your program at {}", format_point(&points[i]))),
+            |m| -> anyhow::Result<()> {
+                bar.inc(1);
+                measured.push(m);
+                Ok(())
+            },
+        )
+        .map_err(with_hint)?;
+    bar.finish_and_clear();
+    let mut stats: Vec<PointStats> = measured
+        .into_iter()
+        .map(|m| {
+            let x = m.point[0].1 as u64;
+            PointStats::summarise(x, m.values, 1, m.converged)
+        })
+        .collect();
+    stats.sort_by_key(|p| p.x);
+    let program = Series::program(term.root.to_string(), stats);
+    let report = validate::validate_program(&term, &components, &program, &opts)?;
+    print(args, &report)
+}

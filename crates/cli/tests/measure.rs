@@ -1,0 +1,584 @@
+//! `perfcompose measure` and `perfcompose validate -- CMD` on real processes: exact
+//! outputs from programs whose printed times are fixed (`echo`, `sh`), the failures and
+//! what they keep, and the C example's whole loop (measure → fit → predict → check →
+//! validate), built with gcc. No assertion depends on how fast anything runs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{command_in, run_in};
+
+/// A fresh directory for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("measure")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    run_in(dir, &args)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Run and expect success; the standard output.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(
+        out.status.success(),
+        "perfcompose {}: {}\n{}",
+        args.join(" "),
+        text(&out.stderr),
+        text(&out.stdout)
+    );
+    text(&out.stdout)
+}
+
+/// Run and expect exit status 2 and no panic; the standard error.
+fn fails(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "perfcompose {}: {stderr}",
+        args.join(" ")
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// `echo took {x} ms` as a block: its printed time is exactly x ms.
+const ECHO_MS: &[&str] = &[
+    "--time-from",
+    r"took (\d+) (ms)",
+    "--",
+    "echo",
+    "took",
+    "{x}",
+    "ms",
+];
+
+fn measure_echo(dir: &Path, name: &str, at: &str, out: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "measure",
+        "--name",
+        name,
+        "--at",
+        at,
+        "-o",
+        out,
+        "--reps",
+        "2",
+        "--max-reps",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(ECHO_MS);
+    ok(dir, &args)
+}
+
+#[test]
+fn printed_times_go_to_an_extrap_file_that_fit_reads_back() {
+    let dir = temp_dir("printed");
+    let out = measure_echo(&dir, "sort", "x=1000, 2^11, 4000, 8000", "blocks.txt", &[]);
+    assert!(out.starts_with("+--"), "{out}");
+    assert!(out.contains("| 1000   1 s "), "{out}");
+    assert!(out.contains("| 2048   2.048 s "), "{out}");
+    assert!(
+        out.ends_with("times printed by the program of `sort` (echo took {x} ms): 4 points, 8 repetitions added to blocks.txt (Extra-P text)\n"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("blocks.txt")).unwrap(),
+        "PARAMETER x\nPOINTS ( 1000.0 )\nPOINTS ( 2048.0 )\nPOINTS ( 4000.0 )\nPOINTS ( 8000.0 )\n\n\
+         REGION sort\nMETRIC time\nDATA 1000000000.0 1000000000.0\nDATA 2048000000.0 2048000000.0\n\
+         DATA 4000000000.0 4000000000.0\nDATA 8000000000.0 8000000000.0\n"
+    );
+    // A second run adds its repetitions; a second block shares the file; fit reads it.
+    measure_echo(
+        &dir,
+        "sort",
+        "x=1000,2048,4000,8000",
+        "blocks.txt",
+        &["--shuffle"],
+    );
+    measure_echo(&dir, "sum", "x=1000,2048,4000,8000", "blocks.txt", &[]);
+    let exp = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    assert!(
+        exp.contains(
+            "REGION sort\nMETRIC time\nDATA 1000000000.0 1000000000.0 1000000000.0 1000000000.0\n"
+        ),
+        "{exp}"
+    );
+    assert!(exp.contains("REGION sum\n"), "{exp}");
+    let fit = ok(&dir, &["fit", "blocks.txt"]);
+    assert_eq!(fit.lines().count(), 2, "{fit}");
+    assert!(fit.starts_with("sort; time; 999999.99"), "{fit}");
+    assert!(
+        fit.lines().all(|l| l.contains("* x^(1); SMAPE 0.000%")),
+        "{fit}"
+    );
+}
+
+#[test]
+fn json_lists_every_repetition_and_jsonl_files_are_written() {
+    let dir = temp_dir("json");
+    let out = measure_echo(&dir, "b", "x=3", "b.jsonl", &["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["name"], "b");
+    assert_eq!(v["unit"], "ns");
+    assert_eq!(v["timed"], "printed");
+    assert_eq!(v["format"], "JSON Lines");
+    assert_eq!(v["points"][0]["point"]["x"], 3.0);
+    assert_eq!(v["points"][0]["values"], serde_json::json!([3e6, 3e6]));
+    assert_eq!(v["points"][0]["median"], 3e6);
+    let lines = std::fs::read_to_string(dir.join("b.jsonl")).unwrap();
+    assert_eq!(
+        lines,
+        "{\"params\":{\"x\":3},\"callpath\":\"b\",\"metric\":\"time\",\"value\":3000000}\n"
+            .repeat(2)
+    );
+}
+
+#[test]
+fn several_parameters_a_shell_and_a_prepare_script() {
+    let dir = temp_dir("grid");
+    // The prepare script writes the time the command then prints: p * n ms.
+    let out = ok(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "halo",
+            "--at",
+            "p=2,4",
+            "--at",
+            "n=10",
+            "-o",
+            "halo.txt",
+            "--reps",
+            "1",
+            "--max-reps",
+            "1",
+            "--warmup",
+            "0",
+            "--shell",
+            "--prepare",
+            "echo $(({p} * {n})) > t",
+            "--time-from",
+            r"(\d+) (ms)",
+            "--",
+            "echo \"$(cat t) ms\"",
+        ],
+    );
+    assert!(out.contains("| 2   10   20 ms "), "{out}");
+    assert!(out.contains("| 4   10   40 ms "), "{out}");
+    let exp = std::fs::read_to_string(dir.join("halo.txt")).unwrap();
+    assert!(
+        exp.starts_with("PARAMETER p\nPARAMETER n\nPOINTS ( 2.0 10.0 )\nPOINTS ( 4.0 10.0 )\n"),
+        "{exp}"
+    );
+    assert!(exp.contains("DATA 20000000.0\nDATA 40000000.0\n"), "{exp}");
+    // Wall times without --time-from: some positive time per repetition.
+    let out = ok(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "t",
+            "--at",
+            "x=1",
+            "-o",
+            "wall.txt",
+            "--reps",
+            "1",
+            "--max-reps",
+            "1",
+            "--json",
+            "--",
+            "true",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["timed"], "wall");
+    assert!(v["points"][0]["values"][0].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn a_failing_command_stops_with_its_line_point_and_stderr_and_keeps_what_was_measured() {
+    let dir = temp_dir("failing");
+    // Fails at x=2, after x=1 was measured.
+    let err = fails(
+        &dir,
+        &[
+            "measure", "--name", "f", "--at", "x=1,2", "-o", "f.txt", "--reps", "1", "--max-reps", "1",
+            "--shell", "--time-from", r"took (\d+)", "--",
+            "echo took {x}; if [ {x} -gt 1 ]; then echo first >&2; echo 'input missing' >&2; exit 3; fi",
+        ],
+    );
+    assert!(
+        err.contains("kept the 1 point measured before the failure in f.txt"),
+        "{err}"
+    );
+    assert!(err.contains("failed at x=2 (exit status: 3); the last lines of its standard error:\n  | first\n  | input missing"), "{err}");
+    assert!(err.contains("`echo took 2; if [ 2 -gt 1 ]"), "{err}");
+    let kept = std::fs::read_to_string(dir.join("f.txt")).unwrap();
+    assert!(
+        kept.contains("POINTS ( 1.0 )\n\nREGION f\nMETRIC time\nDATA 1000000000.0\n"),
+        "{kept}"
+    );
+
+    let err = fails(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "m",
+            "--at",
+            "x=1",
+            "-o",
+            "m.txt",
+            "--",
+            "./no-such-program",
+            "{x}",
+        ],
+    );
+    assert!(
+        err.contains("cannot start `./no-such-program 1` at x=1"),
+        "{err}"
+    );
+    let err = fails(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "m",
+            "--at",
+            "x=5",
+            "-o",
+            "m.txt",
+            "--time-from",
+            r"took (\d+)",
+            "--",
+            "echo",
+            "done",
+            "{x}",
+        ],
+    );
+    assert!(err.contains("`echo done 5` at x=5: --time-from `took (\\d+)` matched nothing in its output; the last lines of its output:\n  | done 5"), "{err}");
+    let err = fails(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "m",
+            "--at",
+            "x=5",
+            "-o",
+            "m.txt",
+            "--time-from",
+            "took",
+            "--",
+            "true",
+        ],
+    );
+    assert!(err.contains("no group"), "{err}");
+    let err = fails(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "m",
+            "--at",
+            "x=5",
+            "-o",
+            "m.txt",
+            "--reps",
+            "4",
+            "--max-reps",
+            "2",
+            "--",
+            "true",
+        ],
+    );
+    assert!(err.contains("--max-reps 2 is below --reps 4"), "{err}");
+    assert!(!dir.join("m.txt").exists());
+    // A file over other parameters is refused before anything runs.
+    let err = fails(
+        &dir,
+        &[
+            "measure", "--name", "g", "--at", "y=1", "-o", "f.txt", "--", "true",
+        ],
+    );
+    assert!(err.contains("over (x), these are over (y)"), "{err}");
+}
+
+#[test]
+fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
+    let dir = temp_dir("validate");
+    measure_echo(&dir, "a", "x=1,2,4,8", "blocks.txt", &[]);
+    let toml = "[components.a]\nmeasurements = \"blocks.txt\"\ncallpath = \"a\"\n\n[components.b]\nmodel = \"500000\"\n";
+    std::fs::write(dir.join("blocks.toml"), toml).unwrap();
+    // The program runs 5% slower than its slower stage.
+    let base = [
+        "validate",
+        "--components",
+        "blocks.toml",
+        "--term",
+        "pipe(a, b)",
+        "--at",
+        "x=1,2,4,8",
+        "--cores",
+        "2",
+        "--reps",
+        "2",
+        "--max-reps",
+        "2",
+        "--shell",
+        "--time-from",
+        r"took ([0-9.]+) (ms)",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--json", "--", "echo took {x}.05 ms"]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&dir, &args)).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!(row["configuration"], "pipe(a, b)");
+    assert_eq!(row["group"], "your program");
+    assert_eq!(row["threads"], 2);
+    assert_eq!(row["modular"], "max(1000000 * x, 500000)");
+    assert_eq!(row["verdict"], "within");
+    // The worst point is x = 1: 1.05 ms against 1 ms predicted.
+    assert!(
+        (row["time_error"].as_f64().unwrap() - 0.05 / 1.05).abs() < 1e-9,
+        "{row}"
+    );
+    assert_eq!(v["summary"]["judged"], 1);
+    // People get the rows of the built-in validate.
+    let mut args = base.to_vec();
+    args.extend(["--", "echo took {x}.05 ms"]);
+    let out = ok(&dir, &args);
+    assert!(
+        out.contains("│ pipe(a, b)    ┆ 2       ┆ max(1000000 * x, 500000)"),
+        "{out}"
+    );
+    assert!(out.contains("ok (≤ 10%)"), "{out}");
+    assert!(out.contains("statistic: the minimum\n"), "{out}");
+    // Errors: no sizes, several parameters, an unknown component, a failing program.
+    let mut args = base.to_vec();
+    args.truncate(5);
+    args.extend(["--", "true"]);
+    assert!(fails(&dir, &args).contains("--at x=V1"));
+    let err = fails(
+        &dir,
+        &[
+            "validate",
+            "--components",
+            "blocks.toml",
+            "--term",
+            "pipe(a, c)",
+            "--at",
+            "x=1,2",
+            "--",
+            "true",
+        ],
+    );
+    assert!(err.contains("`c`"), "{err}");
+    let err = fails(
+        &dir,
+        &[
+            "validate",
+            "--components",
+            "blocks.toml",
+            "--term",
+            "a",
+            "--at",
+            "x=1",
+            "--at",
+            "p=2",
+            "--",
+            "true",
+        ],
+    );
+    assert!(err.contains("one parameter, x"), "{err}");
+    let err = fails(
+        &dir,
+        &[
+            "validate",
+            "--components",
+            "blocks.toml",
+            "--term",
+            "a",
+            "--at",
+            "x=1,2",
+            "--",
+            "false",
+        ],
+    );
+    assert!(
+        err.contains("`false` failed at x=1 (exit status: 1)"),
+        "{err}"
+    );
+    let err = fails(&dir, &["validate", "--reps", "3"]);
+    assert!(err.contains("--reps"), "{err}");
+}
+
+/// The C example, built with gcc into `dir`.
+fn build_c_example(dir: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/c-pipeline");
+    for (exe, main) in [("block", "block.c"), ("app", "app.c")] {
+        let out = std::process::Command::new("gcc")
+            .args(["-O2", "-Wall", "-Wextra", "-pthread", "-o"])
+            .arg(dir.join(exe))
+            .arg(src.join(main))
+            .arg(src.join("blocks.c"))
+            .output()
+            .expect("gcc is needed to build examples/c-pipeline");
+        assert!(out.status.success(), "gcc {main}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn the_c_example_goes_through_the_whole_loop() {
+    let dir = temp_dir("c-example");
+    build_c_example(&dir);
+    let xs = "x=200,400,800";
+    let time_from = r"([0-9.]+) (ns) per item";
+    for (name, block, how) in [
+        ("gen", "gen", "alone"),
+        ("sort", "sort", "remote"),
+        ("checksum", "checksum", "alone"),
+        ("gen_loaded", "gen", "loaded"),
+        ("sort_loaded", "sort", "loaded"),
+        ("checksum_loaded", "checksum", "loaded"),
+    ] {
+        ok(
+            &dir,
+            &[
+                "measure",
+                "--name",
+                name,
+                "--at",
+                xs,
+                "-o",
+                "blocks.txt",
+                "--reps",
+                "2",
+                "--max-reps",
+                "2",
+                "--time-from",
+                time_from,
+                "--",
+                "./block",
+                block,
+                "{x}",
+                how,
+                "8",
+            ],
+        );
+    }
+    let fit = ok(&dir, &["fit", "blocks.txt"]);
+    assert_eq!(fit.lines().count(), 6, "{fit}");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/c-pipeline/blocks.toml"),
+        dir.join("blocks.toml"),
+    )
+    .unwrap();
+    let pipe = "pipe(gen, seq(sort, checksum))";
+    let pool = "tpool(2, seq(gen_loaded, sort_loaded, checksum_loaded))";
+    let p = ok(
+        &dir,
+        &[
+            "predict",
+            "--components",
+            "blocks.toml",
+            pipe,
+            "--at",
+            "x=400,1600",
+        ],
+    );
+    assert!(p.contains("dominant:"), "{p}");
+    ok(&dir, &["check", "--components", "blocks.toml", pipe, pool]);
+    for (term, design) in [(pipe, "pipe"), (pool, "pool")] {
+        let out = ok(
+            &dir,
+            &[
+                "validate",
+                "--components",
+                "blocks.toml",
+                "--term",
+                term,
+                "--at",
+                xs,
+                "--reps",
+                "2",
+                "--max-reps",
+                "2",
+                "--time-from",
+                time_from,
+                "--json",
+                "--",
+                "./app",
+                design,
+                "{x}",
+                "8",
+            ],
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["rows"][0]["configuration"], term);
+        assert!(
+            v["rows"][0]["time_error"].as_f64().unwrap().is_finite(),
+            "{out}"
+        );
+    }
+    // The blocks and the program refuse bad arguments with status 2, and measure says so.
+    let err = fails(
+        &dir,
+        &[
+            "measure", "--name", "x", "--at", "x=0", "-o", "bad.txt", "--", "./block", "sort",
+            "{x}",
+        ],
+    );
+    assert!(
+        err.contains("`./block sort 0` failed at x=0 (exit status: 2)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("| X: `0` is not a positive whole number"),
+        "{err}"
+    );
+    // No progress bar without a terminal: nothing on stderr.
+    let args: Vec<String> = [
+        "measure",
+        "--name",
+        "g",
+        "--at",
+        "x=100",
+        "-o",
+        "g.txt",
+        "--reps",
+        "1",
+        "--max-reps",
+        "1",
+        "--",
+        "./block",
+        "gen",
+        "{x}",
+        "alone",
+        "4",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = command_in(&dir, &args).output().unwrap();
+    assert!(out.status.success());
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+}
