@@ -8,6 +8,7 @@ pub mod demo;
 pub mod fit;
 pub mod input;
 pub mod predict;
+pub mod report;
 pub mod runtime_args;
 pub mod simulate;
 pub mod validate;
