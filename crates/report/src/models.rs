@@ -55,7 +55,7 @@ pub fn page(
     let mut page = Page::new("perfcompose: fitted models");
     let total: usize = inputs.iter().map(|i| i.experiment.series.len()).sum();
     page.para(&format!(
-        "{total} series from {}; modeler {}; the repetitions at each point reduced by the {:?} for fitting. \
+        "{total} series from {}; modeler {}; the repetitions at each point reduced by the {} for fitting. \
          Each plot shows the median of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
         inputs
             .iter()
@@ -63,7 +63,7 @@ pub fn page(
             .collect::<Vec<_>>()
             .join(", "),
         modeler.name(),
-        options.measure,
+        format!("{:?}", options.measure).to_lowercase(),
     ));
     if total > MAX_FIGURES {
         page.note(&format!(

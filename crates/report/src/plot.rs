@@ -297,9 +297,10 @@ impl LogLog {
                     ))
                     .map_err(plot_err)?;
                 chart
+                    // At the bottom, clear of the legend in the upper left corner.
                     .draw_series(std::iter::once(Text::new(
-                        m.label.clone(),
-                        (m.x, y1 / 1.15),
+                        format!(" {}", m.label),
+                        (m.x, y0 * (y1 / y0).powf(0.06)),
                         (FONT, 12).into_font(),
                     )))
                     .map_err(plot_err)?;

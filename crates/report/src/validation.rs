@@ -50,12 +50,12 @@ pub fn page(report: &Report, source: &str) -> Result<Page, Error> {
     let mut page = Page::new("perfcompose: validation");
     let summary = Summary::under(&report.rows, report.rule);
     page.para(&format!(
-        "Saved run {source}: suite {}, {} configurations on {} cores, statistic {:?}. \
+        "Saved run {source}: suite {}, {} configurations on {} cores, statistic {}. \
          {} of {} judged rows within target; median time error {}; rule: median ≤ {:.0}% and ≥ {:.0}% of rows within target ({}).",
         report.suite,
         report.rows.len(),
         report.cores,
-        report.measure,
+        format!("{:?}", report.measure).to_lowercase(),
         summary.within_target,
         summary.judged,
         summary
