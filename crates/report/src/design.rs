@@ -22,6 +22,10 @@ use crate::Error;
 /// Points each curve is evaluated at.
 pub const SAMPLES: usize = 160;
 const SIZE: (u32, u32) = (760, 440);
+/// Most designs named in the comparison plot's own legend.
+const LEGEND_MAX: usize = 6;
+/// Colours before they repeat (then lines are dashed).
+const PALETTE_SIZE: usize = crate::plot::PALETTE_SIZE;
 /// The range drawn when `--at` gives none: the sizes `predict` evaluates by default.
 const DEFAULT_RANGE: (f64, f64) = (1.0, 1073741824.0);
 
@@ -210,8 +214,15 @@ pub fn page(
             .iter()
             .enumerate()
             .map(|(i, d)| Curve {
-                label: d.term.clone(),
+                // Past a few designs a legend would hide the plot: the table beside it
+                // names the colours; past the palette, lines are dashed.
+                label: if designs.len() <= LEGEND_MAX {
+                    d.term.clone()
+                } else {
+                    String::new()
+                },
                 color: i,
+                dashed: i >= PALETTE_SIZE,
                 line: curve_of(&d.prediction.expr, range),
                 width: 2,
                 band: None,
@@ -227,9 +238,10 @@ pub fn page(
         let mut side = String::from("<table><tr><th>design</th><th>model</th></tr>");
         for (i, d) in designs.iter().enumerate() {
             side.push_str(&format!(
-                "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><code>{}</code></td><td><code>{}</code></td></tr>",
+                "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><code>{}</code>{}</td><td><code>{}</code></td></tr>",
                 css_color(i),
                 esc(&d.term),
+                if i >= PALETTE_SIZE { " (dashed)" } else { "" },
                 esc(&d.prediction.model)
             ));
         }

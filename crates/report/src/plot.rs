@@ -28,6 +28,9 @@ const PALETTE: [(u8, u8, u8); 10] = [
     (23, 190, 207),
 ];
 
+/// Colours in the palette.
+pub const PALETTE_SIZE: usize = PALETTE.len();
+
 /// The `i`-th colour of the palette (wrapping around).
 pub fn color(i: usize) -> RGBColor {
     let (r, g, b) = PALETTE[i % PALETTE.len()];

@@ -286,7 +286,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
             page.card(
                 Figure {
                     name: "replay-timeline".into(),
-                    svg: t.svg((1100, height))?,
+                    svg: t.svg((1000, height))?,
                 },
                 "what each rank does over simulated time",
                 &format!("<p>{legend}</p><p><i>late</i>: blocked before the partner had posted the matching operation.</p>"),
@@ -349,7 +349,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
     page.card(
         Figure {
             name: "replay-breakdown".into(),
-            svg: b.svg((1100, height))?,
+            svg: b.svg((1000, height))?,
         },
         "where each rank's time goes",
         &format!("<p>{part_legend}</p>"),
