@@ -288,7 +288,7 @@ impl LogLog {
                     }
                 })?;
         }
-        self.draw_curves(&mut chart, (y0, y1), |v| finite_pos(v))?;
+        self.draw_curves(&mut chart, (y0, y1), finite_pos)?;
         for m in &self.markers {
             if m.x > x0 && m.x < x1 {
                 chart

@@ -8,8 +8,11 @@ use std::io::{self, Write};
 use super::{nanos, Activity, Span};
 use crate::engine::Report;
 
+/// An event definition's fields: (name, type).
+pub type Fields = &'static [(&'static str, &'static str)];
+
 /// The event definitions: (id, name, fields).
-pub const EVENT_DEFS: [(u32, &str, &[(&str, &str)]); 6] = [
+pub const EVENT_DEFS: [(u32, &str, Fields); 6] = [
     (
         0,
         "PajeDefineContainerType",
