@@ -235,3 +235,37 @@ fn bad_input_is_located_and_exits_2() {
     fails(&["report", "--fit", &s(&bad_fit), "-o", &out], &["bad.txt"]);
     fails(&["report", "-o", &out], &[]);
 }
+
+#[test]
+fn bench_design_writes_the_timeline_of_one_run() {
+    let dir = scratch("bench-timeline");
+    let trace = dir.join("threads.json");
+    let o = run(&[
+        "bench",
+        "design",
+        "pipe(inc, nop)",
+        "--sizes",
+        "1024",
+        "--reps",
+        "1",
+        "--max-reps",
+        "1",
+        "--timeline",
+        &s(&trace),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    let calls = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["name"] == name)
+            .count()
+    };
+    // 64 elements through both stages, each stage on its own named thread.
+    assert_eq!(calls("inc"), 64);
+    assert_eq!(calls("nop"), 64);
+    let threads = events.iter().filter(|e| e["name"] == "thread_name").count();
+    assert_eq!(threads, 2);
+}

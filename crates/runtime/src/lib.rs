@@ -11,6 +11,7 @@
 //! | [`plan`] | a term-shaped [`Plan`] + a registry → a runnable [`Program`] |
 //! | [`bench`] | unit performance tests and whole-program measurement (median, CV, adaptive stop) |
 //! | [`overhead`] | per-element cost of each pattern, its crossbeam baseline, per-machine storage |
+//! | [`timeline`] | a traced run: which thread ran which block when, as Chrome trace events |
 //! | [`host`] | probes of the machine: cores, memory, caches, the cores' speed states, busy neighbours |
 //!
 //! Queues are bounded crossbeam channels: a blocked thread sleeps instead of spinning,
@@ -31,6 +32,7 @@ pub mod overhead;
 pub mod pattern;
 pub mod plan;
 pub mod program;
+pub mod timeline;
 pub mod validate;
 
 pub use ctx::{Config, DEFAULT_SPIN};
