@@ -47,6 +47,8 @@ enum Command {
     Validate(Box<cmd::validate::Args>),
     /// Replay message-passing traces on a platform description.
     Simulate(cmd::simulate::Args),
+    /// Pictures of models, designs, validations and replays as one HTML file.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(*a),
         Command::Simulate(a) => cmd::simulate::run(a),
+        Command::Report(a) => cmd::report::run(a),
     };
     // Flush here rather than at exit, where a failed flush would go unnoticed.
     let result = result.and_then(|()| Ok(std::io::stdout().flush()?));

@@ -12,6 +12,7 @@
 //! | [`bench`] | unit performance tests and whole-program measurement (median, CV, adaptive stop) |
 //! | [`command`] | the user's own programs: a command over a parameter grid, timed by wall time or by what it prints |
 //! | [`overhead`] | per-element cost of each pattern, its crossbeam baseline, per-machine storage |
+//! | [`timeline`] | a traced run: which thread ran which block when, as Chrome trace events |
 //! | [`host`] | probes of the machine: cores, memory, caches, the cores' speed states, busy neighbours |
 //!
 //! Queues are bounded crossbeam channels: a blocked thread sleeps instead of spinning,
@@ -33,6 +34,7 @@ pub mod overhead;
 pub mod pattern;
 pub mod plan;
 pub mod program;
+pub mod timeline;
 pub mod validate;
 
 pub use ctx::{Config, DEFAULT_SPIN};

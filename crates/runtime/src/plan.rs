@@ -11,6 +11,7 @@
 //! [`crate::pattern`]).
 
 use std::fmt;
+use std::sync::Arc;
 
 use perfcompose_core::diag::Diagnostic;
 use perfcompose_core::term::{parse_term, Count, Node, NodeKind, Reduction, Term};
@@ -22,6 +23,7 @@ use crate::kernel::{Inputs, Op, Registry};
 use crate::mapreduce::{mapreduce, Reduce};
 use crate::pattern::{adapt, pipe, seq, shared_block, tpool, Pattern};
 use crate::program::Program;
+use crate::timeline::Recorder;
 
 /// A design as the runtime runs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,7 +175,27 @@ impl Plan {
 
     /// Build a runnable program.
     pub fn build(&self, registry: &Registry, config: Config) -> Result<Built, BuildError> {
-        let (pattern, input, _) = self.pattern(registry)?;
+        self.build_with(registry, config, None)
+    }
+
+    /// Build a program whose blocks record each call with `recorder` (a timeline of a
+    /// run: [`crate::timeline`]).
+    pub fn build_traced(
+        &self,
+        registry: &Registry,
+        config: Config,
+        recorder: &Arc<Recorder>,
+    ) -> Result<Built, BuildError> {
+        self.build_with(registry, config, Some(recorder))
+    }
+
+    fn build_with(
+        &self,
+        registry: &Registry,
+        config: Config,
+        recorder: Option<&Arc<Recorder>>,
+    ) -> Result<Built, BuildError> {
+        let (pattern, input, _) = self.pattern(registry, recorder)?;
         let source_kernel = self
             .source_kernel()
             .ok_or_else(|| BuildError::Unsupported {
@@ -192,12 +214,17 @@ impl Plan {
     fn pattern(
         &self,
         reg: &Registry,
+        rec: Option<&Arc<Recorder>>,
     ) -> Result<(Pattern<Data, Data>, DataKind, DataKind), BuildError> {
         match self {
             Plan::Kernel(name) => {
                 let k = reg.get(name)?;
                 match k.op() {
                     Op::Block { input, output, f } => {
+                        let f = match rec {
+                            Some(r) => r.wrap(name, f),
+                            None => f,
+                        };
                         Ok((shared_block(name.clone(), f), input, output))
                     }
                     other => Err(BuildError::WrongRole {
@@ -215,11 +242,11 @@ impl Plan {
                     what: self.to_string(),
                     why: "it has no parts".into(),
                 })?;
-                let (first, input, mut out) = first.pattern(reg)?;
+                let (first, input, mut out) = first.pattern(reg, rec)?;
                 let mut typed = vec![first];
                 let mut left = parts[0].to_string();
                 for part in iter {
-                    let (p, pin, pout) = part.pattern(reg)?;
+                    let (p, pin, pout) = part.pattern(reg, rec)?;
                     if !out.fits(pin) {
                         return Err(BuildError::TypeMismatch {
                             at: self.to_string(),
@@ -240,7 +267,7 @@ impl Plan {
                 Ok((acc.expect("at least one part"), input, out))
             }
             Plan::TPool(n, inner) => {
-                let (p, i, o) = inner.pattern(reg)?;
+                let (p, i, o) = inner.pattern(reg, rec)?;
                 Ok((tpool(*n, p), i, o))
             }
             Plan::MapReduce {

@@ -7,6 +7,8 @@
 //!   streamed with a bounded window, and a writer.
 //! - [`coll`]: collective operations decomposed into point-to-point messages, with
 //!   SimGrid's algorithm names.
+//! - [`timeline`]: what each rank did when, written for Perfetto (Chrome's trace
+//!   events) and Vite (Paje).
 //! - [`engine`]: the discrete-event replay with SMPI's point-to-point semantics over a
 //!   latency-bandwidth or a max-min (CM02) network model.
 #![forbid(unsafe_code)]
@@ -16,8 +18,11 @@ pub mod engine;
 pub mod gen;
 pub mod lmm;
 pub mod platform;
+pub mod timeline;
 pub mod trace;
 pub mod units;
 
-pub use engine::{simulate, Config, NetworkModel, RankReport, Report, SimError};
+pub use engine::{
+    simulate, simulate_with_timeline, Config, NetworkModel, RankReport, Report, SimError,
+};
 pub use platform::{Host, HostId, Link, LinkId, Platform, Sharing};

@@ -109,6 +109,11 @@ pub struct KernelArgs {
 pub struct DesignArgs {
     /// The design, written with registered kernels: `pipe(tpool(2, qsort), inc)`.
     pub term: String,
+    /// After the sweep, run the design once more on 64 elements of the smallest size and
+    /// write which thread ran which block when as a Chrome trace (Perfetto,
+    /// chrome://tracing). The traced run is not measured: recording costs time.
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
     #[command(flatten)]
     pub sweep: SweepArgs,
 }
@@ -215,7 +220,55 @@ fn design(args: &DesignArgs, registry: &Registry) -> anyhow::Result<Vec<Series>>
         &mut progress(&bar),
     )?;
     bar.finish_and_clear();
+    if let Some(path) = &args.timeline {
+        let x = sizes.iter().copied().min().unwrap_or(1024);
+        traced_run(&plan, registry, sweep, x, path)?;
+    }
     Ok(vec![s])
+}
+
+/// Elements of the traced run of `bench design --timeline`.
+const TRACED_ELEMENTS: usize = 64;
+
+/// One traced run of `plan` on elements of size `x`, written to `path` as a Chrome trace.
+fn traced_run(
+    plan: &Plan,
+    registry: &Registry,
+    sweep: &SweepArgs,
+    x: usize,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let rec = perfcompose_runtime::timeline::Recorder::new();
+    let built = plan.build_traced(registry, sweep.runtime.config(), &rec)?;
+    let inputs = perfcompose_runtime::plan::stream_inputs(
+        registry,
+        &built.source_kernel,
+        x,
+        TRACED_ELEMENTS,
+        &Inputs::with_image(ImageSize::from(sweep.image)),
+        sweep.runtime.memory_limit()?,
+    )?;
+    built
+        .program
+        .run(inputs)
+        .map_err(|e| anyhow::anyhow!("the traced run failed: {e}"))?;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = io::BufWriter::new(file);
+    rec.write_chrome(
+        &mut w,
+        &format!("{plan} (x = {x}, {TRACED_ELEMENTS} elements)"),
+    )
+    .and_then(|()| w.flush())
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!(
+        "wrote the timeline of one run ({} block calls on {} threads, x = {x}) to {}",
+        rec.calls().len(),
+        rec.threads(),
+        path.display()
+    );
+    Ok(())
 }
 
 fn list(registry: &Registry) -> anyhow::Result<()> {

@@ -24,8 +24,9 @@ pub struct Args {
     /// Components file (TOML) [default: the seed paper's Table 1, built in].
     #[arg(long, value_name = "FILE")]
     pub components: Option<PathBuf>,
-    /// Evaluate at NAME=V1,V2,...; repeat for a grid over several names.
-    #[arg(long = "at", value_name = "NAME=V1,V2,...")]
+    /// Evaluate at NAME=V1,V2,..., or NAME=A..B for 11 log-spaced points from A to B
+    /// (NAME=A..B:N for N points); repeat for a grid over several names.
+    #[arg(long = "at", value_name = "NAME=V1,V2,...|A..B")]
     pub at: Vec<String>,
     /// Cores per node: thread counts above C do not divide further [default: unlimited].
     #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..))]

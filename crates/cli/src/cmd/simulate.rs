@@ -72,6 +72,13 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Write what each rank did when as a Chrome trace (Perfetto, chrome://tracing; one
+    /// track per rank, µs of simulated time); `perfcompose report --simulate FILE` draws it.
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+    /// Write the same timeline as a Paje trace (Vite, as SimGrid writes them).
+    #[arg(long, value_name = "FILE")]
+    pub paje: Option<PathBuf>,
 }
 
 fn parse_network(s: &str) -> Result<NetworkModel, String> {
@@ -167,10 +174,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ));
         }
     };
-    let result = perfcompose_sim::simulate(&platform, &traces, &slots, &config, &mut on_progress);
+    let want_timeline = args.timeline.is_some() || args.paje.is_some();
+    let result = if want_timeline {
+        perfcompose_sim::simulate_with_timeline(
+            &platform,
+            &traces,
+            &slots,
+            &config,
+            &mut on_progress,
+        )
+    } else {
+        perfcompose_sim::simulate(&platform, &traces, &slots, &config, &mut on_progress)
+            .map(|r| (r, Vec::new()))
+    };
     bar.finish_and_clear();
-    let report = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (report, spans) = result.map_err(|e| anyhow::anyhow!("{e}"))?;
     let wall = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.timeline {
+        write_with(path, |w| {
+            perfcompose_sim::timeline::chrome::write(w, &spans, &report)
+        })?;
+    }
+    if let Some(path) = &args.paje {
+        write_with(path, |w| {
+            perfcompose_sim::timeline::paje::write(w, &spans, &report)
+        })?;
+    }
     let mut notes: Vec<String> = platform.notes().to_vec();
     notes.extend(report.notes.iter().cloned());
     let out = if args.json {
@@ -182,6 +211,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     use std::io::Write;
     crate::report::stdout().write_all(out.as_bytes())?;
     Ok(())
+}
+
+/// Write a file through a buffer, naming it in errors.
+fn write_with(
+    path: &std::path::Path,
+    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    f(&mut w)
+        .and_then(|()| std::io::Write::flush(&mut w))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// dPerf's cost metrics (seed 003 eq. 5): slowdown = prediction time / (measured run time

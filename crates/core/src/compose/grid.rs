@@ -2,7 +2,9 @@
 //! values of each name (the first name varies slowest).
 //!
 //! A value is a constant model expression (`1024`, `2^18`, `1.5e6`), so errors inside a
-//! value are located like any other model error, in the `--at` argument.
+//! value are located like any other model error, in the `--at` argument. `A..B` is a
+//! range: [`RANGE_POINTS`] log-spaced points from A to B (`A..B:N` for N points), so
+//! `--at x=2^10..2^20` covers six decades without listing them.
 
 use crate::diag::{Diagnostic, Span};
 use crate::model::parse_model_in;
@@ -11,6 +13,10 @@ use crate::model::parse_model_in;
 pub const AT_ORIGIN: &str = "--at";
 /// Largest number of points a grid may have.
 pub const MAX_GRID_POINTS: usize = 1_000_000;
+/// Points of a range `A..B` without an explicit count.
+pub const RANGE_POINTS: usize = 11;
+/// Most points a single range may ask for (`A..B:N`).
+pub const MAX_RANGE_POINTS: usize = 10_000;
 
 /// One `--at name=v1,v2,...` argument.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +26,9 @@ pub struct Axis {
     /// The argument as written, and the span of each value in it.
     pub text: String,
     pub spans: Vec<Span>,
+    /// `Some((a, b))` when the values were given as the range `a..b` (a < b), for
+    /// pictures that sample the range more finely than `values`.
+    pub range: Option<(f64, f64)>,
 }
 
 /// A point: a value per name.
@@ -49,6 +58,10 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
         )
         .with_hint("write e.g. --at x=1024,262144"));
     }
+    let rest = &text[eq + 1..];
+    if let Some(dots) = rest.find("..") {
+        return parse_range(text, name, eq + 1, dots);
+    }
     let mut values = Vec::new();
     let mut spans = Vec::new();
     let mut start = eq + 1;
@@ -63,15 +76,7 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
             )
             .with_hint(format!("write e.g. --at {name}=1024,262144")));
         }
-        let e =
-            parse_model_in(AT_ORIGIN, v_text).map_err(|d| d.embed(AT_ORIGIN, text, span.start))?;
-        let Some(v) = e.as_constant() else {
-            return Err(err(span, &format!("`{v_text}` is not a number"))
-                .with_hint("values are numbers or constant expressions such as 2^18"));
-        };
-        if !v.is_finite() {
-            return Err(err(span, &format!("`{v_text}` is not finite")));
-        }
+        let v = constant(text, v_text, span)?;
         values.push(v);
         spans.push(span);
         start += piece.len() + 1;
@@ -81,7 +86,105 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
         values,
         text: text.to_string(),
         spans,
+        range: None,
     })
+}
+
+/// A constant value at `span` of the `--at` argument `text`.
+fn constant(text: &str, v_text: &str, span: Span) -> Result<f64, Diagnostic> {
+    let e = parse_model_in(AT_ORIGIN, v_text).map_err(|d| d.embed(AT_ORIGIN, text, span.start))?;
+    let Some(v) = e.as_constant() else {
+        return Err(
+            Diagnostic::new(AT_ORIGIN, text, span, format!("`{v_text}` is not a number"))
+                .with_hint("values are numbers or constant expressions such as 2^18"),
+        );
+    };
+    if !v.is_finite() {
+        return Err(Diagnostic::new(
+            AT_ORIGIN,
+            text,
+            span,
+            format!("`{v_text}` is not finite"),
+        ));
+    }
+    Ok(v)
+}
+
+/// `NAME=A..B[:N]`, the values starting at byte `from` of `text` and `..` at `dots` after it.
+fn parse_range(text: &str, name: &str, from: usize, dots: usize) -> Result<Axis, Diagnostic> {
+    let err = |span: Span, msg: &str| {
+        Diagnostic::new(AT_ORIGIN, text, span, msg).with_hint(format!(
+            "write e.g. --at {name}=2^10..2^20 or {name}=2^10..2^20:21"
+        ))
+    };
+    let piece = |start: usize, end: usize| -> Result<(f64, Span), Diagnostic> {
+        let raw = &text[start..end];
+        let lead = raw.len() - raw.trim_start().len();
+        let v_text = raw.trim();
+        let span = Span::new(start + lead, start + lead + v_text.len());
+        if v_text.is_empty() {
+            let at = start.min(text.len().saturating_sub(1));
+            return Err(err(Span::new(at, at + 1), "missing value in the range"));
+        }
+        if v_text.contains(',') {
+            return Err(err(span, "a range takes two ends, not a list"));
+        }
+        Ok((constant(text, v_text, span)?, span))
+    };
+    let a_end = from + dots;
+    let b_start = a_end + 2;
+    let (b_end, count) = match text[b_start..].find(':') {
+        Some(c) => (b_start + c, Some(b_start + c + 1)),
+        None => (text.len(), None),
+    };
+    let (a, a_span) = piece(from, a_end)?;
+    let (b, b_span) = piece(b_start, b_end)?;
+    if a <= 0.0 || b <= a {
+        return Err(err(
+            Span::new(a_span.start, b_span.end),
+            &format!(
+                "the range {a}..{b} must go up from a positive start (its points are log-spaced)"
+            ),
+        ));
+    }
+    let n = match count {
+        None => RANGE_POINTS,
+        Some(c) => {
+            let c_text = text[c..].trim();
+            let span = Span::new(c, text.len().max(c + 1));
+            match c_text.parse::<usize>() {
+                Ok(n) if (2..=MAX_RANGE_POINTS).contains(&n) => n,
+                _ => {
+                    return Err(err(
+                        span,
+                        &format!(
+                            "`{c_text}` is not a number of points from 2 to {MAX_RANGE_POINTS}"
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    let values = log_spaced(a, b, n);
+    Ok(Axis {
+        name: name.to_string(),
+        spans: vec![Span::new(a_span.start, b_span.end); values.len()],
+        values,
+        text: text.to_string(),
+        range: Some((a, b)),
+    })
+}
+
+/// `n` ≥ 2 points from `a` to `b` (both > 0), evenly spaced in log scale; the ends exact.
+pub fn log_spaced(a: f64, b: f64, n: usize) -> Vec<f64> {
+    let (la, lb) = (a.ln(), b.ln());
+    (0..n)
+        .map(|i| match i {
+            0 => a,
+            i if i == n - 1 => b,
+            i => (la + (lb - la) * i as f64 / (n - 1) as f64).exp(),
+        })
+        .collect()
 }
 
 /// The points to evaluate at.
@@ -135,6 +238,7 @@ impl Grid {
                 spans: vec![Span::new(0, 0); values.len()],
                 values,
                 text: "x=2^0,2^1,...,2^30".into(),
+                range: None,
             }],
         }
     }
@@ -234,5 +338,42 @@ mod tests {
         assert!(d.message.contains("NAME=VALUES"));
         let d = Grid::parse(&["x=1".to_string(), "x=2".to_string()]).unwrap_err();
         assert!(d.message.contains("twice"));
+    }
+
+    #[test]
+    fn a_range_is_log_spaced_between_its_ends() {
+        let a = parse_at("x=2^10..2^20").unwrap();
+        assert_eq!(a.range, Some((1024.0, 1048576.0)));
+        assert_eq!(a.values.len(), RANGE_POINTS);
+        assert_eq!(a.values[0], 1024.0);
+        assert_eq!(a.values[10], 1048576.0);
+        // Eleven points over ten doublings: every power of two, to rounding.
+        for (i, v) in a.values.iter().enumerate() {
+            let want = f64::powi(2.0, 10 + i as i32);
+            assert!((v - want).abs() / want < 1e-12, "{v} vs {want}");
+        }
+        let a = parse_at("n = 1 .. 100 : 3").unwrap();
+        assert_eq!(a.name, "n");
+        assert_eq!(a.values.len(), 3);
+        assert!((a.values[1] - 10.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_ranges_are_located() {
+        let d = parse_at("x=10..1").unwrap_err();
+        assert!(d.message.contains("must go up"), "{}", d.message);
+        assert_eq!(&d.source[d.span.start..d.span.end], "10..1");
+        let d = parse_at("x=0..8").unwrap_err();
+        assert!(d.message.contains("positive"), "{}", d.message);
+        let d = parse_at("x=1..").unwrap_err();
+        assert!(d.message.contains("missing value"), "{}", d.message);
+        let d = parse_at("x=1..2^y").unwrap_err();
+        assert_eq!(&d.source[d.span.start..d.span.end], "2^y");
+        let d = parse_at("x=1..8:1").unwrap_err();
+        assert!(d.message.contains("number of points"), "{}", d.message);
+        let d = parse_at("x=1..8:many").unwrap_err();
+        assert_eq!(&d.source[d.span.start..d.span.end], "many");
+        let d = parse_at("x=1,2..8").unwrap_err();
+        assert!(d.message.contains("not a list"), "{}", d.message);
     }
 }

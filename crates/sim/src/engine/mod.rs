@@ -53,4 +53,4 @@ mod state;
 
 pub use config::{Config, NetworkModel, DETACHED_THRESHOLD, ENVELOPE_BYTES, TEST_SLEEP};
 pub use report::{BlockedRank, Progress, RankReport, Report, SimError};
-pub use sim::simulate;
+pub use sim::{simulate, simulate_with_timeline};

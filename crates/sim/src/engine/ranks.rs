@@ -8,6 +8,7 @@ use super::report::SimError;
 use super::sim::Sim;
 use super::state::{BusyKind, Key, State};
 use crate::coll::{self, Call, Op};
+use crate::timeline::{blocking_activity, Activity, Span};
 use crate::trace::Action;
 
 /// Recency stacks of pending requests are compacted when they reach a power of two at
@@ -338,6 +339,19 @@ impl Sim<'_> {
         match rank.busy_kind {
             BusyKind::Compute => rank.compute_s += d,
             BusyKind::Sleep => rank.sleep_s += d,
+        }
+        if let (Some(t), true) = (&mut self.timeline, d > 0.0) {
+            let (action, _) = blocking_activity(rank.cur.as_ref().map(|l| &l.action));
+            t.push(Span {
+                rank: r,
+                activity: match rank.busy_kind {
+                    BusyKind::Compute => Activity::Compute,
+                    BusyKind::Sleep => Activity::Sleep,
+                },
+                action,
+                start: rank.block_start,
+                end: now,
+            });
         }
         rank.state = State::Running;
         if let Some((key, q)) = rank.pending_test.take() {

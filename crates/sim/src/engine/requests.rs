@@ -4,6 +4,7 @@
 use super::report::SimError;
 use super::sim::Sim;
 use super::state::{Req, State};
+use crate::timeline::{blocking_activity, Activity, Span};
 
 impl Sim<'_> {
     fn new_req(&mut self, r: u32, peer: u32, tag: i32, bytes: f64, send: bool) -> u32 {
@@ -141,6 +142,21 @@ impl Sim<'_> {
         rank.awaited.clear();
         rank.wait_s += (matched_at - start).max(0.0);
         rank.comm_s += (now - matched_at).max(0.0);
+        if let Some(t) = &mut self.timeline {
+            let (action, activity) = blocking_activity(rank.cur.as_ref().map(|l| &l.action));
+            let late = matched_at.clamp(start, now);
+            for (activity, start, end) in [(Activity::Late, start, late), (activity, late, now)] {
+                if end > start {
+                    t.push(Span {
+                        rank: r,
+                        activity,
+                        action,
+                        start,
+                        end,
+                    });
+                }
+            }
+        }
         rank.count = 0;
         if rank.finishing {
             rank.state = State::Done;

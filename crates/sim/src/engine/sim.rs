@@ -12,6 +12,7 @@ use super::state::{BusyKind, Flow, HostCpu, LinkState, Mailbox, Rank, Req, Route
 use crate::coll::Op;
 use crate::lmm::Solver;
 use crate::platform::{HostId, Platform, Sharing};
+use crate::timeline::Span;
 use crate::trace::{TraceReader, TraceSet};
 
 /// How often (in actions) the progress callback runs.
@@ -32,6 +33,26 @@ pub fn simulate(
     let mut sim = Sim::new(platform, traces, reader, slots, config);
     sim.run(progress)?;
     Ok(sim.report(traces))
+}
+
+/// [`simulate`], also recording what each rank did when (for `--timeline`, `--paje` and
+/// the replay report). The spans take memory in proportion to the actions replayed.
+pub fn simulate_with_timeline(
+    platform: &Platform,
+    traces: &TraceSet,
+    slots: &[HostId],
+    config: &Config,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Report, Vec<Span>), SimError> {
+    if slots.is_empty() {
+        return Err(SimError::Setup("no host to deploy the ranks on".into()));
+    }
+    let reader = traces.reader(config.reader)?;
+    let mut sim = Sim::new(platform, traces, reader, slots, config);
+    sim.timeline = Some(Vec::new());
+    sim.run(progress)?;
+    let report = sim.report(traces);
+    Ok((report, sim.timeline.take().unwrap_or_default()))
 }
 
 pub(super) struct Sim<'a> {
@@ -84,6 +105,8 @@ pub(super) struct Sim<'a> {
     /// `PERFCOMPOSE_SIM_DEBUG` set: log flow events on stderr (for comparing with SimGrid's
     /// `--log=res_network.thres:debug`).
     pub(super) debug: bool,
+    /// The spans recorded, when a timeline was asked for.
+    pub(super) timeline: Option<Vec<Span>>,
 }
 
 impl<'a> Sim<'a> {
@@ -200,6 +223,7 @@ impl<'a> Sim<'a> {
             op_buf: Vec::new(),
             scratch: Vec::new(),
             debug: std::env::var_os("PERFCOMPOSE_SIM_DEBUG").is_some(),
+            timeline: None,
             solves: 0,
             solved_flows: 0,
         }

@@ -1,0 +1,213 @@
+//! The models page (`report --fit FILE`): each series' measured points (the median of
+//! its repetitions, with their range) against the fitted model on log–log axes, and the
+//! model and its fit statistics beside the plot, as Extra-P's users judge a model.
+
+use perfcompose_core::fit::{FitOptions, Modeler};
+use perfcompose_core::measure::{Experiment, Point, SeriesKey};
+use perfcompose_core::Diagnostic;
+
+use crate::page::{esc, Figure, Page};
+use crate::plot::{Curve, LogLog};
+use crate::{Error, MAX_FIGURES};
+
+/// Size of one series' plot.
+const SIZE: (u32, u32) = (560, 360);
+/// Points on a model curve.
+const CURVE_POINTS: usize = 120;
+
+/// A measurements file read by the caller, with the name to show for it.
+pub struct Input<'a> {
+    pub origin: String,
+    pub experiment: &'a Experiment,
+}
+
+/// (low, median, high) of a point's repetitions, or of the statistics a format stored.
+fn spread(p: &Point) -> Option<[f64; 3]> {
+    if !p.values.is_empty() {
+        let mut v = p.values.clone();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        return Some([v[0], median, v[n - 1]]);
+    }
+    p.summary.as_ref().map(|s| [s.minimum, s.median, s.maximum])
+}
+
+fn key_name(k: &SeriesKey) -> String {
+    let cp = if k.callpath.is_empty() {
+        "<empty>"
+    } else {
+        &k.callpath
+    };
+    format!("{cp} / {}", k.metric)
+}
+
+/// The page for every series of `inputs`, fitted with `modeler`.
+pub fn page(
+    inputs: &[Input<'_>],
+    modeler: &dyn Modeler,
+    options: &FitOptions,
+) -> Result<Page, Error> {
+    let mut page = Page::new("perfcompose: fitted models");
+    let total: usize = inputs.iter().map(|i| i.experiment.series.len()).sum();
+    page.para(&format!(
+        "{total} series from {}; modeler {}; the repetitions at each point reduced by the {} for fitting. \
+         Each plot shows the median of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
+        inputs
+            .iter()
+            .map(|i| i.origin.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        modeler.name(),
+        format!("{:?}", options.measure).to_lowercase(),
+    ));
+    if total > MAX_FIGURES {
+        page.note(&format!(
+            "{total} series: the first {MAX_FIGURES} are drawn, and the table at the end lists every series' model and statistics."
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut drawn = 0usize;
+    for input in inputs {
+        let exp = input.experiment;
+        for (key, points) in &exp.series {
+            let fit = modeler.fit(&exp.parameters, points, options).map_err(|e| {
+                Diagnostic::whole(
+                    input.origin.clone(),
+                    format!("series {}: {e}", key_name(key)),
+                )
+            })?;
+            let model = fit.model.extrap();
+            let s = &fit.stats;
+            rows.push(vec![
+                input.origin.clone(),
+                key_name(key),
+                model.clone(),
+                format!("{:.3}%", s.smape),
+                format!("{:.4}", s.ar2),
+                s.points.to_string(),
+            ]);
+            if drawn >= MAX_FIGURES {
+                continue;
+            }
+            drawn += 1;
+            let name = format!("model-{drawn:03}");
+            let mut side = format!(
+                "<p><b>{}</b><br>{}</p><p>model: <code>{}</code></p><p>SMAPE {:.3}%, R² {:.5}, adjusted R² {:.5}, RSS {:.4e}, {} points</p>",
+                esc(&key_name(key)),
+                esc(&input.origin),
+                esc(&model),
+                s.smape,
+                s.r2,
+                s.ar2,
+                s.rss,
+                s.points
+            );
+            if !s.coefficients.is_empty() {
+                side.push_str(
+                    "<table><tr><th>term</th><th>coefficient</th><th>± std. error</th></tr>",
+                );
+                for c in &s.coefficients {
+                    side.push_str(&format!(
+                        "<tr><td><code>{}</code></td><td>{:.5e}</td><td>{}</td></tr>",
+                        esc(&c.term),
+                        c.value,
+                        c.std_error.map_or("–".into(), |e| format!("{e:.3e}"))
+                    ));
+                }
+                side.push_str("</table>");
+            }
+            for w in &fit.warnings {
+                side.push_str(&format!("<p class=\"miss\">{}</p>", esc(w)));
+            }
+            if exp.parameters.len() != 1 {
+                side.push_str(&format!(
+                    "<p>{} parameters ({}): plotted against the first, the points at every value of the others.</p>",
+                    exp.parameters.len(),
+                    esc(&exp.parameters.join(", "))
+                ));
+            }
+            let chart = chart_of(exp, points, &fit.model, &model);
+            page.card(
+                Figure {
+                    name,
+                    svg: chart.svg(SIZE)?,
+                },
+                &key_name(key),
+                &side,
+            );
+        }
+    }
+    page.heading("All series");
+    page.table(
+        &["file", "series", "model", "SMAPE", "adj. R²", "points"],
+        &rows,
+    );
+    Ok(page)
+}
+
+/// The plot of one series: points against the first parameter; the model drawn where
+/// it has one parameter (with more, the points alone say how it varies).
+fn chart_of(
+    exp: &Experiment,
+    points: &[Point],
+    model: &perfcompose_core::model::Expr,
+    model_text: &str,
+) -> LogLog {
+    let first = exp
+        .parameters
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "x".into());
+    let measured: Vec<(f64, [f64; 3])> = points
+        .iter()
+        .filter_map(|p| Some((*p.coordinate.first()?, spread(p)?)))
+        .collect();
+    let mut line = Vec::new();
+    if exp.parameters.len() == 1 {
+        let xs = measured.iter().map(|p| p.0).filter(|x| *x > 0.0);
+        let lo = xs.clone().fold(f64::INFINITY, f64::min);
+        let hi = xs.fold(0.0, f64::max);
+        if lo.is_finite() && hi > 0.0 {
+            let (a, b) = if hi > lo {
+                (lo, hi)
+            } else {
+                (lo / 2.0, hi * 2.0)
+            };
+            for x in perfcompose_core::compose::grid::log_spaced(a, b, CURVE_POINTS) {
+                if let Ok(y) = model.eval_at(&[(first.as_str(), x)]) {
+                    line.push((x, y));
+                }
+            }
+        }
+    }
+    let short = if model_text.len() > 60 {
+        "model".to_string()
+    } else {
+        format!("model {model_text}")
+    };
+    LogLog {
+        x_label: first,
+        y_label: "value".into(),
+        curves: vec![
+            Curve {
+                label: short,
+                color: 0,
+                line,
+                width: 2,
+                ..Curve::default()
+            },
+            Curve {
+                label: "measured (median, range)".into(),
+                color: 1,
+                points: measured,
+                ..Curve::default()
+            },
+        ],
+        ..LogLog::default()
+    }
+}
