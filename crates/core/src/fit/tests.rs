@@ -231,8 +231,8 @@ fn statistics_are_consistent() {
         for (i, c) in s.coefficients.iter().enumerate() {
             let se = c.std_error.unwrap();
             assert!((cov[i][i].sqrt() - se).abs() <= 1e-9 * se);
-            for j in 0..cov.len() {
-                assert!((cov[i][j] - cov[j][i]).abs() <= 1e-9 * cov[i][j].abs().max(1e-300));
+            for (j, row) in cov.iter().enumerate() {
+                assert!((cov[i][j] - row[i]).abs() <= 1e-9 * cov[i][j].abs().max(1e-300));
             }
         }
         assert!(fit
