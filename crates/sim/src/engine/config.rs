@@ -10,13 +10,15 @@ pub const ENVELOPE_BYTES: f64 = 16.0;
 /// SMPI's `smpi/test` default: simulated time injected by each `MPI_Test`.
 pub const TEST_SLEEP: f64 = 1e-4;
 
-/// How the network shares bandwidth.
+/// How the network shares bandwidth (serialized by its [`NetworkModel::name`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum NetworkModel {
     /// Each message alone on its route: latency + size / narrowest bandwidth.
+    #[serde(rename = "latency-bandwidth")]
     LatencyBandwidth,
     /// Flow-level weighted max-min sharing, as SimGrid's CM02 model.
     #[default]
+    #[serde(rename = "maxmin")]
     MaxMin,
 }
 
@@ -58,6 +60,18 @@ impl Default for Config {
             envelope_bytes: ENVELOPE_BYTES,
             coll: Selection::default(),
             reader: ReaderOptions::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NetworkModel;
+
+    #[test]
+    fn network_models_serialize_by_their_names() {
+        for m in [NetworkModel::LatencyBandwidth, NetworkModel::MaxMin] {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
         }
     }
 }
