@@ -101,8 +101,16 @@ pub fn network_note(
         ),
     };
     format!(
-        "reduction={}: {bytes}; messages timed with the network calibration of {} (eager ≤ {} B: α = {:.3e} s, β = {:.3e} s/B; above: α = {:.3e} s, β = {:.3e} s/B)",
+        "reduction={}: {bytes}; messages timed with {}",
         reduction.name(),
+        hockney_figures(net)
+    )
+}
+
+/// The calibration's two Hockney lines, as a note names them.
+fn hockney_figures(net: &NetworkCalibration) -> String {
+    format!(
+        "the network calibration of {} (eager ≤ {} B: α = {:.3e} s, β = {:.3e} s/B; above: α = {:.3e} s, β = {:.3e} s/B)",
         net.host,
         net.eager_limit_bytes,
         net.hockney_eager.alpha_s,
@@ -141,12 +149,7 @@ pub fn exchange_note(processes: usize, net: &NetworkCalibration) -> String {
 /// The row's note on a matmul's communication.
 pub fn matmul_note(side: usize, net: &NetworkCalibration) -> String {
     format!(
-        "each of the {side} iterations broadcasts a block of A along each row of the {side} × {side} mesh (half a broadcast on average, as seed 002 counts it) and rolls the blocks of B up the columns; messages of 8·(x/{side})² bytes timed with the network calibration of {} (eager ≤ {} B: α = {:.3e} s, β = {:.3e} s/B; above: α = {:.3e} s, β = {:.3e} s/B)",
-        net.host,
-        net.eager_limit_bytes,
-        net.hockney_eager.alpha_s,
-        net.hockney_eager.beta_s_per_byte,
-        net.hockney.alpha_s,
-        net.hockney.beta_s_per_byte,
+        "each of the {side} iterations broadcasts a block of A along each row of the {side} × {side} mesh (half a broadcast on average, as seed 002 counts it) and rolls the blocks of B up the columns; messages of 8·(x/{side})² bytes timed with {}",
+        hockney_figures(net)
     )
 }

@@ -64,17 +64,7 @@ impl Design {
                     "the block product of a matmul must be a kernel name to run".into(),
                 ));
             };
-            let procs = mm
-                .procs
-                .as_int()
-                .ok_or_else(|| Error::Design("procs= must be a number to run on MPI".into()))?
-                as usize;
-            if procs != job.size() {
-                return Err(Error::Nodes {
-                    nodes: procs,
-                    processes: job.size(),
-                });
-            }
+            job_processes(job, &mm.procs)?;
             if let Some(b) = &mm.bytes {
                 if b.expr != perfcompose_core::skeleton::double_block_bytes() {
                     return Err(Error::Design(format!(
@@ -111,17 +101,7 @@ impl Design {
                     "the {role} of a dc must be a kernel name to run"
                 ))),
             };
-            let procs = dc
-                .procs
-                .as_int()
-                .ok_or_else(|| Error::Design("procs= must be a number to run on MPI".into()))?
-                as usize;
-            if procs != job.size() {
-                return Err(Error::Nodes {
-                    nodes: procs,
-                    processes: job.size(),
-                });
-            }
+            job_processes(job, &dc.procs)?;
             let design = DistributedDc::new(
                 job,
                 registry,
@@ -388,6 +368,21 @@ impl Design {
             Design::Dc { .. } | Design::Matmul { .. } => 0,
         }
     }
+}
+
+/// Check a term's `procs=` against the job: a number, the job's processes.
+fn job_processes(job: &Job, procs: &perfcompose_core::term::Count) -> Result<(), Error> {
+    let procs = procs
+        .as_int()
+        .ok_or_else(|| Error::Design("procs= must be a number to run on MPI".into()))?
+        as usize;
+    if procs != job.size() {
+        return Err(Error::Nodes {
+            nodes: procs,
+            processes: job.size(),
+        });
+    }
+    Ok(())
 }
 
 /// Block `kernel` timed next to one sibling per other process of this host, within the
