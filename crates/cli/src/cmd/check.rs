@@ -35,7 +35,7 @@ pub struct Args {
     /// Cores per node: thread counts above C do not divide further [default: unlimited].
     #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..))]
     pub cores: Option<u64>,
-    /// Print JSON (schema in the README).
+    /// Print JSON (schema in docs/composition.md).
     #[arg(long)]
     pub json: bool,
 }
