@@ -7,7 +7,8 @@
 //!
 //! The term nests seq, pipe, tpool, mapreduce and dc in a fixed cycle (see
 //! [`nested_term`]); every level wraps the one below, so the term is about 860 levels
-//! deep. Results and the machine are in `docs/composition.md`.
+//! deep. `predict_with_intervals` adds 95% intervals from 1,000 draws with every
+//! component uncertain. Results and the machine are in `docs/composition.md`.
 
 use divan::{black_box, Bencher};
 use perfcompose_core::components::seed_table1;
@@ -124,4 +125,44 @@ fn predict_with_analysis(bencher: Bencher) {
     let values: Vec<String> = points().iter().map(|p| p[0].1.to_string()).collect();
     let grid = Grid::new(vec![parse_at(&format!("x={}", values.join(","))).unwrap()]).unwrap();
     bencher.bench(|| predict(black_box(&t), &c, ComposeOptions::default(), &grid).unwrap());
+}
+
+/// Table 1 with every component known to ±5% (one standard error), as a components
+/// file states it with `relative_error = 0.05`.
+fn uncertain_table1() -> perfcompose_core::components::Components {
+    let c = seed_table1();
+    c.iter()
+        .map(|k| perfcompose_core::components::Component {
+            uncertainty: Some(perfcompose_core::uncertainty::Uncertainty::relative(
+                &k.name, &k.model, 0.05,
+            )),
+            ..k.clone()
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(c, perfcompose_core::components::Components::with)
+}
+
+/// The target of intervals: the same term and points, each value with its 95% interval
+/// from 1,000 draws of every component's uncertainty (everything `perfcompose predict`
+/// does, analyses included).
+#[divan::bench(sample_count = 10)]
+fn predict_with_intervals(bencher: Bencher) {
+    let t = setup();
+    let c = uncertain_table1();
+    let values: Vec<String> = points().iter().map(|p| p[0].1.to_string()).collect();
+    let grid = Grid::new(vec![parse_at(&format!("x={}", values.join(","))).unwrap()]).unwrap();
+    bencher.bench(|| {
+        let p = perfcompose_core::compose::predict::predict_with(
+            black_box(&t),
+            &c,
+            ComposeOptions::default(),
+            &grid,
+            None,
+            Default::default(),
+        )
+        .unwrap();
+        assert!(p.values.iter().all(|v| v.interval.is_some()));
+        p
+    });
 }

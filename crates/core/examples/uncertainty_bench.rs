@@ -8,15 +8,22 @@
 //!
 //! Seeded regions of one parameter on the 5-point grid x = 4..64 (5 repetitions, ±noise,
 //! seed 000's mixture of true models, as `fit_bench` draws them) are fitted by the default
-//! modeler. Two ways to an interval: the fit's coefficient covariance alone, and the
-//! bootstrap ensemble (`--replicates` refits to resampled repetitions, 10 coefficient
-//! draws each). For a component alone and for `seq` (sum) and `pipe` (maximum) of two
-//! regions' components, the share of regions whose 95% interval at x = 256 contains the
-//! true value, and the median relative half-width of the intervals.
+//! modeler. Two ways to an interval: the fit's coefficient covariance alone, and what
+//! `perfcompose predict` uses (`--replicates` bootstrap refits to resampled repetitions,
+//! [`perfcompose_core::uncertainty::fitted`]). Each region becomes a component; terms of
+//! one, two and three of them are composed and sampled the way `predict` does it
+//! ([`perfcompose_core::compose::interval`]), and the bench reports the share of
+//! compositions whose 95% interval at x = 256 contains the true value, and the median
+//! relative half-width of the intervals.
 
+use perfcompose_core::components::{Component, ComponentSource, Components};
+use perfcompose_core::compose::interval::{composed_template, templated, IntervalOptions, Sampler};
+use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::fit::synth::{self, SynthConfig, TruthShape};
 use perfcompose_core::fit::{modeler, FitOptions, DEFAULT_MODELER};
-use perfcompose_core::uncertainty::{interval_of, Draws, Ensemble, Uncertain};
+use perfcompose_core::model::{Expr, Pmnf};
+use perfcompose_core::term::parse_term;
+use perfcompose_core::uncertainty::{fitted, Source, Uncertain, Uncertainty};
 
 fn arg(name: &str, default: f64) -> f64 {
     let args: Vec<String> = std::env::args().collect();
@@ -43,14 +50,54 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, values: Vec<f64>, truth: f64) {
-        let Some(i) = interval_of(values, 0.95) else {
-            return;
-        };
+    fn add(&mut self, low: f64, high: f64, truth: f64) {
         self.n += 1;
-        self.hit += usize::from(i.low <= truth && truth <= i.high);
-        self.widths.push((i.high - i.low) / 2.0 / truth.abs());
+        self.hit += usize::from(low <= truth && truth <= high);
+        self.widths.push((high - low) / 2.0 / truth.abs());
     }
+}
+
+/// The compositions scored, with how their true value follows from the blocks'.
+const TERMS: &[(&str, usize)] = &[
+    ("a", 1),
+    ("seq(a, b)", 2),
+    ("pipe(a, b)", 2),
+    ("pipe(tpool(2, a), seq(b, c))", 3),
+];
+
+fn truth_of(term: &str, t: &[f64]) -> f64 {
+    match term {
+        "a" => t[0],
+        "seq(a, b)" => t[0] + t[1],
+        "pipe(a, b)" => t[0].max(t[1]),
+        _ => (t[0] / 2.0).max(t[1] + t[2]),
+    }
+}
+
+/// The 95% interval of `term` at x from components a, b, c (their uncertainties
+/// `u`), as `predict` computes it.
+fn interval(term: &str, u: &[Uncertainty], seed: u64, x: f64) -> Option<(f64, f64)> {
+    let names = ["a", "b", "c"];
+    let components = u
+        .iter()
+        .zip(names)
+        .fold(Components::default(), |c, (u, n)| {
+            let renamed = u.renamed(n);
+            let model = Expr::Poly(Pmnf::zero());
+            c.with(Component {
+                uncertainty: Some(renamed),
+                ..Component::exact(n, model, ComponentSource::BuiltIn)
+            })
+        });
+    let t = parse_term("<bench>", term).ok()?;
+    let m = composed_template(&t, &templated(&components), ComposeOptions::default(), None).ok()?;
+    let options = IntervalOptions {
+        seed,
+        ..IntervalOptions::default()
+    };
+    let s = Sampler::new(&[&m], &components, options)?;
+    let i = s.interval(&s.batch(&m), &vec![("x".to_string(), x)])?;
+    Some((i.low, i.high))
 }
 
 fn main() {
@@ -59,7 +106,6 @@ fn main() {
     let noise = arg("--noise", 0.03);
     let replicates = arg("--replicates", 100.0) as usize;
     let x = 256.0;
-    let at = [("x", x)];
     let config = SynthConfig {
         shape: TruthShape::Mixed,
         parameters: vec!["x".into()],
@@ -71,54 +117,38 @@ fn main() {
     };
     let m = modeler(DEFAULT_MODELER).expect("the default modeler");
     let opts = FitOptions::default();
-    // Per region: the truth at x, the covariance-only draws, the ensemble's draws.
-    let fitted: Vec<(f64, Vec<f64>, Vec<f64>)> = synth::generate(&config)
+    // Per region: the truth at x, the covariance-only uncertainty, the bootstrap's.
+    let fitted: Vec<(f64, Uncertainty, Uncertainty)> = synth::generate(&config)
         .into_iter()
         .enumerate()
         .filter_map(|(k, r)| {
             let fit = m.fit(&config.parameters, &r.points, &opts).ok()?;
-            let u = Uncertain::from_fit("c", &fit)?;
-            let e = Ensemble::bootstrap(
-                "c",
-                m,
-                &config.parameters,
-                &r.points,
-                &opts,
-                replicates,
-                seed ^ k as u64,
-            )?;
-            let truth = synth::eval(&r.truth, &config.parameters, &[x]);
-            let cov = Draws::sample(std::slice::from_ref(&u), 1000, seed).values(&u.template, &at);
-            Some((truth, cov, e.values(&at, 10, seed)))
+            let cov = Uncertainty::normal(&Uncertain::from_fit("c", &fit)?, Source::FitCovariance);
+            let boot = fitted("c", &fit, m, &r.points, &opts, replicates, seed ^ k as u64)?;
+            Some((synth::eval(&r.truth, &config.parameters, &[x]), cov, boot))
         })
         .collect();
-    let mut t: [[Tally; 2]; 3] = Default::default();
-    for (truth, cov, boot) in &fitted {
-        t[0][0].add(cov.clone(), *truth);
-        t[0][1].add(boot.clone(), *truth);
-    }
-    for w in fitted.chunks_exact(2) {
-        let (ta, tb) = (w[0].0, w[1].0);
-        for (j, (a, b)) in [(&w[0].1, &w[1].1), (&w[0].2, &w[1].2)]
-            .into_iter()
-            .enumerate()
-        {
-            let sum = a.iter().zip(b).map(|(p, q)| p + q).collect();
-            let max = a.iter().zip(b).map(|(p, q)| p.max(*q)).collect();
-            t[1][j].add(sum, ta + tb);
-            t[2][j].add(max, ta.max(tb));
-        }
-    }
     println!(
         "regions {regions}, seed {seed}, noise ±{:.0}%, {replicates} bootstrap refits, 95% intervals at x = {x} (4× the largest measured)",
         noise * 100.0
     );
-    println!(
-        "| what | covariance only | median half-width | bootstrap ensemble | median half-width |"
-    );
+    println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width |");
     println!("|---|---|---|---|---|");
-    for (name, row) in ["component", "seq of two", "pipe of two"].iter().zip(t) {
-        let [c, b] = row;
+    for (term, n) in TERMS {
+        let mut t: [Tally; 2] = Default::default();
+        for group in fitted.chunks_exact(*n) {
+            let truths: Vec<f64> = group.iter().map(|g| g.0).collect();
+            let truth = truth_of(term, &truths);
+            for (j, tally) in t.iter_mut().enumerate() {
+                let u: Vec<Uncertainty> = group
+                    .iter()
+                    .map(|g| if j == 0 { g.1.clone() } else { g.2.clone() })
+                    .collect();
+                if let Some((low, high)) = interval(term, &u, seed, x) {
+                    tally.add(low, high, truth);
+                }
+            }
+        }
         let pct = |t: &Tally| {
             format!(
                 "{} of {} ({:.1}%)",
@@ -128,11 +158,11 @@ fn main() {
             )
         };
         println!(
-            "| {name} | {} | {:.1}% | {} | {:.1}% |",
-            pct(&c),
-            100.0 * median(c.widths.clone()),
-            pct(&b),
-            100.0 * median(b.widths.clone())
+            "| {term} | {} | {:.1}% | {} | {:.1}% |",
+            pct(&t[0]),
+            100.0 * median(t[0].widths.clone()),
+            pct(&t[1]),
+            100.0 * median(t[1].widths.clone())
         );
     }
 }

@@ -578,13 +578,6 @@ fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error>
 
 /// A component fitted or built on this machine.
 fn component(name: &str, model: Expr, at: String) -> Component {
-    Component {
-        name: name.to_string(),
-        description: None,
-        source: ComponentSource::Model {
-            text: model.to_string(),
-            at,
-        },
-        model,
-    }
+    let text = model.to_string();
+    Component::exact(name, model, ComponentSource::Model { text, at })
 }

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use perfcompose_core::compose::grid::Grid;
+use perfcompose_core::compose::interval::{attach_confidence, IntervalOptions};
 use perfcompose_core::compose::laws::{check_laws, compare_terms, Comparison, LawReport, Verdict};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::model::format_significant;
@@ -38,6 +39,10 @@ pub struct Args {
     /// Print JSON (schema in docs/composition.md).
     #[arg(long)]
     pub json: bool,
+    /// Confidence a design must reach to be called faster (components with an
+    /// uncertainty: the probability that one design is faster is printed per point).
+    #[arg(long, value_name = "L", default_value = "0.95", value_parser = input::level)]
+    pub level: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -63,7 +68,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let first = parse_term("<first term>", a)?;
     let second = parse_term("<second term>", b)?;
-    let c = compare_terms(&first, &second, &components, opts, &grid)?;
+    let mut c = compare_terms(&first, &second, &components, opts, &grid)?;
+    let how = IntervalOptions {
+        level: args.level,
+        ..IntervalOptions::default()
+    };
+    attach_confidence(&mut c, &first, &second, &components, opts, how)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
@@ -142,10 +152,46 @@ fn human_comparison(c: &Comparison, grid: &Grid) -> String {
             }
         }
     }
+    if let Some(conf) = &c.confidence {
+        let pct = format_significant(100.0 * conf.level, 3);
+        out.push_str(&format!(
+            "with {pct}% confidence (the components' uncertainty, by sampling):\n"
+        ));
+        for r in &conf.ranges {
+            let given: Vec<String> = r
+                .given
+                .iter()
+                .map(|(k, v)| format!("{k}={}", num(*v)))
+                .collect();
+            let given = if given.is_empty() {
+                String::new()
+            } else {
+                format!("[{}] ", given.join(", "))
+            };
+            let range = if r.from_x == r.to_x {
+                format!("x = {}", num(r.from_x))
+            } else {
+                format!("x = {} .. {}", num(r.from_x), num(r.to_x))
+            };
+            let verdict = match r.winner.as_str() {
+                "first" => "the first is faster".to_string(),
+                "second" => "the second is faster".to_string(),
+                other => other.to_string(),
+            };
+            out.push_str(&format!("  {given}{range}: {verdict}\n"));
+        }
+    }
     if c.grid_given && !c.points.is_empty() {
         let names: Vec<String> = c.points[0].point.keys().cloned().collect();
         let mut header = names.clone();
         header.extend(["first".into(), "second".into(), "first/second".into()]);
+        let probabilities = c
+            .points
+            .iter()
+            .any(|p| p.probability_first_smaller.is_some());
+        if probabilities {
+            header.push("P(first faster)".into());
+        }
         let mut t = input::table(header);
         for p in &c.points {
             let mut row: Vec<String> = names.iter().map(|n| num(p.point[n])).collect();
@@ -156,6 +202,12 @@ fn human_comparison(c: &Comparison, grid: &Grid) -> String {
             } else {
                 "-".into()
             });
+            if probabilities {
+                row.push(
+                    p.probability_first_smaller
+                        .map_or_else(String::new, |v| format!("{v:.3}")),
+                );
+            }
             t.add_row(row);
         }
         out.push('\n');

@@ -20,7 +20,7 @@ pub const DIGITS: usize = 6;
 pub fn load_options() -> LoadOptions<'static> {
     LoadOptions {
         library: &StandardLibrary,
-        fitter: Some(&perfcompose_core::fit::DEFAULT_FITTER),
+        fitter: Some(&perfcompose_core::components::DEFAULT_FITTER),
     }
 }
 
@@ -71,6 +71,16 @@ pub fn check_machine(components: &Components, grid: &Grid) -> anyhow::Result<()>
 }
 
 /// A number for people.
+/// A confidence level: a number strictly between 0 and 1.
+pub fn level(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a confidence level: give a number between 0 and 1, e.g. 0.95"
+        )),
+    }
+}
+
 pub fn num(v: f64) -> String {
     format_significant(v, DIGITS)
 }

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::bail;
+use perfcompose_core::model::format_significant;
 use perfcompose_core::optimize::{optimize, Method, Outcome, Request};
 
 use super::input::{self, num};
@@ -80,24 +81,28 @@ fn human(o: &Outcome, args: &Args) -> String {
         at.join(", "),
         o.best
     ));
-    let mut t = input::table(
-        [
-            "rank",
-            "design",
-            "threads",
-            "predicted",
-            "bottleneck",
-            "search",
-        ]
+    let level = o.designs.iter().find_map(|d| d.interval).map(|i| i.level);
+    let mut header: Vec<String> = ["rank", "design", "threads", "predicted"]
         .map(String::from)
-        .to_vec(),
-    );
+        .to_vec();
+    if let Some(l) = level {
+        header.push(format!("{}% interval", format_significant(100.0 * l, 3)));
+    }
+    header.extend(["bottleneck", "search"].map(String::from));
+    let mut t = input::table(header);
     for (i, d) in o.designs.iter().enumerate() {
-        t.add_row(vec![
+        let mut row = vec![
             (i + 1).to_string(),
             d.term.clone(),
             d.threads.to_string(),
             num(d.value),
+        ];
+        if level.is_some() {
+            row.push(d.interval.map_or_else(String::new, |i| {
+                format!("{} .. {}", num(i.low), num(i.high))
+            }));
+        }
+        row.extend([
             d.bottleneck.clone(),
             match d.method {
                 Method::AsWritten => "as written".into(),
@@ -106,6 +111,7 @@ fn human(o: &Outcome, args: &Args) -> String {
                 Method::LocalSearch => "local search".into(),
             },
         ]);
+        t.add_row(row);
     }
     s.push_str(&format!("{t}\n"));
     if let [first, second, ..] = &o.designs[..] {
@@ -113,6 +119,12 @@ fn human(o: &Outcome, args: &Args) -> String {
             "the best is {:.3}x faster than the second\n",
             second.value / first.value
         ));
+        if let Some(p) = o.probability_best_beats_second {
+            s.push_str(&format!(
+                "the best beats the second in {:.1}% of the draws of the components' uncertainty\n",
+                100.0 * p
+            ));
+        }
     }
     if !o.exact {
         s.push_str("some allocations come from a local search and may not be the best\n");

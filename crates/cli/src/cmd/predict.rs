@@ -4,11 +4,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use perfcompose_core::compose::predict::{predict_with_overhead, Overhead, Prediction};
+use perfcompose_core::compose::interval::IntervalOptions;
+use perfcompose_core::compose::predict::{predict_with, Overhead, PredictOptions, Prediction};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::measure::Measure;
 use perfcompose_core::model::format_significant;
 use perfcompose_core::term::Term;
+use perfcompose_core::uncertainty::Source;
 
 use super::input::{self, num};
 
@@ -42,6 +44,14 @@ pub struct Args {
     /// Add the overhead calibration in FILE instead (implies --overhead).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
+    /// Confidence level of the prediction intervals (components with an uncertainty:
+    /// fitted from measurements, or stated in the components file).
+    #[arg(long, value_name = "L", default_value = "0.95", value_parser = input::level)]
+    pub level: f64,
+    /// Say which component's uncertainty widens the interval most, and where measuring
+    /// it again would narrow it.
+    #[arg(long)]
+    pub advise: bool,
 }
 
 /// The overhead `predict` added, and the calibration file it comes from.
@@ -76,7 +86,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None
     };
     let overhead = added.as_ref().map(|a| &a.overhead);
-    let p = predict_with_overhead(&term, &components, opts, &grid, overhead)?;
+    let how = PredictOptions {
+        intervals: IntervalOptions {
+            level: args.level,
+            ..IntervalOptions::default()
+        },
+        advise: args.advise,
+    };
+    let p = predict_with(&term, &components, opts, &grid, overhead, how)?;
     let mut out = crate::report::stdout();
     if args.json {
         let json = Json {
@@ -183,8 +200,12 @@ fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
     if !p.values.is_empty() {
         let names = &p.grid;
         let with_bottleneck = p.values.iter().any(|v| v.bottleneck.is_some());
+        let level = p.values.iter().find_map(|v| v.interval).map(|i| i.level);
         let mut header = names.clone();
         header.push("value".into());
+        if let Some(l) = level {
+            header.push(format!("{}% interval", format_significant(100.0 * l, 3)));
+        }
         if with_bottleneck {
             header.push("bottleneck".into());
         }
@@ -192,6 +213,11 @@ fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
         for v in &p.values {
             let mut row: Vec<String> = names.iter().map(|n| num(v.point[n])).collect();
             row.push(num(v.value));
+            if level.is_some() {
+                row.push(v.interval.map_or_else(String::new, |i| {
+                    format!("{} .. {}", num(i.low), num(i.high))
+                }));
+            }
             if with_bottleneck {
                 row.push(v.bottleneck.clone().unwrap_or_default());
             }
@@ -259,6 +285,48 @@ fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
             ));
         }
     }
+    if !p.uncertain.is_empty() {
+        let what: Vec<String> = p
+            .uncertain
+            .iter()
+            .map(|u| match u.source {
+                Source::Bootstrap => format!("{} ({} bootstrap refits)", u.component, u.replicates),
+                Source::FitCovariance => format!("{} (the fit's covariance)", u.component),
+                Source::Stated => format!("{} (stated)", u.component),
+            })
+            .collect();
+        out.push_str(&format!(
+            "\nintervals carry the uncertainty of: {}\n",
+            what.join(", ")
+        ));
+    }
+    let extrapolated = extrapolated(p);
+    if !extrapolated.is_empty() {
+        out.push_str(
+            "\nextrapolation (components evaluated outside the range they were measured on):\n",
+        );
+        for line in extrapolated {
+            out.push_str(&format!("  - {line}\n"));
+        }
+    }
+    if !p.advice.is_empty() {
+        out.push_str(&format!(
+            "\nadvice (shares of the variance at {}):\n",
+            given(&p.advice[0].at).trim_end()
+        ));
+        for a in &p.advice {
+            let mut line = format!("  - {}: {:.0}%", a.component, 100.0 * a.share);
+            if let (Some(m), Some(r)) = (a.measure_at.first(), a.reduction.first()) {
+                line.push_str(&format!(
+                    "; measuring it at {} would remove {:.0}% of its own variance there",
+                    given(m).trim_end(),
+                    100.0 * r
+                ));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     if !p.notes.is_empty() {
         out.push_str("\nnotes:\n");
         for n in &p.notes {
@@ -281,4 +349,34 @@ fn given(g: &std::collections::BTreeMap<String, f64>) -> String {
         let parts: Vec<String> = g.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
         format!("[{}] ", parts.join(", "))
     }
+}
+
+/// One line per extrapolated component and parameter: the farthest value over the grid,
+/// at how many points, and the measured range.
+fn extrapolated(p: &Prediction) -> Vec<String> {
+    let mut by: std::collections::BTreeMap<(String, String), (f64, [f64; 2], usize)> =
+        std::collections::BTreeMap::new();
+    for v in &p.values {
+        for e in &v.extrapolation {
+            let far = |x: f64| (e.measured[0] / x).max(x / e.measured[1]);
+            let entry = by
+                .entry((e.component.clone(), e.parameter.clone()))
+                .or_insert((e.value, e.measured, 0));
+            if far(e.value) > far(entry.0) {
+                entry.0 = e.value;
+            }
+            entry.2 += 1;
+        }
+    }
+    by.into_iter()
+        .map(|((c, param), (v, [lo, hi], n))| {
+            format!(
+                "{c}: {param} = {} (measured {}..{}), at {n} of {} points",
+                num(v),
+                num(lo),
+                num(hi),
+                p.values.len()
+            )
+        })
+        .collect()
 }

@@ -58,6 +58,14 @@ pub struct PointComparison {
     pub point: BTreeMap<String, f64>,
     pub first: f64,
     pub second: f64,
+    /// The share of draws of the components' uncertainty in which the first is smaller
+    /// (when a component of either design has an uncertainty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability_first_smaller: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_interval: Option<crate::uncertainty::Interval>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub second_interval: Option<crate::uncertainty::Interval>,
 }
 
 /// Where the smaller design changes, along `x`.
@@ -89,6 +97,10 @@ pub struct Comparison {
     pub points: Vec<PointComparison>,
     /// Changes of the smaller design along `x >= 1`.
     pub switches: Vec<Switch>,
+    /// Where either design wins with the chosen confidence (when a component has an
+    /// uncertainty; [`crate::compose::interval::attach_confidence`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<crate::compose::interval::Confidence>,
     #[serde(skip)]
     pub first_expr: Expr,
     #[serde(skip)]
@@ -129,6 +141,9 @@ pub fn compare_terms(
             point: pt.iter().cloned().collect(),
             first: va,
             second: vb,
+            probability_first_smaller: None,
+            first_interval: None,
+            second_interval: None,
         });
     }
     let verdict = if a.to_string() == b.to_string() {
@@ -172,6 +187,7 @@ pub fn compare_terms(
         grid_given,
         points,
         switches,
+        confidence: None,
         first_expr: a,
         second_expr: b,
     })

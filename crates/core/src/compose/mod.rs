@@ -34,16 +34,23 @@
 
 pub mod crossover;
 pub mod grid;
+pub mod interval;
 pub mod laws;
 mod overhead;
 pub mod predict;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_uncertainty;
+pub mod uses;
 
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
 use crate::model::Expr;
 use crate::term::{closest, Count, CountValue, Node, NodeKind, Term};
+
+/// The size parameter crossovers are searched along.
+pub const AXIS: &str = "x";
 
 /// How to compose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +71,8 @@ pub struct Composition {
     pub notes: Vec<Note>,
     /// Threads the design keeps busy at once on one node, when all counts are numbers.
     pub threads: Option<u64>,
+    /// Where each component with a measured range is evaluated.
+    pub uses: Vec<uses::Use>,
 }
 
 /// A pipeline of the term. Stage models are built on demand ([`Composition::stages`]):
@@ -129,6 +138,7 @@ pub fn compose(
         pipelines: Vec::new(),
         notes: Vec::new(),
         tpool_depth: 0,
+        uses: Vec::new(),
     };
     let model = c.node(&term.root, &Expr::one())?;
     if !model.coefficients_finite() {
@@ -157,6 +167,7 @@ pub fn compose(
         pipelines: c.pipelines,
         notes,
         threads,
+        uses: c.uses,
     })
 }
 
@@ -176,6 +187,7 @@ pub(crate) fn compose_node(
         pipelines: Vec::new(),
         notes: Vec::new(),
         tpool_depth: 0,
+        uses: Vec::new(),
     };
     c.node(node, factor)
 }
@@ -225,9 +237,32 @@ struct Composer<'a> {
     pipelines: Vec<Pipeline>,
     notes: Vec<Note>,
     tpool_depth: usize,
+    uses: Vec<uses::Use>,
 }
 
 impl Composer<'_> {
+    /// Record a use of component `name` (when it has a measured range).
+    fn record(&mut self, name: &str, span: Span) {
+        if let Some(u) = uses::Use::new(name, span, self.components) {
+            self.uses.push(u);
+        }
+    }
+
+    /// Substitute `bindings` in the arguments of the uses recorded since `from`.
+    fn subst_uses(&mut self, from: usize, bindings: &[(&str, Expr)]) {
+        for u in &mut self.uses[from..] {
+            u.subst(bindings);
+        }
+    }
+
+    /// The uses recorded since `from` lie inside a recursion over `var` from 0 to `to`.
+    fn level_uses(&mut self, from: usize, var: &str, to: &Expr) {
+        for u in &mut self.uses[from..] {
+            u.levels
+                .insert(0, (var.to_string(), Expr::zero(), to.clone()));
+        }
+    }
+
     fn error(&self, span: Span, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::new(&self.term.origin, &self.term.source, span, msg)
     }
@@ -263,7 +298,9 @@ impl Composer<'_> {
     fn node(&mut self, n: &Node, factor: &Expr) -> Result<Expr, Diagnostic> {
         match &n.kind {
             NodeKind::Component(name) => {
-                Ok(Expr::mul(factor.clone(), self.component(name, n.span)?))
+                let model = self.component(name, n.span)?;
+                self.record(name, n.span);
+                Ok(Expr::mul(factor.clone(), model))
             }
             NodeKind::Seq(parts) => {
                 let models = parts
@@ -394,13 +431,18 @@ impl Composer<'_> {
         let x = Expr::param("x");
         let one = Expr::one();
 
+        let from = self.uses.len();
         let map = self.node(&mr.map, &one)?;
+        self.subst_uses(from, &bound(Expr::one()));
         let map_one = subst_simultaneous(map, &bound(Expr::one()));
         let map_phase = Expr::div(Expr::mul(x, map_one), workers.clone());
 
         let shuffle_phase = match &mr.shuffle {
             Some(s) => {
                 let model = self.component(&s.name, s.span)?;
+                let from = self.uses.len();
+                self.record(&s.name, s.span);
+                self.subst_uses(from, &bound(per_key.clone()));
                 if self.tpool_depth > 0 {
                     self.notes.push(Note {
                         span: n.span,
@@ -438,11 +480,14 @@ impl Composer<'_> {
         let single = scale
             .as_pmnf()
             .is_some_and(|p| p.as_single_term().is_some());
+        let from = self.uses.len();
         let reduce_phase = if single && !replaced.iter().any(|v| scale.mentions(v)) {
             let reduce = self.node(&mr.reduce, &scale)?;
+            self.subst_uses(from, &bindings);
             subst_simultaneous(reduce, &bindings)
         } else {
             let reduce = self.node(&mr.reduce, &one)?;
+            self.subst_uses(from, &bindings);
             let reduce_d = subst_simultaneous(reduce, &bindings);
             Expr::mul(
                 factor.clone(),
@@ -458,10 +503,14 @@ impl Composer<'_> {
     #[inline(never)]
     fn dc(&mut self, dc: &crate::term::Dc) -> Result<Expr, Diagnostic> {
         let one = Expr::one();
+        let at_level = self.uses.len();
         let divide = self.node(&dc.divide, &one)?;
         let combine = self.node(&dc.combine, &one)?;
+        let at_leaf = self.uses.len();
         let leaf = self.node(&dc.leaf, &one)?;
+        let at_exchange = self.uses.len();
         let exchange = self.component(&dc.exchange.name, dc.exchange.span)?;
+        self.record(&dc.exchange.name, dc.exchange.span);
         let procs = dc.procs.to_expr();
         let size = dc
             .size
@@ -482,8 +531,21 @@ impl Composer<'_> {
             exchange.subst("x", &message),
         ]);
         let levels = Expr::log2(procs.clone());
-        let recursion = Expr::sum_over(&j, Expr::zero(), Expr::sub(levels, Expr::one()), body);
-        let share = leaf.subst("x", &Expr::div(Expr::param("x"), procs));
+        let last = Expr::sub(levels, Expr::one());
+        let leaf_size = Expr::div(Expr::param("x"), procs);
+        // The uses' arguments follow the model: divide and combine at x/2^j, the
+        // exchange at the level's message, the leaf at x/P.
+        let leaf_uses: Vec<uses::Use> = self.uses.drain(at_leaf..at_exchange).collect();
+        for u in &mut self.uses[at_level..at_leaf] {
+            u.subst(&[("x", sub.clone())]);
+        }
+        self.subst_uses(at_leaf, &[("x", message.clone())]);
+        self.level_uses(at_level, &j, &last);
+        let leaf_from = self.uses.len();
+        self.uses.extend(leaf_uses);
+        self.subst_uses(leaf_from, &[("x", leaf_size.clone())]);
+        let recursion = Expr::sum_over(&j, Expr::zero(), last, body);
+        let share = leaf.subst("x", &leaf_size);
         Ok(Expr::add(recursion, share))
     }
 }
@@ -495,6 +557,7 @@ impl Composer<'_> {
     fn matmul(&mut self, mm: &crate::term::Matmul) -> Result<Expr, Diagnostic> {
         use crate::comm::Algorithm;
         use crate::term::Broadcast;
+        let from = self.uses.len();
         let multiply = self.node(&mm.multiply, &Expr::one())?;
         let message = self.component(&mm.message.name, mm.message.span)?;
         let blocks = crate::skeleton::FoxBlocks {
@@ -512,6 +575,23 @@ impl Composer<'_> {
             },
             segments: mm.segments.as_ref().map(|k| k.expr.clone()),
         };
+        // The uses follow FoxBlocks: the block product at x/√P, a message of one
+        // block's bytes (a 1/k of it in a pipelined broadcast).
+        let block = Expr::div(
+            Expr::param("x"),
+            Expr::pow(blocks.procs.clone(), crate::model::Q::new(1, 2)),
+        );
+        self.subst_uses(from, &[("x", block.clone())]);
+        let bytes = blocks.bytes.subst("x", &block);
+        let mut sizes = vec![bytes.clone()];
+        if let Some(k) = &blocks.segments {
+            sizes.push(Expr::div(bytes, k.clone()));
+        }
+        for size in sizes {
+            let at = self.uses.len();
+            self.record(&mm.message.name, mm.message.span);
+            self.subst_uses(at, &[("x", size)]);
+        }
         Ok(blocks.model().expect("the three broadcasts have models"))
     }
 }

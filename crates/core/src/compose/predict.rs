@@ -11,15 +11,17 @@ use serde::Serialize;
 
 use super::crossover::{self, Crossover};
 use super::grid::{format_point, Grid, Point};
+use super::interval::{self, Advice, IntervalOptions, Sampler};
 pub use super::overhead::{second_of, slack_of, Overhead, PhaseLoss, Saturating};
+use super::uses::{self, Extrapolation};
 use super::{compose, compose_node, find_node, threads_of, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
 use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
 use crate::term::{CountValue, Node, NodeKind, Term};
+use crate::uncertainty::{Interval, Source};
 
-/// The size parameter crossovers are searched along.
-pub const AXIS: &str = "x";
+pub use super::AXIS;
 /// Smallest speedup worth a suggestion.
 pub const SUGGEST_MIN_SPEEDUP: f64 = 1.05;
 /// A stage this many times slower than the next one is worth replicating.
@@ -64,6 +66,12 @@ pub struct Prediction {
     pub crossovers: Vec<CrossoverReport>,
     pub notes: Vec<String>,
     pub suggestions: Vec<Suggestion>,
+    /// The components whose uncertainty the intervals carry.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<UncertainComponent>,
+    /// `--advise`: the components by their share of the interval's variance.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<Advice>,
     #[serde(skip)]
     pub expr: Expr,
     #[serde(skip)]
@@ -82,6 +90,30 @@ pub struct Value {
     /// is a pipeline, possibly inside task pools).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<String>,
+    /// The prediction interval, when some component has an uncertainty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// Components evaluated outside the range they were measured on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extrapolation: Vec<Extrapolation>,
+}
+
+/// A component whose uncertainty a prediction carries.
+#[derive(Clone, Debug, Serialize)]
+pub struct UncertainComponent {
+    pub component: String,
+    /// `bootstrap`, `fit-covariance` or `stated`.
+    pub source: Source,
+    /// Bootstrap refits (1 otherwise).
+    pub replicates: usize,
+}
+
+/// How `predict` draws intervals and whether it advises.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PredictOptions {
+    pub intervals: IntervalOptions,
+    /// Compute [`Prediction::advice`].
+    pub advise: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -167,6 +199,26 @@ pub fn predict_with_overhead(
     grid: &Grid,
     overhead: Option<&Overhead>,
 ) -> Result<Prediction, Diagnostic> {
+    predict_with(
+        term,
+        components,
+        opts,
+        grid,
+        overhead,
+        PredictOptions::default(),
+    )
+}
+
+/// [`predict_with_overhead`], with intervals drawn as `how` says (and advice when
+/// asked for).
+pub fn predict_with(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    grid: &Grid,
+    overhead: Option<&Overhead>,
+    how: PredictOptions,
+) -> Result<Prediction, Diagnostic> {
     let comp = compose(term, components, opts)?;
     let model = match overhead {
         Some(o) => o.apply_composed(&comp, term, components, opts),
@@ -217,9 +269,21 @@ pub fn predict_with_overhead(
                 point: point.iter().cloned().collect(),
                 value: v,
                 bottleneck,
+                interval: None,
+                extrapolation: uses::extrapolations(&comp.uses, components, &point),
             });
         }
     }
+    let (uncertain, advice) = attach_intervals(
+        &mut values,
+        term,
+        components,
+        opts,
+        grid,
+        overhead,
+        how,
+        &comp.uses,
+    )?;
 
     let (pipelines, crossovers) = analyse_pipelines(&analysed, grid);
     let suggestions = suggest(&analysed, grid, opts);
@@ -281,6 +345,8 @@ pub fn predict_with_overhead(
         crossovers,
         notes,
         suggestions,
+        uncertain,
+        advice,
         expr: model,
         dominant_expr,
         root_pipeline: root_index,
@@ -688,6 +754,70 @@ fn deepest_failing(
         }
     }
     Some(node.span)
+}
+
+/// Intervals at every grid point when a component of the term has an uncertainty, and
+/// the advice when asked for (at the point whose interval is widest relative to its
+/// value).
+#[allow(clippy::too_many_arguments)]
+fn attach_intervals(
+    values: &mut [Value],
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    grid: &Grid,
+    overhead: Option<&Overhead>,
+    how: PredictOptions,
+    used: &[uses::Use],
+) -> Result<(Vec<UncertainComponent>, Vec<Advice>), Diagnostic> {
+    if !components.iter().any(|c| c.uncertainty.is_some()) {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let templates = interval::templated(components);
+    let model = interval::composed_template(term, &templates, opts, overhead)?;
+    let Some(sampler) = Sampler::new(&[&model], components, how.intervals) else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let uncertain = sampler
+        .components
+        .iter()
+        .map(|u| UncertainComponent {
+            component: u.component.clone(),
+            source: u.source,
+            replicates: u.replicates(),
+        })
+        .collect();
+    if values.is_empty() {
+        return Ok((uncertain, Vec::new()));
+    }
+    let batch = sampler.batch(&model);
+    let points = grid.points();
+    for (v, i) in values
+        .iter_mut()
+        .zip(interval::intervals(&sampler, &batch, &points))
+    {
+        v.interval = i;
+    }
+    let mut advice = Vec::new();
+    if how.advise {
+        let widest = values
+            .iter()
+            .zip(&points)
+            .filter_map(|(v, p)| {
+                let i = v.interval?;
+                Some(((i.high - i.low) / v.value.abs().max(f64::MIN_POSITIVE), p))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((_, point)) = widest {
+            let needed = |name: &str| {
+                let c = sampler.components.iter().find(|u| u.component == name)?;
+                let d = c.design.as_ref()?;
+                uses::needed(used, components, name, &d.parameters, point)
+            };
+            advice = interval::advise(&sampler, &model, point, &needed);
+        }
+    }
+    Ok((uncertain, advice))
 }
 
 #[cfg(test)]

@@ -11,10 +11,9 @@
 
 use std::path::Path;
 
-use super::{FitOptions, Measure, Modeler};
-use crate::components::Fitter;
+use super::{Fit, FitOptions, Modeler};
 use crate::diag::Diagnostic;
-use crate::measure::{read_path, Experiment, SeriesKey};
+use crate::measure::{read_path, Experiment, Point, SeriesKey};
 use crate::model::Expr;
 
 /// Which series of `exp` belongs to `component`, or to `callpath` when one is given.
@@ -73,6 +72,17 @@ pub fn fit_component(
     modeler: &dyn Modeler,
     options: &FitOptions,
 ) -> Result<Expr, Diagnostic> {
+    fit_series(component, path, callpath, modeler, options).map(|(fit, _)| fit.model)
+}
+
+/// [`fit_component`], with the whole fit and the points it was fitted to.
+pub fn fit_series(
+    component: &str,
+    path: &Path,
+    callpath: Option<&str>,
+    modeler: &dyn Modeler,
+    options: &FitOptions,
+) -> Result<(Fit, Vec<Point>), Diagnostic> {
     let exp = read_path(path)?;
     let key = pick(&exp, component, callpath).map_err(|msg| {
         exp.diagnostic(
@@ -89,37 +99,9 @@ pub fn fit_component(
                 format!("component `{component}`: series {key}: {e}"),
             )
         })?;
-    Ok(fit.model)
+    let points = exp.series[key].to_vec();
+    Ok((fit, points))
 }
-
-/// The fitter components files use for `measurements = "file"`: a modeler and its
-/// options, plugged into [`crate::components::LoadOptions::fitter`].
-pub struct ComponentFitter {
-    pub modeler: &'static dyn Modeler,
-    pub options: FitOptions,
-}
-
-impl Fitter for ComponentFitter {
-    fn fit(
-        &self,
-        component: &str,
-        path: &Path,
-        callpath: Option<&str>,
-    ) -> Result<Expr, Diagnostic> {
-        fit_component(component, path, callpath, self.modeler, &self.options)
-    }
-}
-
-/// The default modeler on the mean of the repetitions: what `perfcompose predict` fits
-/// components with.
-pub static DEFAULT_FITTER: ComponentFitter = ComponentFitter {
-    modeler: &super::REFINED,
-    options: FitOptions {
-        measure: Measure::Mean,
-        allow_negative: false,
-        breaks: Vec::new(),
-    },
-};
 
 #[cfg(test)]
 mod tests {
@@ -175,7 +157,7 @@ mod tests {
 
     #[test]
     fn components_files_fit_their_measurements_on_load() {
-        use crate::components::{Components, LoadOptions};
+        use crate::components::{Components, LoadOptions, DEFAULT_FITTER};
         let dir = write("two.txt", &two_regions())
             .parent()
             .unwrap()

@@ -46,7 +46,7 @@ use crate::model::{Expr, Monomial, Pmnf};
 
 pub use basis::{fit_basis, parse_basis, BasisFit};
 pub use data::Prepared;
-pub use file::{fit_component, ComponentFitter, DEFAULT_FITTER};
+pub use file::{fit_component, fit_series};
 
 /// Options every modeler understands.
 #[derive(Clone, Debug, Default)]
@@ -180,7 +180,7 @@ pub trait Modeler: Sync {
 /// The modeler used when none is named.
 pub const DEFAULT_MODELER: &str = "perfcompose";
 
-static REFINED: refined::Refined = refined::Refined::DEFAULT;
+pub(crate) static REFINED: refined::Refined = refined::Refined::DEFAULT;
 static EXTRAP: extrap::ExtraP = extrap::ExtraP;
 static SEGMENTED: segmented::Segmented = segmented::Segmented::DEFAULT;
 

@@ -68,6 +68,9 @@ pub struct Ranked {
     pub bottleneck: String,
     /// How the allocation was found.
     pub method: Method,
+    /// The prediction interval, when a component has an uncertainty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<crate::uncertainty::Interval>,
 }
 
 /// The ranking (also the JSON of `perfcompose optimize --json`).
@@ -82,6 +85,10 @@ pub struct Outcome {
     /// Designs that could not be scored (e.g. a rewrite needing more threads than the
     /// budget), with why.
     pub skipped: Vec<Skipped>,
+    /// The share of draws of the components' uncertainty in which the best design is
+    /// faster than the second (when a component has an uncertainty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability_best_beats_second: Option<f64>,
 }
 
 /// A candidate design left out of the ranking.
@@ -122,12 +129,54 @@ pub fn optimize(req: &Request<'_>) -> Result<Outcome, Diagnostic> {
     });
     designs.dedup_by(|a, b| a.term == b.term);
     let exact = designs.iter().all(|d| d.method != Method::LocalSearch);
+    let probability_best_beats_second = intervals(req, &mut designs)?;
     Ok(Outcome {
         best: designs[0].term.clone(),
         designs,
         exact,
         cores: req.cores,
         skipped,
+        probability_best_beats_second,
+    })
+}
+
+/// Each ranked design's interval at the point, all on the same draws of the
+/// components' uncertainty, and the probability that the first beats the second
+/// (`None` when no component has an uncertainty).
+fn intervals(req: &Request<'_>, designs: &mut [Ranked]) -> Result<Option<f64>, Diagnostic> {
+    use crate::compose::interval::{composed_template, templated, IntervalOptions, Sampler};
+    if !req.components.iter().any(|c| c.uncertainty.is_some()) {
+        return Ok(None);
+    }
+    let opts = ComposeOptions {
+        cores: Some(req.cores),
+    };
+    let templates = templated(req.components);
+    let models = designs
+        .iter()
+        .map(|d| {
+            let t = parse_term("<design>", &d.term)?;
+            composed_template(&t, &templates, opts, None)
+        })
+        .collect::<Result<Vec<Expr>, Diagnostic>>()?;
+    let refs: Vec<&Expr> = models.iter().collect();
+    let Some(sampler) = Sampler::new(&refs, req.components, IntervalOptions::default()) else {
+        return Ok(None);
+    };
+    let mut values = Vec::new();
+    for (d, m) in designs.iter_mut().zip(&models) {
+        let v = sampler
+            .values(&sampler.batch(m), &req.point)
+            .unwrap_or_default();
+        d.interval = crate::uncertainty::interval_of(
+            v.iter().copied().filter(|x| x.is_finite()).collect(),
+            sampler.options.level,
+        );
+        values.push(v);
+    }
+    Ok(match &values[..] {
+        [a, b, ..] => crate::uncertainty::probability_smaller(a, b),
+        _ => None,
     })
 }
 
@@ -185,6 +234,7 @@ pub fn optimize_term(
         value: alloc.value,
         bottleneck,
         method: alloc.method,
+        interval: None,
     })
 }
 

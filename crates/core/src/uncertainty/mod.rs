@@ -1,48 +1,58 @@
-//! Uncertainty of fitted models, carried through a composition by sampling.
+//! Uncertainty of component models, carried through a composition by sampling.
 //!
 //! A model fitted from measurements is an estimate: its coefficients have a covariance
 //! ([`crate::fit::FitStats::covariance`]). [`Uncertain::from_fit`] keeps it with a
 //! *template* of the model — the same terms with each coefficient a parameter of its own
 //! (`qsort·0`, `qsort·1`, ...). Composing templates instead of point models gives a model of
 //! the whole program in those parameters; [`Draws`] samples the coefficients of every
-//! uncertain component from their multivariate normal distributions (a fixed seed, so
-//! that output is reproducible) and [`Draws::interval`] evaluates the composed template at
-//! each draw. Sampling, rather than a linear propagation, because a pipeline's `max` is
-//! not linear: near a crossover either stage may lead.
+//! uncertain component (a fixed seed, so that output is reproducible) and the composed
+//! template is evaluated at each draw ([`crate::model::Batch`]). Sampling, rather than a
+//! linear propagation, because a pipeline's `max` is not linear: near a crossover either
+//! stage may lead.
 //!
 //! The coefficients' covariance describes the chosen model's terms only: where the
 //! modeler picks the wrong exponents (noise hides a term), an interval from it is tight
-//! around the wrong curve. [`Ensemble::bootstrap`] also carries the choice of terms: it
-//! refits the same modeler to the points with each point's repetitions resampled, and
-//! draws from every refit's coefficients (coverage in `docs/fitting.md`).
+//! around the wrong curve. [`bootstrap`] also carries the choice of terms: it refits the
+//! same modeler to the points with each point's repetitions resampled. A component's
+//! [`Uncertainty`] is a mixture: one normal distribution per refit, over the union of the
+//! terms the refits chose (coverage in `docs/fitting.md`).
 //!
 //! The intervals are those of the mean time (where the true model lies), not of one
 //! run's measurement.
 
+mod advice;
+mod bootstrap;
 #[cfg(test)]
 mod tests;
 
+pub use advice::{Design, MeasureAt};
+pub use bootstrap::{bootstrap, fitted};
+
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::Serialize;
 
-use crate::fit::{Fit, FitOptions, Modeler};
-use crate::measure::Point;
-use crate::model::{Expr, Pmnf};
+use crate::fit::Fit;
+use crate::model::{Env, EvalError, Expr, Monomial, Pmnf};
 
 /// Draws used for intervals unless told otherwise.
-pub const DEFAULT_DRAWS: usize = 2000;
+pub const DEFAULT_DRAWS: usize = 1000;
 /// The seed of the draws unless told otherwise.
 pub const DEFAULT_SEED: u64 = 0x5EED;
+/// Bootstrap refits of a fitted component.
+pub const DEFAULT_REPLICATES: usize = 100;
 
-/// A component's model with uncertain coefficients.
+/// A model with normally distributed coefficients: the terms of a PMNF model, each
+/// coefficient a parameter of the template.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Uncertain {
     /// The component.
     pub name: String,
-    /// The model with each coefficient a parameter named in `coefficients`.
+    /// The model's terms (a coefficient each).
+    pub terms: Vec<Monomial>,
+    /// `Σ coefficients[j] · terms[j]`.
     pub template: Expr,
     /// Parameter names of the coefficients, in the covariance's order.
     pub coefficients: Vec<String>,
@@ -56,110 +66,252 @@ pub fn coefficient_name(component: &str, j: usize) -> String {
     format!("{component}·{j}")
 }
 
+fn template_of(terms: &[Monomial], coefficients: &[String]) -> Expr {
+    Expr::sum_of(
+        terms
+            .iter()
+            .zip(coefficients)
+            .map(|(m, name)| Expr::mul(Expr::param(name), Expr::Poly(Pmnf::term(1.0, m.clone()))))
+            .collect(),
+    )
+}
+
 impl Uncertain {
-    /// The uncertain model of a PMNF fit with a covariance (`None` for other fits, or
-    /// without residual degrees of freedom).
-    pub fn from_fit(component: &str, fit: &Fit) -> Option<Uncertain> {
-        let p = fit.pmnf()?;
-        let cov = fit.stats.covariance.clone()?;
-        let terms: Vec<(f64, Expr)> = p
-            .terms()
-            .map(|(c, m)| (c, Expr::Poly(Pmnf::term(1.0, m.clone()))))
-            .collect();
-        if terms.len() != cov.len() || terms.is_empty() {
+    /// The PMNF model `model` with the covariance `covariance` of its coefficients (in
+    /// the order the model's terms print); `None` when the model is not PMNF or the
+    /// sizes differ.
+    pub fn new(component: &str, model: &Expr, covariance: Vec<Vec<f64>>) -> Option<Uncertain> {
+        let p = model.as_pmnf()?;
+        let terms: Vec<Monomial> = p.terms().map(|(_, m)| m.clone()).collect();
+        if terms.is_empty()
+            || covariance.len() != terms.len()
+            || covariance.iter().any(|r| r.len() != terms.len())
+        {
             return None;
         }
         let coefficients: Vec<String> = (0..terms.len())
             .map(|j| coefficient_name(component, j))
             .collect();
-        let template = Expr::sum_of(
-            terms
-                .iter()
-                .zip(&coefficients)
-                .map(|((_, shape), name)| Expr::mul(Expr::param(name), shape.clone()))
-                .collect(),
-        );
         Some(Uncertain {
             name: component.to_string(),
-            template,
+            template: template_of(&terms, &coefficients),
+            terms,
             coefficients,
-            mean: terms.iter().map(|(c, _)| *c).collect(),
-            covariance: cov,
-        })
-    }
-
-    /// A model given with relative standard errors per coefficient of its PMNF form
-    /// (`relative` of each coefficient's magnitude, uncorrelated).
-    pub fn relative(component: &str, model: &Expr, relative: f64) -> Option<Uncertain> {
-        let p = model.as_pmnf()?;
-        let coefficients: Vec<String> = (0..p.terms().count())
-            .map(|j| coefficient_name(component, j))
-            .collect();
-        let mean: Vec<f64> = p.terms().map(|(c, _)| c).collect();
-        let n = mean.len();
-        let mut covariance = vec![vec![0.0; n]; n];
-        for (j, c) in mean.iter().enumerate() {
-            covariance[j][j] = (relative * c).powi(2);
-        }
-        let template = Expr::sum_of(
-            p.terms()
-                .zip(&coefficients)
-                .map(|((_, m), name)| {
-                    Expr::mul(Expr::param(name), Expr::Poly(Pmnf::term(1.0, m.clone())))
-                })
-                .collect(),
-        );
-        Some(Uncertain {
-            name: component.to_string(),
-            template,
-            coefficients,
-            mean,
+            mean: p.terms().map(|(c, _)| c).collect(),
             covariance,
         })
     }
 
-    /// The same model as component `component` (its coefficient parameters renamed).
-    pub fn renamed(&self, component: &str) -> Uncertain {
-        let coefficients: Vec<String> = (0..self.coefficients.len())
-            .map(|j| coefficient_name(component, j))
-            .collect();
-        let mut template = self.template.clone();
-        for (old, new) in self.coefficients.iter().zip(&coefficients) {
-            template = template.subst(old, &Expr::param(new));
-        }
-        Uncertain {
-            name: component.to_string(),
-            template,
-            coefficients,
-            mean: self.mean.clone(),
-            covariance: self.covariance.clone(),
-        }
+    /// The uncertain model of a PMNF fit with a covariance (`None` for other fits, or
+    /// without residual degrees of freedom).
+    pub fn from_fit(component: &str, fit: &Fit) -> Option<Uncertain> {
+        Uncertain::new(component, &fit.model, fit.stats.covariance.clone()?)
     }
 
-    /// A square root `L` of the covariance (`L·Lᵀ = Σ`): Cholesky's when the matrix is
-    /// positive definite, else from its eigenvectors with negative eigenvalues (rounding)
-    /// taken as 0.
-    fn root(&self) -> DMatrix<f64> {
-        let n = self.mean.len();
-        let m = DMatrix::from_fn(n, n, |i, j| {
-            0.5 * (self.covariance[i][j] + self.covariance[j][i])
-        });
-        if let Some(c) = m.clone().cholesky() {
-            return c.l();
-        }
-        let e = SymmetricEigen::new(m);
-        let d = DMatrix::from_diagonal(&e.eigenvalues.map(|v| v.max(0.0).sqrt()));
-        e.eigenvectors * d
+    /// The value of the template with the mean coefficients: the model itself.
+    pub fn model(&self) -> Expr {
+        Expr::Poly(Pmnf::from_terms(
+            self.mean.iter().copied().zip(self.terms.iter().cloned()),
+        ))
     }
 }
 
-/// Sampled coefficients of several uncertain components: draw `k` binds every
-/// coefficient parameter.
+/// A square root `L` of a covariance (`L·Lᵀ = Σ`): Cholesky's when the matrix is
+/// positive definite, else from its eigenvectors with negative eigenvalues (rounding)
+/// taken as 0.
+fn root(covariance: &[Vec<f64>]) -> DMatrix<f64> {
+    let n = covariance.len();
+    let m = DMatrix::from_fn(n, n, |i, j| 0.5 * (covariance[i][j] + covariance[j][i]));
+    if let Some(c) = m.clone().cholesky() {
+        return c.l();
+    }
+    let e = SymmetricEigen::new(m);
+    let d = DMatrix::from_diagonal(&e.eigenvalues.map(|v| v.max(0.0).sqrt()));
+    e.eigenvectors * d
+}
+
+/// One normal distribution of a mixture.
+#[derive(Clone, Debug, PartialEq)]
+struct Part {
+    mean: Vec<f64>,
+    /// `L` with `L·Lᵀ` the covariance.
+    root: DMatrix<f64>,
+}
+
+/// Where a component's uncertainty comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// Bootstrap refits of its measurements.
+    Bootstrap,
+    /// The covariance of one fit (too few repetitions to resample).
+    FitCovariance,
+    /// Stated in the components file.
+    Stated,
+}
+
+/// The uncertainty of one component's model: a template in coefficient parameters, the
+/// coefficients that give the component's own model, and their distribution — a
+/// mixture of normal distributions with equal weights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Uncertainty {
+    pub component: String,
+    pub template: Expr,
+    pub coefficients: Vec<String>,
+    /// The coefficients of the component's model (the point prediction).
+    pub center: Vec<f64>,
+    parts: Vec<Part>,
+    pub source: Source,
+    /// What a new measurement would add (fitted components).
+    pub design: Option<Design>,
+}
+
+impl Uncertainty {
+    /// One normal distribution.
+    pub fn normal(u: &Uncertain, source: Source) -> Uncertainty {
+        Uncertainty {
+            component: u.name.clone(),
+            template: u.template.clone(),
+            coefficients: u.coefficients.clone(),
+            center: u.mean.clone(),
+            parts: vec![Part {
+                mean: u.mean.clone(),
+                root: root(&u.covariance),
+            }],
+            source,
+            design: None,
+        }
+    }
+
+    /// The fit `center` and its bootstrap refits `replicates`, over the union of their
+    /// terms (a refit's coefficient of a term it did not choose is 0).
+    pub fn mixture(center: &Uncertain, replicates: &[Uncertain]) -> Uncertainty {
+        let mut terms: Vec<Monomial> = center.terms.clone();
+        for r in replicates {
+            for t in &r.terms {
+                if !terms.contains(t) {
+                    terms.push(t.clone());
+                }
+            }
+        }
+        let n = terms.len();
+        let coefficients: Vec<String> = (0..n).map(|j| coefficient_name(&center.name, j)).collect();
+        let embed = |u: &Uncertain| {
+            let index: Vec<usize> = u
+                .terms
+                .iter()
+                .map(|t| terms.iter().position(|s| s == t).unwrap_or(0))
+                .collect();
+            let mut mean = vec![0.0; n];
+            for (i, m) in index.iter().zip(&u.mean) {
+                mean[*i] = *m;
+            }
+            let l = root(&u.covariance);
+            let mut full = DMatrix::zeros(n, u.terms.len());
+            for (r, i) in index.iter().enumerate() {
+                for c in 0..u.terms.len() {
+                    full[(*i, c)] = l[(r, c)];
+                }
+            }
+            Part { mean, root: full }
+        };
+        let center_part = embed(center);
+        let parts: Vec<Part> = if replicates.is_empty() {
+            vec![center_part.clone()]
+        } else {
+            replicates.iter().map(embed).collect()
+        };
+        Uncertainty {
+            component: center.name.clone(),
+            template: template_of(&terms, &coefficients),
+            coefficients,
+            center: center_part.mean,
+            parts,
+            source: if replicates.is_empty() {
+                Source::FitCovariance
+            } else {
+                Source::Bootstrap
+            },
+            design: None,
+        }
+    }
+
+    /// Any model known to within a relative standard error `relative`: the model times
+    /// a factor drawn from N(1, relative²).
+    pub fn relative(component: &str, model: &Expr, relative: f64) -> Uncertainty {
+        let name = coefficient_name(component, 0);
+        Uncertainty {
+            component: component.to_string(),
+            template: Expr::mul(Expr::param(&name), model.clone()),
+            coefficients: vec![name],
+            center: vec![1.0],
+            parts: vec![Part {
+                mean: vec![1.0],
+                root: DMatrix::from_element(1, 1, relative.abs()),
+            }],
+            source: Source::Stated,
+            design: None,
+        }
+    }
+
+    /// The same uncertainty as component `component`'s (its coefficient parameters
+    /// renamed).
+    pub fn renamed(&self, component: &str) -> Uncertainty {
+        let coefficients: Vec<String> = (0..self.coefficients.len())
+            .map(|j| coefficient_name(component, j))
+            .collect();
+        let bindings: Vec<(&str, Expr)> = self
+            .coefficients
+            .iter()
+            .zip(&coefficients)
+            .map(|(old, new)| (old.as_str(), Expr::param(new)))
+            .collect();
+        Uncertainty {
+            component: component.to_string(),
+            template: self.template.subst_all(&bindings),
+            coefficients,
+            ..self.clone()
+        }
+    }
+
+    /// Bootstrap refits in the mixture (1 for a single normal distribution).
+    pub fn replicates(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// `count` draws of the coefficients, from `seed`: draw `k` comes from part `k mod
+    /// parts`, so that every refit is drawn equally often.
+    fn sample(&self, count: usize, seed: u64) -> Vec<Vec<f64>> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ name_hash(&self.component));
+        let n = self.coefficients.len();
+        let mut columns = vec![Vec::with_capacity(count); n];
+        for k in 0..count {
+            let part = &self.parts[k % self.parts.len()];
+            let z = DVector::from_fn(part.root.ncols(), |_, _| StandardNormal.sample(&mut rng));
+            let dev = &part.root * z;
+            for (j, col) in columns.iter_mut().enumerate() {
+                col.push(part.mean[j] + dev[j]);
+            }
+        }
+        columns
+    }
+}
+
+/// FNV-1a of a component's name: each component draws from a stream of its own, so that
+/// its draws do not change when other components join the composition.
+fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Sampled coefficients of several uncertain components: column `i` holds the `i`-th
+/// coefficient parameter's value in every draw.
 #[derive(Clone, Debug)]
 pub struct Draws {
     names: Vec<String>,
-    /// `values[k][i]`: the `i`-th name's value in draw `k`.
-    values: Vec<Vec<f64>>,
+    columns: Vec<Vec<f64>>,
+    count: usize,
 }
 
 /// A two-sided interval at a confidence level.
@@ -171,136 +323,73 @@ pub struct Interval {
 }
 
 impl Draws {
-    /// `draws` samples of every component's coefficients, from `seed`.
-    pub fn sample(components: &[Uncertain], draws: usize, seed: u64) -> Draws {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let roots: Vec<DMatrix<f64>> = components.iter().map(Uncertain::root).collect();
-        let names = components
-            .iter()
-            .flat_map(|c| c.coefficients.iter().cloned())
-            .collect();
-        let values = (0..draws)
-            .map(|_| {
-                let mut row = Vec::new();
-                for (c, l) in components.iter().zip(&roots) {
-                    let z = DVector::from_fn(c.mean.len(), |_, _| StandardNormal.sample(&mut rng));
-                    let dev = l * z;
-                    row.extend(c.mean.iter().zip(dev.iter()).map(|(m, d)| m + d));
-                }
-                row
-            })
-            .collect();
-        Draws { names, values }
+    /// `count` draws of every component's coefficients, from `seed`.
+    pub fn sample(components: &[&Uncertainty], count: usize, seed: u64) -> Draws {
+        Draws::sample_only(components, None, count, seed)
     }
 
-    /// The value of `model` at `point` in each draw (`None` where it cannot be evaluated).
-    fn each(&self, model: &Expr, point: &[(&str, f64)]) -> Vec<Option<f64>> {
-        self.values
-            .iter()
-            .map(|row| {
-                let mut env: Vec<(&str, f64)> = point.to_vec();
-                env.extend(
-                    self.names
-                        .iter()
-                        .map(String::as_str)
-                        .zip(row.iter().copied()),
-                );
-                model.eval_at(&env).ok().filter(|v| v.is_finite())
-            })
-            .collect()
-    }
-
-    /// The values of `model` (a composition of templates) at `point`, one per draw
-    /// (draws where it cannot be evaluated left out).
-    pub fn values(&self, model: &Expr, point: &[(&str, f64)]) -> Vec<f64> {
-        self.each(model, point).into_iter().flatten().collect()
-    }
-
-    /// The central interval of `level` of `model` at `point`: the `(1 − level)/2` and
-    /// `(1 + level)/2` quantiles of its values over the draws.
-    pub fn interval(&self, model: &Expr, point: &[(&str, f64)], level: f64) -> Option<Interval> {
-        interval_of(self.values(model, point), level)
-    }
-
-    /// The share of draws in which `first` is smaller than `second` at `point` (over
-    /// the draws where both can be evaluated).
-    pub fn probability_smaller(
-        &self,
-        first: &Expr,
-        second: &Expr,
-        point: &[(&str, f64)],
-    ) -> Option<f64> {
-        let pairs: Vec<(f64, f64)> = self
-            .each(first, point)
-            .into_iter()
-            .zip(self.each(second, point))
-            .filter_map(|(a, b)| Some((a?, b?)))
-            .collect();
-        if pairs.is_empty() {
-            return None;
-        }
-        Some(pairs.iter().filter(|(a, b)| a < b).count() as f64 / pairs.len() as f64)
-    }
-}
-
-/// A fitted model's bootstrap replicates: refits of the same modeler to the points with
-/// each point's repetitions drawn again with replacement, each with its coefficients'
-/// covariance.
-#[derive(Clone, Debug)]
-pub struct Ensemble {
-    pub name: String,
-    pub replicates: Vec<Uncertain>,
-}
-
-impl Ensemble {
-    /// `replicates` refits of `modeler` to `points` resampled from `seed` (refits that
-    /// fail or have no covariance are left out; `None` when none is left).
-    pub fn bootstrap(
-        name: &str,
-        modeler: &dyn Modeler,
-        parameters: &[String],
-        points: &[Point],
-        options: &FitOptions,
-        replicates: usize,
+    /// [`Draws::sample`] with only component `only` drawn (when given), every other at
+    /// its center: the spread one component causes alone.
+    pub fn sample_only(
+        components: &[&Uncertainty],
+        only: Option<usize>,
+        count: usize,
         seed: u64,
-    ) -> Option<Ensemble> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let replicates: Vec<Uncertain> = (0..replicates)
-            .filter_map(|_| {
-                let resampled: Vec<Point> = points
-                    .iter()
-                    .map(|p| {
-                        let n = p.values.len();
-                        let values = (0..n).map(|_| p.values[rng.gen_range(0..n)]).collect();
-                        Point::new(p.coordinate.clone(), values)
-                    })
-                    .collect();
-                let fit = modeler.fit(parameters, &resampled, options).ok()?;
-                Uncertain::from_fit(name, &fit)
-            })
-            .collect();
-        (!replicates.is_empty()).then(|| Ensemble {
-            name: name.to_string(),
-            replicates,
-        })
+    ) -> Draws {
+        let mut names = Vec::new();
+        let mut columns = Vec::new();
+        for (i, c) in components.iter().enumerate() {
+            names.extend(c.coefficients.iter().cloned());
+            if only.is_none_or(|o| o == i) {
+                columns.extend(c.sample(count, seed));
+            } else {
+                columns.extend(c.center.iter().map(|v| vec![*v; count]));
+            }
+        }
+        Draws {
+            names,
+            columns,
+            count,
+        }
     }
 
-    /// Values of the model at `point`: `per_replicate` coefficient draws of every
-    /// replicate, from `seed`.
-    pub fn values(&self, point: &[(&str, f64)], per_replicate: usize, seed: u64) -> Vec<f64> {
-        self.replicates
-            .iter()
-            .enumerate()
-            .flat_map(|(k, u)| {
-                Draws::sample(
-                    std::slice::from_ref(u),
-                    per_replicate,
-                    seed.wrapping_add(k as u64),
-                )
-                .values(&u.template, point)
-            })
-            .collect()
+    /// The coefficient parameters, in column order.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The columns, for [`crate::model::Batch::eval`].
+    pub fn columns(&self) -> Vec<&[f64]> {
+        self.columns.iter().map(Vec::as_slice).collect()
+    }
+
+    /// The values of `model` (a composition of templates) at `point`, one per draw (draws
+    /// where it is not a finite number left out).
+    pub fn values(&self, model: &Expr, point: &dyn Env) -> Result<Vec<f64>, EvalError> {
+        let mut out = Vec::with_capacity(self.count);
+        model
+            .batch(&self.names)
+            .eval(point, &self.columns(), self.count, &mut out)?;
+        out.retain(|v| v.is_finite());
+        Ok(out)
+    }
+}
+
+/// The share of pairs `(a[k], b[k])` in which `a[k] < b[k]`, over the draws where both
+/// are finite numbers (`None` when there is none).
+pub fn probability_smaller(a: &[f64], b: &[f64]) -> Option<f64> {
+    let pairs: Vec<(f64, f64)> = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .map(|(x, y)| (*x, *y))
+        .collect();
+    (!pairs.is_empty())
+        .then(|| pairs.iter().filter(|(x, y)| x < y).count() as f64 / pairs.len() as f64)
 }
 
 /// The central interval of `level` of `values` (`None` with fewer than two).

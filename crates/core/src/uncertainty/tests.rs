@@ -51,40 +51,53 @@ fn a_fits_template_at_its_mean_is_the_fitted_model() {
     }
 }
 
+fn normal(template: &str, names: &[&str], mean: Vec<f64>, cov: Vec<Vec<f64>>) -> Uncertainty {
+    Uncertainty {
+        component: "a".into(),
+        template: parse_model(template).unwrap(),
+        coefficients: names.iter().map(|s| s.to_string()).collect(),
+        center: mean.clone(),
+        parts: vec![Part {
+            mean,
+            root: root(&cov),
+        }],
+        source: Source::Stated,
+        design: None,
+    }
+}
+
 #[test]
 fn draws_are_reproducible_and_follow_the_covariance() {
-    let u = Uncertain {
-        name: "a".into(),
-        template: parse_model("p + q * x").unwrap(),
-        coefficients: vec!["p".into(), "q".into()],
-        mean: vec![10.0, 2.0],
-        covariance: vec![vec![4.0, 1.0], vec![1.0, 1.0]],
-    };
-    let d = Draws::sample(std::slice::from_ref(&u), 20000, 3);
-    let again = Draws::sample(std::slice::from_ref(&u), 20000, 3);
-    assert_eq!(d.values, again.values);
-    let n = d.values.len() as f64;
-    let mean_p = d.values.iter().map(|r| r[0]).sum::<f64>() / n;
-    let mean_q = d.values.iter().map(|r| r[1]).sum::<f64>() / n;
-    let cov_pq = d
-        .values
+    let u = normal(
+        "p + q * x",
+        &["p", "q"],
+        vec![10.0, 2.0],
+        vec![vec![4.0, 1.0], vec![1.0, 1.0]],
+    );
+    let d = Draws::sample(&[&u], 20000, 3);
+    let again = Draws::sample(&[&u], 20000, 3);
+    assert_eq!(d.columns, again.columns);
+    let n = d.count as f64;
+    let (p, q) = (&d.columns[0], &d.columns[1]);
+    let mean_p = p.iter().sum::<f64>() / n;
+    let mean_q = q.iter().sum::<f64>() / n;
+    let cov_pq = p
         .iter()
-        .map(|r| (r[0] - mean_p) * (r[1] - mean_q))
+        .zip(q)
+        .map(|(a, b)| (a - mean_p) * (b - mean_q))
         .sum::<f64>()
         / n;
-    let var_p = d
-        .values
-        .iter()
-        .map(|r| (r[0] - mean_p).powi(2))
-        .sum::<f64>()
-        / n;
+    let var_p = p.iter().map(|a| (a - mean_p).powi(2)).sum::<f64>() / n;
     assert!((mean_p - 10.0).abs() < 0.05 && (mean_q - 2.0).abs() < 0.03);
     assert!(
         (var_p - 4.0).abs() < 0.15 && (cov_pq - 1.0).abs() < 0.06,
         "{var_p} {cov_pq}"
     );
     // p + q·x at x = 3: mean 16, variance 4 + 2·3·1 + 9·1 = 19.
-    let i = d.interval(&u.template, &[("x", 3.0)], 0.95).unwrap();
+    let values = d
+        .values(&u.template, &crate::model::Pairs(&[("x", 3.0)]))
+        .unwrap();
+    let i = interval_of(values, 0.95).unwrap();
     let half = 1.96 * 19f64.sqrt();
     assert!(
         (i.low - (16.0 - half)).abs() < 0.2 && (i.high - (16.0 + half)).abs() < 0.2,
@@ -94,22 +107,25 @@ fn draws_are_reproducible_and_follow_the_covariance() {
 
 #[test]
 fn the_probability_that_one_model_is_smaller_is_a_share_of_draws() {
-    let a = Uncertain::relative("a", &parse_model("100 * x").unwrap(), 0.05).unwrap();
-    let b = Uncertain::relative("b", &parse_model("104 * x").unwrap(), 0.05).unwrap();
-    let d = Draws::sample(&[a.clone(), b.clone()], 4000, 1);
-    let p = d
-        .probability_smaller(&a.template, &b.template, &[("x", 10.0)])
-        .unwrap();
-    // Difference 4 with sd ≈ √(25 + 27) ≈ 7.2: P ≈ Φ(0.55) ≈ 0.71.
+    let a = Uncertainty::relative("a", &parse_model("100 * x").unwrap(), 0.05);
+    let b = Uncertainty::relative("b", &parse_model("104 * x").unwrap(), 0.05);
+    let d = Draws::sample(&[&a, &b], 4000, 1);
+    let at = crate::model::Pairs(&[("x", 10.0)]);
+    let va = d.values(&a.template, &at).unwrap();
+    let vb = d.values(&b.template, &at).unwrap();
+    let p = probability_smaller(&va, &vb).unwrap();
+    // Difference 40 with sd ≈ √(50² + 52²) ≈ 72: P ≈ Φ(0.55) ≈ 0.71.
     assert!((p - 0.71).abs() < 0.04, "{p}");
-    let p = d
-        .probability_smaller(&a.template, &a.template, &[("x", 10.0)])
+    assert_eq!(probability_smaller(&va, &va), Some(0.0));
+    // A component's draws do not depend on which others are drawn with it.
+    let alone = Draws::sample(&[&a], 4000, 1)
+        .values(&a.template, &at)
         .unwrap();
-    assert_eq!(p, 0.0);
+    assert_eq!(alone, va);
 }
 
 #[test]
-fn a_bootstrap_ensemble_is_reproducible_and_brackets_the_fit() {
+fn a_bootstrap_mixture_is_reproducible_and_brackets_the_fit() {
     let config = SynthConfig {
         shape: TruthShape::Mixed,
         parameters: vec!["x".into()],
@@ -122,15 +138,61 @@ fn a_bootstrap_ensemble_is_reproducible_and_brackets_the_fit() {
     let m = modeler(DEFAULT_MODELER).unwrap();
     let opts = FitOptions::default();
     for r in synth::generate(&config) {
-        let e = Ensemble::bootstrap("c", m, &config.parameters, &r.points, &opts, 30, 4).unwrap();
-        let again =
-            Ensemble::bootstrap("c", m, &config.parameters, &r.points, &opts, 30, 4).unwrap();
-        assert_eq!(e.replicates, again.replicates);
-        assert!(e.replicates.len() >= 25);
-        // Inside the measured range the ensemble's 99% interval holds the fit's value.
         let fit = m.fit(&config.parameters, &r.points, &opts).unwrap();
+        let u = fitted("c", &fit, m, &r.points, &opts, 30, 4).unwrap();
+        let again = fitted("c", &fit, m, &r.points, &opts, 30, 4).unwrap();
+        assert_eq!(u, again);
+        assert_eq!(u.source, Source::Bootstrap);
+        assert!(u.replicates() >= 25);
+        // The center is the fit itself.
+        let env: Vec<(&str, f64)> = u
+            .coefficients
+            .iter()
+            .map(String::as_str)
+            .zip(u.center.iter().copied())
+            .chain([("x", 16.0)])
+            .collect();
         let v = fit.model.eval_at(&[("x", 16.0)]).unwrap();
-        let i = interval_of(e.values(&[("x", 16.0)], 10, 1), 0.99).unwrap();
+        assert!((u.template.eval_at(&env).unwrap() - v).abs() <= 1e-9 * v.abs());
+        // Inside the measured range the 99% interval holds the fit's value.
+        let d = Draws::sample(&[&u], 600, 1);
+        let i = interval_of(
+            d.values(&u.template, &crate::model::Pairs(&[("x", 16.0)]))
+                .unwrap(),
+            0.99,
+        )
+        .unwrap();
         assert!(i.low <= v && v <= i.high, "{v} not in {i:?}");
+    }
+}
+
+#[test]
+fn advice_prefers_measuring_near_the_needed_value() {
+    let config = SynthConfig {
+        shape: TruthShape::Mixed,
+        parameters: vec!["x".into()],
+        values: vec![(0..5).map(|k| 4.0 * 2f64.powi(k)).collect()],
+        regions: 3,
+        noise: 0.04,
+        repetitions: 5,
+        seed: 5,
+    };
+    let m = modeler(DEFAULT_MODELER).unwrap();
+    let opts = FitOptions::default();
+    for r in synth::generate(&config) {
+        let fit = m.fit(&config.parameters, &r.points, &opts).unwrap();
+        let u = fitted("c", &fit, m, &r.points, &opts, 10, 4).unwrap();
+        let d = u.design.as_ref().unwrap();
+        assert_eq!(d.measured[0], vec![4.0, 8.0, 16.0, 32.0, 64.0]);
+        assert_eq!(d.repetitions, 5);
+        // Needed at 1024, far beyond the largest measured 64: the best point to
+        // measure lies beyond the measured range, and removes a real share.
+        let best = d.measure_at(&[1024.0], 3);
+        if d.variance_at(&[1024.0]).unwrap() > 0.0 {
+            assert!(!best.is_empty());
+            assert!(best[0].point["x"] > 64.0, "{best:?}");
+            assert!(best[0].reduction > 0.0 && best[0].reduction <= 1.0);
+            assert!(best.windows(2).all(|w| w[0].reduction >= w[1].reduction));
+        }
     }
 }

@@ -338,15 +338,12 @@ fn compose_capped(term: &Term, comps: &Components, cores: usize) -> Result<Compo
 
 /// `comps` with component `name` given `model`, which came from `at`.
 fn with_component(comps: Components, name: &str, model: Expr, at: String) -> Components {
-    comps.with(Component {
-        name: name.to_string(),
-        description: None,
-        source: ComponentSource::Model {
-            text: model.to_string(),
-            at,
-        },
+    let text = model.to_string();
+    comps.with(Component::exact(
+        name,
         model,
-    })
+        ComponentSource::Model { text, at },
+    ))
 }
 
 /// The measurements of one configuration and what was fitted to its blocks.

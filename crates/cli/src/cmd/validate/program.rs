@@ -4,8 +4,9 @@
 //! `perfcompose_runtime::validate::validate_program`.
 
 use anyhow::{anyhow, bail};
+use perfcompose_core::components::ComponentFitter;
 use perfcompose_core::components::{Components, LoadOptions};
-use perfcompose_core::fit::{ComponentFitter, FitOptions};
+use perfcompose_core::fit::FitOptions;
 use perfcompose_core::skeleton::StandardLibrary;
 use perfcompose_core::term::parse_term_with;
 use perfcompose_runtime::bench::{PointStats, Series, PARAMETER};
@@ -67,6 +68,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             allow_negative: false,
             breaks: Vec::new(),
         },
+        // validate compares point predictions: no intervals to draw.
+        replicates: 0,
     };
     let components = Components::load(
         path,

@@ -23,15 +23,18 @@
 //!   segmented (piecewise) models.
 //! - `subst`: substituting a model for a parameter.
 //! - `eval`: evaluation at a point ([`Env`], [`EvalError`]).
+//! - `batch`: evaluation over many draws of some parameters at once ([`Batch`]).
 //!
 //! [`Pmnf`]: crate::model::Pmnf
 
 mod arith;
+mod batch;
 mod eval;
 mod functions;
 mod order;
 mod subst;
 mod tree;
 
+pub use batch::{Batch, LANES};
 pub use eval::{Env, EvalError, Pairs};
 pub use tree::{Expr, Model, ROUND_TRIP_NODES};

@@ -1,0 +1,416 @@
+//! Reading a components file: the TOML tables, the `[machine]` table and its file, and
+//! each component's model, measurements or stated uncertainty, with every error located
+//! in the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::stated::RawStated;
+use super::{Component, ComponentSource, Components, LoadOptions};
+use crate::diag::{Diagnostic, Span};
+use crate::model::{parse_model_with, Expr, Functions};
+use crate::term::PATTERNS;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    components: Option<BTreeMap<String, Spanned<RawComponent>>>,
+    machine: Option<BTreeMap<String, Spanned<f64>>>,
+    machine_file: Option<Spanned<String>>,
+}
+
+/// A file that holds only a `[machine]` table (`calibrate network --machine-out`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachineFile {
+    machine: Option<BTreeMap<String, Spanned<f64>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawComponent {
+    model: Option<Spanned<String>>,
+    measurements: Option<Spanned<String>>,
+    callpath: Option<Spanned<String>>,
+    description: Option<String>,
+    relative_error: Option<Spanned<f64>>,
+    stderr: Option<Spanned<Vec<f64>>>,
+    covariance: Option<Spanned<Vec<Vec<f64>>>>,
+    measured: Option<Spanned<BTreeMap<String, Vec<f64>>>>,
+}
+
+impl Components {
+    /// Parse the text of a components file.
+    pub fn parse(
+        origin: &str,
+        source: &str,
+        base_dir: &Path,
+        opts: LoadOptions<'_>,
+    ) -> Result<Components, Diagnostic> {
+        let raw: RawFile = toml::from_str(source).map_err(|e| {
+            let d = toml_error(origin, source, &e);
+            if e.message().contains("unknown field") {
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"`), and optionally `description`; a model may state `relative_error`, `stderr` or `covariance`, and `measured`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"")
+            } else {
+                d
+            }
+        })?;
+        let Some(table) = raw.components else {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                Span::new(0, source.len().min(1)),
+                "no components defined",
+            )
+            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+        };
+        let mut machine = BTreeMap::new();
+        if let Some(file) = &raw.machine_file {
+            let path = base_dir.join(file.get_ref());
+            let span = Span::new(file.span().start, file.span().end);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Diagnostic::new(
+                    origin,
+                    source,
+                    span,
+                    format!("cannot read machine file `{}`: {e}", path.display()),
+                )
+                .with_hint("the path is relative to the components file's directory")
+            })?;
+            let file_origin = path.display().to_string();
+            let parsed: RawMachineFile =
+                toml::from_str(&text).map_err(|e| toml_error(&file_origin, &text, &e))?;
+            machine = read_machine(&file_origin, &text, parsed.machine.unwrap_or_default())?;
+        }
+        // The file's own table overrides the machine file's values.
+        machine.extend(read_machine(
+            origin,
+            source,
+            raw.machine.unwrap_or_default(),
+        )?);
+        let mut entries = BTreeMap::new();
+        for (key, comp) in table {
+            let name = key;
+            let key_span = key_span(source, &name, comp.span());
+            check_name(&name).map_err(|(msg, hint)| {
+                Diagnostic::new(origin, source, key_span, msg).with_hint(hint)
+            })?;
+            let comp_span = Span::new(comp.span().start, comp.span().end);
+            let comp = comp.into_inner();
+            if let (Some(cp), None) = (&comp.callpath, &comp.measurements) {
+                return Err(Diagnostic::new(
+                    origin,
+                    source,
+                    Span::new(cp.span().start, cp.span().end),
+                    format!("component `{name}`: `callpath` picks a series of a measurements file, and there is none"),
+                )
+                .with_hint("add measurements = \"FILE\", or remove the callpath"));
+            }
+            let stated = RawStated {
+                relative_error: comp.relative_error,
+                stderr: comp.stderr,
+                covariance: comp.covariance,
+                measured: comp.measured,
+            };
+            stated.check_keys(origin, source, &name, comp.measurements.is_some())?;
+            let (model, src, fitted) = match (comp.model, comp.measurements) {
+                (Some(m), None) => {
+                    let model = parse_embedded(origin, source, &m, opts.library)?;
+                    let (line, col) = crate::diag::line_col(source, m.span().start);
+                    let at = format!("{origin}:{line}:{col}");
+                    (
+                        model,
+                        ComponentSource::Model {
+                            text: m.into_inner(),
+                            at,
+                        },
+                        None,
+                    )
+                }
+                (None, Some(file)) => {
+                    let span = Span::new(file.span().start, file.span().end);
+                    let path = base_dir.join(file.get_ref());
+                    let Some(fitter) = opts.fitter else {
+                        return Err(Diagnostic::new(
+                            origin,
+                            source,
+                            span,
+                            format!(
+                                "component `{name}`: fitting measurements is not supported yet"
+                            ),
+                        )
+                        .with_hint("give the component a model instead: model = \"...\""));
+                    };
+                    let callpath = match &comp.callpath {
+                        Some(cp) => {
+                            check_callpath(origin, source, &name, cp, &path)?;
+                            Some(cp.get_ref().as_str())
+                        }
+                        None => None,
+                    };
+                    // A missing file is the components file's mistake: say so there.
+                    let fitted = fitter.fit(&name, &path, callpath).map_err(|d| {
+                        if path.exists() {
+                            d
+                        } else {
+                            Diagnostic::new(
+                                origin,
+                                source,
+                                span,
+                                format!(
+                                    "component `{name}`: measurements file `{}` not found",
+                                    path.display()
+                                ),
+                            )
+                            .with_hint("the path is relative to the components file's directory")
+                        }
+                    })?;
+                    (
+                        fitted.model.clone(),
+                        ComponentSource::Fitted { path },
+                        Some(fitted),
+                    )
+                }
+                (Some(_), Some(file)) => {
+                    return Err(Diagnostic::new(
+                        origin,
+                        source,
+                        Span::new(file.span().start, file.span().end),
+                        format!("component `{name}` has both `model` and `measurements`"),
+                    )
+                    .with_hint("keep one: a model string, or a measurements file to fit"))
+                }
+                (None, None) => {
+                    return Err(Diagnostic::new(
+                        origin,
+                        source,
+                        if comp_span.end > comp_span.start {
+                            key_span
+                        } else {
+                            comp_span
+                        },
+                        format!("component `{name}` has neither `model` nor `measurements`"),
+                    )
+                    .with_hint("add model = \"536.185 * x\" (x is the component's input size)"))
+                }
+            };
+            let model = machine
+                .iter()
+                .fold(model, |m, (p, v)| m.subst(p, &Expr::constant(*v)));
+            let (measured, uncertainty) = match fitted {
+                Some(f) => (f.measured, f.uncertainty),
+                None => stated.read(origin, source, &name, &model)?,
+            };
+            entries.insert(
+                name.clone(),
+                Component {
+                    name,
+                    model,
+                    description: comp.description,
+                    source: src,
+                    measured,
+                    uncertainty,
+                },
+            );
+        }
+        if entries.is_empty() {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                Span::new(0, source.len().min(1)),
+                "no components defined",
+            )
+            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+        }
+        Ok(Components {
+            origin: origin.to_string(),
+            entries,
+            machine,
+        })
+    }
+}
+
+/// Refuse a `callpath` that names no series of the measurements file `path`, at the
+/// callpath in the components file. A file that cannot be read is left to the fitter,
+/// which reports it in the file.
+fn check_callpath(
+    origin: &str,
+    source: &str,
+    component: &str,
+    callpath: &Spanned<String>,
+    path: &Path,
+) -> Result<(), Diagnostic> {
+    let Ok(exp) = crate::measure::read_path(path) else {
+        return Ok(());
+    };
+    if crate::fit::file::pick(&exp, component, Some(callpath.get_ref())).is_ok() {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = exp.series.keys().map(|k| k.callpath.as_str()).collect();
+    names.dedup();
+    Err(Diagnostic::new(
+        origin,
+        source,
+        Span::new(callpath.span().start, callpath.span().end),
+        format!(
+            "component `{component}`: `{}` has no series with callpath `{}`",
+            path.display(),
+            callpath.get_ref()
+        ),
+    )
+    .with_hint(format!("its callpaths: {}", names.join(", "))))
+}
+
+/// A TOML syntax or shape error at its line and column.
+fn toml_error(origin: &str, source: &str, e: &toml::de::Error) -> Diagnostic {
+    let span = e
+        .span()
+        .map_or(Span::new(0, 0), |r| Span::new(r.start, r.end));
+    let mut msg = e.message().trim().replace('\n', "; ");
+    if let Some(first) = msg.get(0..1) {
+        msg = first.to_lowercase() + &msg[1..];
+    }
+    Diagnostic::new(origin, source, span, msg)
+}
+
+/// The values of a `[machine]` table, each name checked.
+fn read_machine(
+    origin: &str,
+    source: &str,
+    table: BTreeMap<String, Spanned<f64>>,
+) -> Result<BTreeMap<String, f64>, Diagnostic> {
+    let mut machine = BTreeMap::new();
+    for (name, value) in table {
+        let span = Span::new(value.span().start, value.span().end);
+        let key = key_span(source, &name, value.span());
+        if let Err((msg, hint)) = check_name(&name) {
+            let msg = msg.replace("a component name", "a machine parameter");
+            return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
+        }
+        if RESERVED.contains(&name.as_str()) {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                key,
+                format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
+            )
+            .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
+        }
+        let v = value.into_inner();
+        if !v.is_finite() {
+            return Err(Diagnostic::new(
+                origin,
+                source,
+                span,
+                format!("machine parameter `{name}` must be a finite number"),
+            ));
+        }
+        machine.insert(name, v);
+    }
+    Ok(machine)
+}
+
+/// Where the key naming a component is written. serde gives no spans for map keys, so
+/// look for the key text (bare or quoted) standing as a key — after `.`, `{`, `,` or a
+/// line start, before `]`, `=` or `.` — nearest to the component's value.
+fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
+    let b = source.as_bytes();
+    let prev = |mut i: usize| {
+        while i > 0 && (b[i - 1] == b' ' || b[i - 1] == b'\t') {
+            i -= 1;
+        }
+        if i == 0 {
+            b'\n'
+        } else {
+            b[i - 1]
+        }
+    };
+    let next = |mut i: usize| {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        b.get(i).copied().unwrap_or(b'\n')
+    };
+    let mut best: Option<(usize, Span)> = None;
+    for key in [format!("\"{name}\""), format!("'{name}'"), name.to_string()] {
+        for (i, _) in source.match_indices(key.as_str()) {
+            let j = i + key.len();
+            if matches!(prev(i), b'.' | b'{' | b',' | b'\n' | b'[')
+                && matches!(next(j), b']' | b'=' | b'.')
+            {
+                let dist = i.abs_diff(value.start);
+                if best.is_none_or(|(d, _)| dist < d) {
+                    best = Some((dist, Span::new(i, j)));
+                }
+            }
+        }
+    }
+    best.map_or(Span::new(value.start, value.end), |(_, s)| s)
+}
+
+/// A component name must be usable in a term.
+/// Names the patterns bind inside component models (see the module docs).
+const RESERVED: &[&str] = &["x", "m", "n", "k"];
+
+pub(super) fn check_name(name: &str) -> Result<(), (String, String)> {
+    let mut chars = name.chars();
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err((
+            format!("`{name}` cannot be used as a component name"),
+            "names start with a letter or `_` and contain letters, digits and `_`".to_string(),
+        ));
+    }
+    if PATTERNS.contains(&name) {
+        return Err((
+            format!("`{name}` is a pattern and cannot name a component"),
+            format!("pick another name; {} are patterns", PATTERNS.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
+/// Parse a model string found in a TOML file, reporting errors at their position in
+/// the file.
+fn parse_embedded(
+    origin: &str,
+    source: &str,
+    value: &Spanned<String>,
+    library: &dyn Functions,
+) -> Result<Expr, Diagnostic> {
+    let text = value.get_ref();
+    let span = value.span();
+    let raw = source.get(span.clone()).unwrap_or("");
+    // Where the string's content starts inside its quotes.
+    let mut offset = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+        3
+    } else if raw.starts_with('"') || raw.starts_with('\'') {
+        1
+    } else {
+        0
+    };
+    if offset == 3 {
+        // TOML trims a newline right after the opening delimiter.
+        if raw[3..].starts_with("\r\n") {
+            offset += 2;
+        } else if raw[3..].starts_with('\n') {
+            offset += 1;
+        }
+    }
+    let start = span.start + offset;
+    let verbatim = source.get(start..start + text.len()) == Some(text.as_str());
+    parse_model_with(origin, text, library).map_err(|d| {
+        if verbatim {
+            d.embed(origin, source, start)
+        } else {
+            // Escapes make positions inside the string unreliable: point at the string.
+            let mut d = d.embed(origin, source, 0);
+            d.span = Span::new(span.start, span.end);
+            d
+        }
+    })
+}

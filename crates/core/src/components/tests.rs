@@ -1,0 +1,317 @@
+use super::*;
+
+fn parse(src: &str) -> Result<Components, Diagnostic> {
+    Components::parse("blocks.toml", src, Path::new("."), LoadOptions::default())
+}
+
+#[test]
+fn reads_models_and_descriptions() {
+    let c = parse(
+        "[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"\ndescription = \"sort\"\n\
+         [components.inc]\nmodel = '536.185 * x'\n",
+    )
+    .unwrap();
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        c.get("qsort").unwrap().model.to_string(),
+        "1034.17 * x * log2(x)"
+    );
+    assert_eq!(c.get("qsort").unwrap().description.as_deref(), Some("sort"));
+    assert_eq!(c.names().collect::<Vec<_>>(), ["inc", "qsort"]);
+    match &c.get("inc").unwrap().source {
+        ComponentSource::Model { at, .. } => assert_eq!(at, "blocks.toml:5:9"),
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
+fn a_bad_model_is_reported_inside_the_file() {
+    let src = "[components.qsort]\nmodel = \"1034.17 * x * log3(x)\"\n";
+    let d = parse(src).unwrap_err();
+    assert_eq!(d.origin, "blocks.toml");
+    assert_eq!(d.line_col(), (2, 24), "{}", d.render());
+    assert!(
+        d.message.contains("unknown function `log3`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(&src[d.span.start..d.span.end], "log3");
+}
+
+#[test]
+fn multiline_strings_keep_positions() {
+    let src = "[components.a]\nmodel = \"\"\"\n1 + * x\"\"\"\n";
+    let d = parse(src).unwrap_err();
+    assert_eq!(d.line_col(), (3, 5), "{}", d.render());
+}
+
+#[test]
+fn escaped_strings_point_at_the_string() {
+    let src = "[components.a]\nmodel = \"1 + \\u0078 +\"\n";
+    let d = parse(src).unwrap_err();
+    assert_eq!(d.line_col(), (2, 9), "{}", d.render());
+}
+
+#[test]
+fn malformed_toml_is_located() {
+    let d = parse("[components.a]\nmodel = \"x\n").unwrap_err();
+    assert_eq!(d.origin, "blocks.toml");
+    assert_eq!(d.line_col().0, 2, "{}", d.render());
+    let d = parse("[components.a]\nmodle = \"x\"\n").unwrap_err();
+    assert!(d.message.contains("unknown field"), "{}", d.message);
+    assert_eq!(d.line_col(), (2, 1), "{}", d.render());
+}
+
+#[test]
+fn measurements_need_a_fitter() {
+    let src = "[components.scan]\nmeasurements = \"scan.txt\"\n";
+    let d = parse(src).unwrap_err();
+    assert!(d.message.contains("not supported yet"), "{}", d.message);
+    assert_eq!(d.line_col(), (2, 16));
+
+    struct Constant;
+    impl Fitter for Constant {
+        fn fit(
+            &self,
+            component: &str,
+            path: &Path,
+            callpath: Option<&str>,
+        ) -> Result<Fitted, Diagnostic> {
+            assert_eq!(callpath, None);
+            assert_eq!(component, "scan");
+            assert_eq!(path, Path::new("data/scan.txt"));
+            Ok(Fitted::model(Expr::constant(3.0)))
+        }
+    }
+    let c = Components::parse(
+        "b.toml",
+        src,
+        Path::new("data"),
+        LoadOptions {
+            fitter: Some(&Constant),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(c.get("scan").unwrap().model, Expr::constant(3.0));
+}
+
+#[test]
+fn names_and_shapes_are_checked() {
+    let d = parse("[components.pipe]\nmodel = \"x\"\n").unwrap_err();
+    assert!(d.message.contains("is a pattern"), "{}", d.message);
+    assert_eq!(d.line_col(), (1, 13));
+    let d = parse("[components.\"a-b\"]\nmodel = \"x\"\n").unwrap_err();
+    assert!(d.message.contains("cannot be used"), "{}", d.message);
+    let d = parse("[components.a]\ndescription = \"x\"\n").unwrap_err();
+    assert!(d.message.contains("neither"), "{}", d.message);
+    let d = parse("[components.a]\nmodel = \"x\"\nmeasurements = \"f\"\n").unwrap_err();
+    assert!(d.message.contains("both"), "{}", d.message);
+    let d = parse("title = 3\n").unwrap_err();
+    assert!(d.message.contains("unknown field"), "{}", d.message);
+    let d = parse("").unwrap_err();
+    assert!(d.message.contains("no components"), "{}", d.message);
+}
+
+#[test]
+fn a_function_library_is_used_for_model_strings() {
+    struct Lib;
+    impl Functions for Lib {
+        fn call(&self, name: &str, args: Vec<Expr>) -> Option<Result<Expr, String>> {
+            (name == "twice").then(|| Ok(Expr::mul(Expr::constant(2.0), args[0].clone())))
+        }
+        fn names(&self) -> Vec<String> {
+            vec!["twice".into()]
+        }
+    }
+    let c = Components::parse(
+        "b.toml",
+        "[components.a]\nmodel = \"twice(x)\"\n",
+        Path::new("."),
+        LoadOptions {
+            library: &Lib,
+            fitter: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(c.get("a").unwrap().model.to_string(), "2 * x");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(3), ..Default::default() })]
+
+    #[test]
+    fn random_files_never_panic(src in "(\\[components\\.[a-z]{0,4}\\]\n|model = \"[x0-9*+/()^ .]{0,12}\"\n|measurements = '[a-z.]{0,5}'\n|[a-z =\"\\[\\]\n.]{0,10}){0,6}") {
+        if let Err(d) = parse(&src) {
+            proptest::prop_assert!(d.span.start <= src.len());
+            let _ = d.render();
+        }
+    }
+}
+
+#[test]
+fn the_seed_table_is_built_in() {
+    let c = seed_table1();
+    assert_eq!(c.len(), SEED000_TABLE1.len());
+    assert_eq!(c.get("inc").unwrap().model.to_string(), "536.185 * x");
+    assert_eq!(
+        c.get("shuffle_hadoop").unwrap().model.to_string(),
+        Expr::sub(
+            Expr::mul(Expr::constant(98304.0), Expr::param("x")),
+            Expr::div(
+                Expr::mul(Expr::constant(98304.0), Expr::param("x")),
+                Expr::mul(Expr::param("m"), Expr::param("n"))
+            )
+        )
+        .to_string()
+    );
+}
+
+#[test]
+fn a_machine_table_fixes_parameters_in_every_model() {
+    struct Lib;
+    impl Functions for Lib {
+        fn call(&self, name: &str, args: Vec<Expr>) -> Option<Result<Expr, String>> {
+            (name == "hockney").then(|| {
+                Ok(Expr::add(
+                    Expr::param("alpha"),
+                    Expr::mul(Expr::param("beta"), args[0].clone()),
+                ))
+            })
+        }
+        fn names(&self) -> Vec<String> {
+            vec!["hockney".into()]
+        }
+    }
+    let src = "[machine]\nalpha = 2e-6\nbeta = 1\n\n[components.msg]\nmodel = \"hockney(8 * x) + gamma\"\n";
+    let opts = LoadOptions {
+        library: &Lib,
+        ..LoadOptions::default()
+    };
+    let c = Components::parse("m.toml", src, Path::new("."), opts).unwrap();
+    assert_eq!(
+        c.get("msg").unwrap().model.to_string(),
+        "2e-6 + gamma + 8 * x"
+    );
+    assert_eq!(c.machine().get("beta"), Some(&1.0));
+    // Pattern-bound names and non-numbers are rejected where they are written.
+    let bad = "[machine]\nx = 3\n[components.a]\nmodel = \"x\"\n";
+    let d = Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).unwrap_err();
+    assert!(d.message.contains("bound by the patterns"), "{}", d.message);
+    assert_eq!(crate::diag::line_col(bad, d.span.start), (2, 1));
+    let bad = "[machine]\nalpha = \"fast\"\n[components.a]\nmodel = \"x\"\n";
+    assert!(Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).is_err());
+}
+
+#[test]
+fn a_machine_file_supplies_the_table_and_the_file_overrides_it() {
+    let dir = std::env::temp_dir().join(format!("pc-machine-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("net.toml"),
+        "# from calibrate network\n[machine]\nalpha = 3e-6  # s\nbeta = 2\n",
+    )
+    .unwrap();
+    let src = "machine_file = \"net.toml\"\n[machine]\nbeta = 5\n[components.a]\nmodel = \"alpha + beta * x\"\n";
+    let c = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap();
+    assert_eq!(c.get("a").unwrap().model.to_string(), "3e-6 + 5 * x");
+    assert_eq!(c.machine().get("alpha"), Some(&3e-6));
+    // A missing file is reported where it is named; a bad one at its own line.
+    let src = "machine_file = \"none.toml\"\n[components.a]\nmodel = \"x\"\n";
+    let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
+    assert!(
+        d.message.contains("cannot read machine file"),
+        "{}",
+        d.message
+    );
+    assert_eq!(crate::diag::line_col(src, d.span.start), (1, 16));
+    std::fs::write(dir.join("bad.toml"), "[machine]\nalpha = 1\nx = 2\n").unwrap();
+    let src = "machine_file = \"bad.toml\"\n[components.a]\nmodel = \"x\"\n";
+    let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
+    assert!(d.message.contains("bound by the patterns"), "{}", d.message);
+    assert!(d.origin.ends_with("bad.toml"), "{}", d.origin);
+    std::fs::write(dir.join("other.toml"), "[components.a]\nmodel = \"x\"\n").unwrap();
+    let src = "machine_file = \"other.toml\"\n[components.a]\nmodel = \"x\"\n";
+    assert!(Components::parse("c.toml", src, &dir, LoadOptions::default()).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_model_may_state_its_uncertainty_and_range() {
+    let src = r#"
+[components.sort]
+model = "12.5 + 1034.17 * x * log2(x)"
+stderr = [3.1, 8.2]
+measured = { x = [1000, 64000] }
+
+[components.sync]
+model = "5000 + 2 * x"
+relative_error = 0.05
+
+[components.scan]
+model = "200 + 3 * x"
+covariance = [[4.0, 0.1], [0.1, 0.01]]
+"#;
+    let c = parse(src).unwrap();
+    let sort = c.get("sort").unwrap();
+    assert_eq!(sort.measured["x"], [1000.0, 64000.0]);
+    let u = sort.uncertainty.as_ref().unwrap();
+    assert_eq!(u.center, vec![12.5, 1034.17]);
+    assert_eq!(u.source, crate::uncertainty::Source::Stated);
+    let sync = c.get("sync").unwrap();
+    assert!(sync.measured.is_empty());
+    assert_eq!(sync.uncertainty.as_ref().unwrap().center, vec![1.0]);
+    assert!(c.get("scan").unwrap().uncertainty.is_some());
+}
+
+#[test]
+fn stated_uncertainties_are_checked_where_they_are_written() {
+    let cases = [
+        // One value per term.
+        (
+            "[components.a]\nmodel = \"1 + 2 * x\"\nstderr = [0.1]\n",
+            (3, 10),
+            "stderr has 1 values for the model's 2 terms",
+        ),
+        // Not a sum of terms.
+        (
+            "[components.a]\nmodel = \"max(x, 2)\"\nstderr = [0.1]\n",
+            (3, 10),
+            "needs a model that is a sum of terms",
+        ),
+        (
+            "[components.a]\nmodel = \"x\"\nrelative_error = -1\n",
+            (3, 18),
+            "relative_error must be a finite number",
+        ),
+        (
+            "[components.a]\nmodel = \"1 + x\"\ncovariance = [[1, 2], [0, 1]]\n",
+            (3, 14),
+            "symmetric",
+        ),
+        (
+            "[components.a]\nmodel = \"1 + x\"\ncovariance = [[1]]\n",
+            (3, 14),
+            "covariance must be 2×2",
+        ),
+        (
+            "[components.a]\nmodel = \"x\"\nrelative_error = 0.1\nstderr = [1]\n",
+            (4, 10),
+            "states its uncertainty twice",
+        ),
+        (
+            "[components.a]\nmodel = \"x\"\nmeasured = { x = [5, 1] }\n",
+            (3, 12),
+            "measured range of `x`",
+        ),
+    ];
+    for (src, at, msg) in cases {
+        let d = parse(src).unwrap_err();
+        assert!(d.message.contains(msg), "{src}: {}", d.message);
+        assert_eq!(d.line_col(), at, "{src}: {}", d.message);
+    }
+    // A fitted component's uncertainty and range come from its fit.
+    let d = parse("[components.a]\nmeasurements = \"a.txt\"\nrelative_error = 0.1\n").unwrap_err();
+    assert!(d.message.contains("comes from the fit"), "{}", d.message);
+    assert_eq!(d.line_col(), (3, 18));
+}
