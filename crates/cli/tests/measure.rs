@@ -1,13 +1,14 @@
 //! `perfcompose measure` and `perfcompose validate -- CMD` on real processes: exact
 //! outputs from programs whose printed times are fixed (`echo`, `sh`), blocks over
-//! different parameters in one file, the failures and what they keep, and
+//! different parameters in one file, the failures and interrupts and what they keep, and
 //! the C example's whole loop (measure → fit → predict → check → validate), built with
 //! gcc. No assertion depends on how fast anything runs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use common::{command_in, run_in};
 
@@ -630,6 +631,147 @@ fn blocks_over_different_parameters_share_a_file_that_fit_and_predict_read() {
         &["./halo", "{p}", "{n}"],
     );
     assert_eq!(ok(&dir, &["fit", "blocks.jsonl"]), fit);
+}
+
+/// `perfcompose ARGS` in `dir`, started as a process group of its own (as a shell starts
+/// a job) with SIGINT's default action whatever the test runner's; its stderr piped.
+fn spawn_interruptible(dir: &Path, args: &[&str]) -> Child {
+    use std::os::unix::process::CommandExt as _;
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut c = command_in(dir, &args);
+    c.stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: between fork and exec the child only calls signal(2), which is
+    // async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    c.spawn().expect("start perfcompose")
+}
+
+/// Wait until the text of `path` satisfies `done` (a guard against hanging, not a
+/// timing assertion: the deadline is far beyond any run).
+fn wait_for(path: &Path, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !std::fs::read_to_string(path).is_ok_and(|t| done(&t)) {
+        assert!(Instant::now() < deadline, "{} never came", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A block that waits at each point x until the file `go{x}` exists, then prints x ms.
+const GATED: &[&str] = &[
+    "--warmup",
+    "0",
+    "--reps",
+    "1",
+    "--max-reps",
+    "1",
+    "--shell",
+    "--time-from",
+    r"took (\d+) (ms)",
+    "--",
+    "while [ ! -e go{x} ]; do sleep 0.01; done; echo took {x} ms",
+];
+
+/// Interrupt `measure --name NAME --at x=1,2,3 -o FILE [GATED]` while it waits at x = 2,
+/// after x = 1 is in `written`: with SIGINT to perfcompose alone, or to its process
+/// group as Ctrl-C on a terminal does. It ends by the signal.
+fn interrupt_at_the_second_point(dir: &Path, name: &str, file: &str, written: &str, group: bool) {
+    std::fs::write(dir.join("go1"), "").unwrap();
+    let mut args = vec!["measure", "--name", name, "--at", "x=1,2,3", "-o", file];
+    args.extend_from_slice(GATED);
+    let mut child = spawn_interruptible(dir, &args);
+    let pid = child.id() as libc::pid_t;
+    wait_for(&dir.join(written), |t| t.contains("DATA 1000000.0\n"));
+    // SAFETY: kill(2) on the process (group) started above.
+    let sent = unsafe { libc::kill(if group { -pid } else { pid }, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let status = child.wait().unwrap();
+    // The shell left waiting (SIGINT to perfcompose alone) goes too.
+    // SAFETY: as above.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read as _;
+        let _ = e.read_to_string(&mut stderr);
+    }
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}: {stderr}");
+    std::fs::remove_file(dir.join("go1")).unwrap();
+}
+
+#[test]
+fn an_interrupt_keeps_the_points_finished_before_it() {
+    let dir = temp_dir("interrupt");
+    let one_point = "PARAMETER x\nPOINTS ( 1.0 )\n\nREGION slow\nMETRIC time\nDATA 1000000.0\n";
+    for group in [false, true] {
+        let _ = std::fs::remove_file(dir.join("slow.txt"));
+        interrupt_at_the_second_point(&dir, "slow", "slow.txt", "slow.txt", group);
+        // The file holds the finished point, complete, and nothing else.
+        assert_eq!(
+            std::fs::read_to_string(dir.join("slow.txt")).unwrap(),
+            one_point
+        );
+        assert!(!dir.join(".slow.txt.perfcompose-tmp").exists());
+        let fit = ok(&dir, &["fit", "slow.txt"]);
+        assert!(fit.starts_with("slow; time; 1000000"), "{fit}");
+    }
+
+    // A block that shares a file with others, over its own parameters and others':
+    // interrupted, its finished points wait beside the file, which is left as it was;
+    // the next run measures the rest and merges them.
+    script(&dir, "halo", "echo \"took $(($1 * 2)) ms\"");
+    measure_printed(
+        &dir,
+        "sort",
+        &["x=1,2,3"],
+        "blocks.txt",
+        &["echo", "took", "{x}", "ms"],
+    );
+    measure_printed(
+        &dir,
+        "halo",
+        &["p=2,4", "n=8"],
+        "blocks.txt",
+        &["./halo", "{p}", "{n}"],
+    );
+    let before = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    let partial = ".blocks.txt.sum.partial";
+    interrupt_at_the_second_point(&dir, "sum", "blocks.txt", partial, true);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("blocks.txt")).unwrap(),
+        before
+    );
+    let fit = ok(&dir, &["fit", partial]);
+    assert!(fit.starts_with("sum; time; 1000000"), "{fit}");
+    for x in [2, 3] {
+        std::fs::write(dir.join(format!("go{x}")), "").unwrap();
+    }
+    let mut args = vec![
+        "measure",
+        "--name",
+        "sum",
+        "--at",
+        "x=2,3",
+        "-o",
+        "blocks.txt",
+    ];
+    args.extend_from_slice(GATED);
+    ok(&dir, &args);
+    assert!(!dir.join(partial).exists());
+    let both = perfcompose_core::measure::read_experiments(dir.join("blocks.txt")).unwrap();
+    assert_eq!(both.len(), 2);
+    let sum = &both[0].series[&perfcompose_core::measure::SeriesKey::new("sum", "time")];
+    let got: Vec<(f64, Vec<f64>)> = sum
+        .iter()
+        .map(|p| (p.coordinate[0], p.values.clone()))
+        .collect();
+    assert_eq!(got, [(1.0, vec![1e6]), (2.0, vec![2e6]), (3.0, vec![3e6])]);
 }
 
 /// The C example, built with gcc into `dir`.
