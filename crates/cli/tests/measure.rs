@@ -1,12 +1,14 @@
 //! `perfcompose measure` and `perfcompose validate -- CMD` on real processes: exact
-//! outputs from programs whose printed times are fixed (`echo`, `sh`), the failures and
-//! what they keep, and the C example's whole loop (measure → fit → predict → check →
-//! validate), built with gcc. No assertion depends on how fast anything runs.
+//! outputs from programs whose printed times are fixed (`echo`, `sh`), blocks over
+//! different parameters in one file, the failures and interrupts and what they keep, and
+//! the C example's whole loop (measure → fit → predict → check → validate), built with
+//! gcc. No assertion depends on how fast anything runs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use common::{command_in, run_in};
 
@@ -312,14 +314,28 @@ fn a_failing_command_stops_with_its_line_point_and_stderr_and_keeps_what_was_mea
     );
     assert!(err.contains("--max-reps 2 is below --reps 4"), "{err}");
     assert!(!dir.join("m.txt").exists());
-    // A file over other parameters is refused before anything runs.
+    // The same block over other parameters is refused before anything runs.
     let err = fails(
         &dir,
         &[
-            "measure", "--name", "g", "--at", "y=1", "-o", "f.txt", "--", "true",
+            "measure",
+            "--name",
+            "f",
+            "--at",
+            "y=1",
+            "-o",
+            "f.txt",
+            "--shell",
+            "--",
+            "touch ran",
         ],
     );
-    assert!(err.contains("over (x), these are over (y)"), "{err}");
+    assert!(
+        err.contains("`f / time` is in the file over (x), these measurements are over (y)"),
+        "{err}"
+    );
+    assert!(err.contains("f.txt:6:1"), "{err}");
+    assert!(!dir.join("ran").exists());
 }
 
 #[test]
@@ -429,6 +445,333 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
     );
     let err = fails(&dir, &["validate", "--reps", "3"]);
     assert!(err.contains("--reps"), "{err}");
+}
+
+/// Write the executable `sh` script `name` in `dir`. Written by a `sh` of its own: a
+/// file this (multi-threaded) test process had open for writing could be inherited by a
+/// process another test forks at that moment, and starting it would fail ("text file
+/// busy").
+fn script(dir: &Path, name: &str, body: &str) {
+    let out = std::process::Command::new("sh")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "printf '#!/bin/sh\\n%s\\n' \"$2\" > \"$1\" && chmod 755 \"$1\"",
+            "sh",
+            name,
+            body,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// The timing flags the fake programs below need: their printed times, two repetitions.
+const PRINTED_MS: &[&str] = &[
+    "--reps",
+    "2",
+    "--max-reps",
+    "2",
+    "--time-from",
+    r"took (\d+) (ms)",
+];
+
+/// `perfcompose measure --name NAME --at ... -o FILE [PRINTED_MS] -- COMMAND...`.
+fn measure_printed(dir: &Path, name: &str, at: &[&str], out: &str, command: &[&str]) -> String {
+    let mut args = vec!["measure", "--name", name];
+    for a in at {
+        args.extend(["--at", a]);
+    }
+    args.extend(["-o", out]);
+    args.extend_from_slice(PRINTED_MS);
+    args.push("--");
+    args.extend_from_slice(command);
+    ok(dir, &args)
+}
+
+#[test]
+fn blocks_over_different_parameters_share_a_file_that_fit_and_predict_read() {
+    let dir = temp_dir("mixed");
+    // The issue's two blocks: sort takes x ms, halo 2p ms whatever n.
+    script(&dir, "mysort", "echo \"took $2 ms\"");
+    script(&dir, "halo", "echo \"took $(($1 * 2)) ms\"");
+    let sort_at: &[&str] = &["x=1000,2000,4000,8000"];
+    let halo_at: &[&str] = &["p=2,4,8", "n=1024,4096"];
+    measure_printed(
+        &dir,
+        "sort",
+        sort_at,
+        "blocks.txt",
+        &["./mysort", "--n", "{x}"],
+    );
+    let alone = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    let out = measure_printed(
+        &dir,
+        "halo",
+        halo_at,
+        "blocks.txt",
+        &["./halo", "{p}", "{n}"],
+    );
+    assert!(
+        out.ends_with("6 points, 12 repetitions added to blocks.txt (Extra-P text)\n"),
+        "{out}"
+    );
+    // The file starts with what it held, unchanged (what Extra-P reads), and goes on
+    // with a section over p and n.
+    let both = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    assert_eq!(
+        both.strip_prefix(alone.as_str()),
+        Some(
+            "\nPARAMETER p\nPARAMETER n\nPOINTS ( 2.0 1024.0 )\nPOINTS ( 2.0 4096.0 )\n\
+             POINTS ( 4.0 1024.0 )\nPOINTS ( 4.0 4096.0 )\nPOINTS ( 8.0 1024.0 )\n\
+             POINTS ( 8.0 4096.0 )\n\nREGION halo\nMETRIC time\nDATA 4000000.0 4000000.0\n\
+             DATA 4000000.0 4000000.0\nDATA 8000000.0 8000000.0\nDATA 8000000.0 8000000.0\n\
+             DATA 16000000.0 16000000.0\nDATA 16000000.0 16000000.0\n"
+        ),
+        "{both}"
+    );
+    // fit: every series over its own parameters, and says which.
+    let fit = ok(&dir, &["fit", "blocks.txt"]);
+    let lines: Vec<&str> = fit.lines().collect();
+    assert_eq!(lines.len(), 2, "{fit}");
+    assert!(lines[0].starts_with("sort; time; 999999.99"), "{fit}");
+    assert!(
+        lines[0].ends_with(" * x^(1); SMAPE 0.000%; over (x)"),
+        "{fit}"
+    );
+    assert!(lines[1].starts_with("halo; time; 20000"), "{fit}");
+    assert!(
+        lines[1].ends_with(" * p^(1); SMAPE 0.000%; over (p, n)"),
+        "{fit}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&dir, &["fit", "--json", "blocks.txt"])).unwrap();
+    assert_eq!(v["models"][0]["parameters"], serde_json::json!(["x"]));
+    assert_eq!(v["models"][1]["parameters"], serde_json::json!(["p", "n"]));
+    // A basis goes to the series over its parameters.
+    let basis = ok(&dir, &["fit", "--basis", "1, x", "blocks.txt"]);
+    assert_eq!(basis.lines().count(), 1, "{basis}");
+    assert!(basis.starts_with("sort; time; "), "{basis}");
+    let err = fails(&dir, &["fit", "--basis", "1, y", "blocks.txt"]);
+    assert!(
+        err.contains("--basis `1, y`: no series is over the parameters it uses"),
+        "{err}"
+    );
+    // A components file picks each block out of the file, over its own parameters.
+    let toml = "[components.sort]\nmeasurements = \"blocks.txt\"\ncallpath = \"sort\"\n\n\
+                [components.halo]\nmeasurements = \"blocks.txt\"\ncallpath = \"halo\"\n";
+    std::fs::write(dir.join("blocks.toml"), toml).unwrap();
+    let p = ok(
+        &dir,
+        &[
+            "predict",
+            "--components",
+            "blocks.toml",
+            "seq(sort, halo)",
+            "--at",
+            "x=1000",
+            "--at",
+            "p=4",
+        ],
+    );
+    assert!(
+        p.contains("model:       2000000 * p + 1000000 * x\n"),
+        "{p}"
+    );
+    assert!(p.contains("| 1000   4   1008000000 |"), "{p}");
+    // Another run adds repetitions to halo, in its place.
+    measure_printed(
+        &dir,
+        "halo",
+        &["p=8", "n=4096"],
+        "blocks.txt",
+        &["./halo", "{p}", "{n}"],
+    );
+    let again = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    assert!(again.starts_with(alone.as_str()), "{again}");
+    assert!(
+        again.ends_with("DATA 16000000.0 16000000.0 16000000.0 16000000.0\n"),
+        "{again}"
+    );
+    // The same block over other parameters: refused at its place in the file, nothing run.
+    let err = fails(
+        &dir,
+        &[
+            "measure",
+            "--name",
+            "halo",
+            "--at",
+            "x=1",
+            "-o",
+            "blocks.txt",
+            "--shell",
+            "--",
+            "touch ran",
+        ],
+    );
+    assert!(
+        err.contains("`halo / time` is in the file over (p, n), these measurements are over (x)"),
+        "{err}"
+    );
+    assert!(err.contains("blocks.txt:25:1"), "{err}");
+    assert!(!dir.join("ran").exists());
+    // JSON Lines files hold blocks over different parameters the same way.
+    measure_printed(
+        &dir,
+        "sort",
+        sort_at,
+        "blocks.jsonl",
+        &["./mysort", "--n", "{x}"],
+    );
+    measure_printed(
+        &dir,
+        "halo",
+        halo_at,
+        "blocks.jsonl",
+        &["./halo", "{p}", "{n}"],
+    );
+    assert_eq!(ok(&dir, &["fit", "blocks.jsonl"]), fit);
+}
+
+/// `perfcompose ARGS` in `dir`, started as a process group of its own (as a shell starts
+/// a job) with SIGINT's default action whatever the test runner's; its stderr piped.
+fn spawn_interruptible(dir: &Path, args: &[&str]) -> Child {
+    use std::os::unix::process::CommandExt as _;
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut c = command_in(dir, &args);
+    c.stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: between fork and exec the child only calls signal(2), which is
+    // async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    c.spawn().expect("start perfcompose")
+}
+
+/// Wait until the text of `path` satisfies `done` (a guard against hanging, not a
+/// timing assertion: the deadline is far beyond any run).
+fn wait_for(path: &Path, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !std::fs::read_to_string(path).is_ok_and(|t| done(&t)) {
+        assert!(Instant::now() < deadline, "{} never came", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A block that waits at each point x until the file `go{x}` exists, then prints x ms.
+const GATED: &[&str] = &[
+    "--warmup",
+    "0",
+    "--reps",
+    "1",
+    "--max-reps",
+    "1",
+    "--shell",
+    "--time-from",
+    r"took (\d+) (ms)",
+    "--",
+    "while [ ! -e go{x} ]; do sleep 0.01; done; echo took {x} ms",
+];
+
+/// Interrupt `measure --name NAME --at x=1,2,3 -o FILE [GATED]` while it waits at x = 2,
+/// after x = 1 is in `written`: with SIGINT to perfcompose alone, or to its process
+/// group as Ctrl-C on a terminal does. It ends by the signal.
+fn interrupt_at_the_second_point(dir: &Path, name: &str, file: &str, written: &str, group: bool) {
+    std::fs::write(dir.join("go1"), "").unwrap();
+    let mut args = vec!["measure", "--name", name, "--at", "x=1,2,3", "-o", file];
+    args.extend_from_slice(GATED);
+    let mut child = spawn_interruptible(dir, &args);
+    let pid = child.id() as libc::pid_t;
+    wait_for(&dir.join(written), |t| t.contains("DATA 1000000.0\n"));
+    // SAFETY: kill(2) on the process (group) started above.
+    let sent = unsafe { libc::kill(if group { -pid } else { pid }, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let status = child.wait().unwrap();
+    // The shell left waiting (SIGINT to perfcompose alone) goes too.
+    // SAFETY: as above.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read as _;
+        let _ = e.read_to_string(&mut stderr);
+    }
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}: {stderr}");
+    std::fs::remove_file(dir.join("go1")).unwrap();
+}
+
+#[test]
+fn an_interrupt_keeps_the_points_finished_before_it() {
+    let dir = temp_dir("interrupt");
+    let one_point = "PARAMETER x\nPOINTS ( 1.0 )\n\nREGION slow\nMETRIC time\nDATA 1000000.0\n";
+    for group in [false, true] {
+        let _ = std::fs::remove_file(dir.join("slow.txt"));
+        interrupt_at_the_second_point(&dir, "slow", "slow.txt", "slow.txt", group);
+        // The file holds the finished point, complete, and nothing else.
+        assert_eq!(
+            std::fs::read_to_string(dir.join("slow.txt")).unwrap(),
+            one_point
+        );
+        assert!(!dir.join(".slow.txt.perfcompose-tmp").exists());
+        let fit = ok(&dir, &["fit", "slow.txt"]);
+        assert!(fit.starts_with("slow; time; 1000000"), "{fit}");
+    }
+
+    // A block that shares a file with others, over its own parameters and others':
+    // interrupted, its finished points wait beside the file, which is left as it was;
+    // the next run measures the rest and merges them.
+    script(&dir, "halo", "echo \"took $(($1 * 2)) ms\"");
+    measure_printed(
+        &dir,
+        "sort",
+        &["x=1,2,3"],
+        "blocks.txt",
+        &["echo", "took", "{x}", "ms"],
+    );
+    measure_printed(
+        &dir,
+        "halo",
+        &["p=2,4", "n=8"],
+        "blocks.txt",
+        &["./halo", "{p}", "{n}"],
+    );
+    let before = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    let partial = ".blocks.txt.sum.partial";
+    interrupt_at_the_second_point(&dir, "sum", "blocks.txt", partial, true);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("blocks.txt")).unwrap(),
+        before
+    );
+    let fit = ok(&dir, &["fit", partial]);
+    assert!(fit.starts_with("sum; time; 1000000"), "{fit}");
+    for x in [2, 3] {
+        std::fs::write(dir.join(format!("go{x}")), "").unwrap();
+    }
+    let mut args = vec![
+        "measure",
+        "--name",
+        "sum",
+        "--at",
+        "x=2,3",
+        "-o",
+        "blocks.txt",
+    ];
+    args.extend_from_slice(GATED);
+    ok(&dir, &args);
+    assert!(!dir.join(partial).exists());
+    let both = perfcompose_core::measure::read_experiments(dir.join("blocks.txt")).unwrap();
+    assert_eq!(both.len(), 2);
+    let sum = &both[0].series[&perfcompose_core::measure::SeriesKey::new("sum", "time")];
+    let got: Vec<(f64, Vec<f64>)> = sum
+        .iter()
+        .map(|p| (p.coordinate[0], p.values.clone()))
+        .collect();
+    assert_eq!(got, [(1.0, vec![1e6]), (2.0, vec![2e6]), (3.0, vec![3e6])]);
 }
 
 /// The C example, built with gcc into `dir`.

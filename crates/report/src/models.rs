@@ -57,11 +57,12 @@ pub fn page(
     page.para(&format!(
         "{total} series from {}; modeler {}; the repetitions at each point reduced by the {} for fitting. \
          Each plot shows the median of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
-        inputs
-            .iter()
-            .map(|i| i.origin.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        {
+            // A file of several parameter sets is several inputs of one origin.
+            let mut origins: Vec<&str> = inputs.iter().map(|i| i.origin.as_str()).collect();
+            origins.dedup();
+            origins.join(", ")
+        },
         modeler.name(),
         format!("{:?}", options.measure).to_lowercase(),
     ));

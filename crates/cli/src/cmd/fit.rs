@@ -4,7 +4,9 @@
 //! see `docs/formats.md`), fits every
 //! callpath/metric series with the chosen modeler (or with user-given basis functions),
 //! and prints one line per series — the model in Extra-P's syntax and its SMAPE — or,
-//! with `--json`, the documented schema of `docs/fitting.md`.
+//! with `--json`, the documented schema of `docs/fitting.md`. A file that holds series
+//! over several sets of parameters has each fitted over its own, and each line says which.
+//! A basis is fitted to the series whose parameters it uses.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -15,7 +17,7 @@ use serde_json::{json, Value};
 
 use perfcompose_core::fit::{self, Fit, FitOptions, Measure, DEFAULT_MODELER};
 use perfcompose_core::measure::csv::CsvOptions;
-use perfcompose_core::measure::{Format, ReadOptions, SeriesKey};
+use perfcompose_core::measure::{read_experiments_with, Format, ReadOptions, SeriesKey};
 use perfcompose_core::model::{format_q, Expr, Q};
 use perfcompose_core::Diagnostic;
 
@@ -84,6 +86,8 @@ struct Row {
     key: SeriesKey,
     basis: Option<String>,
     fit: Fit,
+    /// The series' parameters, in a file that holds several sets of them.
+    over: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -138,10 +142,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..ReadOptions::default()
     };
     let mut rows = Vec::new();
+    // Whether each basis was fitted to some series.
+    let mut fitted = vec![false; bases.len()];
     for path in &args.files {
         let origin = path.display().to_string();
-        let exp = perfcompose_core::measure::read_path_with(path, &read)?;
-        let total = exp.series.len() * bases.len().max(1);
+        let sets = read_experiments_with(path, &read)?;
+        let several = sets.len() > 1;
+        let total = sets.iter().map(|e| e.series.len()).sum::<usize>() * bases.len().max(1);
         let bar = if total >= PROGRESS_MIN_SERIES {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
@@ -154,34 +161,57 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             ProgressBar::hidden()
         };
-        for (key, points) in &exp.series {
-            let fail = |e: fit::FitError| -> anyhow::Error {
-                Diagnostic::whole(origin.clone(), format!("series {}: {e}", show_key(key))).into()
-            };
-            if bases.is_empty() {
-                let fit = modeler
-                    .fit(&exp.parameters, points, &options)
-                    .map_err(fail)?;
-                rows.push(Row {
-                    file: origin.clone(),
-                    key: key.clone(),
-                    basis: None,
-                    fit,
-                });
-                bar.inc(1);
-            }
-            for (text, basis) in args.basis.iter().zip(&bases) {
-                let fit = fit::fit_basis(&exp.parameters, points, basis, &options).map_err(fail)?;
-                rows.push(Row {
-                    file: origin.clone(),
-                    key: key.clone(),
-                    basis: Some(text.clone()),
-                    fit,
-                });
-                bar.inc(1);
+        for exp in &sets {
+            let over = several.then(|| exp.parameters.join(", "));
+            for (key, points) in &exp.series {
+                let fail = |e: fit::FitError| -> anyhow::Error {
+                    Diagnostic::whole(origin.clone(), format!("series {}: {e}", show_key(key)))
+                        .into()
+                };
+                if bases.is_empty() {
+                    let fit = modeler
+                        .fit(&exp.parameters, points, &options)
+                        .map_err(fail)?;
+                    rows.push(Row {
+                        file: origin.clone(),
+                        key: key.clone(),
+                        basis: None,
+                        fit,
+                        over: over.clone(),
+                    });
+                    bar.inc(1);
+                }
+                for (i, (text, basis)) in args.basis.iter().zip(&bases).enumerate() {
+                    // In a file of several parameter sets, a basis goes to the series
+                    // over the parameters it uses.
+                    let foreign = |(_, e): &(String, Expr)| {
+                        e.params().iter().any(|p| !exp.parameters.contains(p))
+                    };
+                    if several && basis.iter().any(foreign) {
+                        bar.inc(1);
+                        continue;
+                    }
+                    let fit =
+                        fit::fit_basis(&exp.parameters, points, basis, &options).map_err(fail)?;
+                    fitted[i] = true;
+                    rows.push(Row {
+                        file: origin.clone(),
+                        key: key.clone(),
+                        basis: Some(text.clone()),
+                        fit,
+                        over: over.clone(),
+                    });
+                    bar.inc(1);
+                }
             }
         }
         bar.finish_and_clear();
+    }
+    if let Some(i) = fitted.iter().position(|f| !f) {
+        anyhow::bail!(
+            "--basis `{}`: no series is over the parameters it uses",
+            args.basis[i]
+        );
     }
     let mut out = crate::report::stdout();
     if args.json {
@@ -215,15 +245,19 @@ fn show_key(key: &SeriesKey) -> String {
 fn print_human(out: &mut impl Write, r: &Row, args: &Args) -> io::Result<()> {
     let model = r.fit.model.extrap();
     let s = &r.fit.stats;
+    let over = r
+        .over
+        .as_ref()
+        .map_or_else(String::new, |o| format!("; over ({o})"));
     match &r.basis {
         None => writeln!(
             out,
-            "{}; {}; {}; SMAPE {:.3}%",
+            "{}; {}; {}; SMAPE {:.3}%{over}",
             r.key.callpath, r.key.metric, model, s.smape
         )?,
         Some(b) => writeln!(
             out,
-            "{}; {}; {}; R² {:.6}; SMAPE {:.3}%  [basis {b}]",
+            "{}; {}; {}; R² {:.6}; SMAPE {:.3}%{over}  [basis {b}]",
             r.key.callpath, r.key.metric, model, s.r2, s.smape
         )?,
     }

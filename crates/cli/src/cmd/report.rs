@@ -134,8 +134,11 @@ fn fitted(args: &Args) -> anyhow::Result<Page> {
     };
     let mut experiments = Vec::new();
     for path in &args.fit {
-        let exp = perfcompose_core::measure::read_path_with(path, &ReadOptions::default())?;
-        experiments.push((path.display().to_string(), exp));
+        // A file over several sets of parameters: each set's series over its own.
+        let sets = perfcompose_core::measure::read_experiments_with(path, &ReadOptions::default())?;
+        for exp in sets {
+            experiments.push((path.display().to_string(), exp));
+        }
     }
     let inputs: Vec<models::Input<'_>> = experiments
         .iter()

@@ -243,13 +243,14 @@ fn check_callpath(
     callpath: &Spanned<String>,
     path: &Path,
 ) -> Result<(), Diagnostic> {
-    let Ok(exp) = crate::measure::read_path(path) else {
+    let Ok(sets) = crate::measure::read_experiments(path) else {
         return Ok(());
     };
-    if crate::fit::file::pick(&exp, component, Some(callpath.get_ref())).is_ok() {
+    if crate::fit::file::pick(&sets, component, Some(callpath.get_ref())).is_ok() {
         return Ok(());
     }
-    let mut names: Vec<&str> = exp.series.keys().map(|k| k.callpath.as_str()).collect();
+    let keys = sets.iter().flat_map(|e| e.series.keys());
+    let mut names: Vec<&str> = keys.map(|k| k.callpath.as_str()).collect();
     names.dedup();
     Err(Diagnostic::new(
         origin,

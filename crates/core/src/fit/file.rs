@@ -5,26 +5,32 @@
 //! The series is the one whose callpath the component names (`callpath = "sort"`), else
 //! the file's only one, else the one whose callpath is the component's name; a callpath
 //! also matches one that ends with `->NAME`. Among several metrics of that callpath,
-//! `time` is preferred.
-//! The model keeps the file's parameter names, so a component's input size should be
-//! called `x` in its measurements, as in a model string.
+//! `time` is preferred. A file may hold series over different parameters (several
+//! experiments, `docs/formats.md`): the series is looked for in all of them.
+//! The model keeps the parameter names of the series' experiment, so a component's input
+//! size should be called `x` in its measurements, as in a model string.
 
 use std::path::Path;
 
 use super::{Fit, FitOptions, Modeler};
 use crate::diag::Diagnostic;
-use crate::measure::{read_path, Experiment, Point, SeriesKey};
+use crate::measure::{read_experiments, Experiment, Point, SeriesKey};
 use crate::model::Expr;
 
-/// Which series of `exp` belongs to `component`, or to `callpath` when one is given.
+/// Which series of the experiments of a file, `sets`, belongs to `component`, or to
+/// `callpath` when one is given; with its experiment.
 pub fn pick<'a>(
-    exp: &'a Experiment,
+    sets: &'a [Experiment],
     component: &str,
     callpath: Option<&str>,
-) -> Result<&'a SeriesKey, String> {
-    let keys: Vec<&SeriesKey> = exp.series.keys().collect();
+) -> Result<(&'a Experiment, &'a SeriesKey), String> {
+    let keys: Vec<&SeriesKey> = sets.iter().flat_map(|e| e.series.keys()).collect();
+    let found = |key: &'a SeriesKey| {
+        let exp = sets.iter().find(|e| e.series.contains_key(key));
+        (exp.unwrap_or_else(|| &sets[0]), key)
+    };
     if keys.len() == 1 && callpath.is_none() {
-        return Ok(keys[0]);
+        return Ok(found(keys[0]));
     }
     let component = callpath.unwrap_or(component);
     let suffix = format!("->{component}");
@@ -34,7 +40,7 @@ pub fn pick<'a>(
         .filter(|k| k.callpath == component || k.callpath.ends_with(&suffix))
         .collect();
     match named.len() {
-        1 => Ok(named[0]),
+        1 => Ok(found(named[0])),
         0 => Err(format!(
             "has {} series and none is called `{component}` (series: {})",
             keys.len(),
@@ -44,6 +50,7 @@ pub fn pick<'a>(
             .iter()
             .copied()
             .find(|k| k.metric == "time")
+            .map(found)
             .ok_or_else(|| {
                 format!(
                     "has several series called `{component}` and none with metric `time` ({})",
@@ -83,10 +90,10 @@ pub fn fit_series(
     modeler: &dyn Modeler,
     options: &FitOptions,
 ) -> Result<(Fit, Vec<Point>), Diagnostic> {
-    let exp = read_path(path)?;
-    let key = pick(&exp, component, callpath).map_err(|msg| {
-        exp.diagnostic(
-            None,
+    let sets = read_experiments(path)?;
+    let (exp, key) = pick(&sets, component, callpath).map_err(|msg| {
+        Diagnostic::whole(
+            path.display().to_string(),
             format!("component `{component}`: the measurements file {msg}"),
         )
         .with_hint("give each component its own file, or name the callpath after the component")

@@ -3,24 +3,30 @@
 //! repetition is kept, and a run stopped part way keeps the points it finished.
 //!
 //! The file is Extra-P's text format, or JSON Lines when its name ends in `.jsonl` (an
-//! existing file keeps its format); both are read back by [`super::read_path`]. After
-//! each point the whole file is written again, to a temporary file renamed over the old
-//! one, so the file on disk is always complete and readable. Repetitions measured again
-//! at a point the file holds are added to that point.
+//! existing file keeps its format); both are read back by [`super::read_experiments`].
+//! After each point the whole file is written again, to a temporary file renamed over the
+//! old one, so the file on disk is always complete and readable. Repetitions measured
+//! again at a point the file holds are added to that point.
 //!
-//! The readers want every series of a file at the same points and over the same
-//! parameters (Extra-P's rule). So a series whose points would end up other than the
-//! file's other series' is refused before anything is measured; and while a series that
-//! shares the file with others still misses some of their points, its finished points
-//! go to a file of their own beside it (`.blocks.txt.NAME.partial`, same format), which
-//! is merged into the file and removed when the last point is done: a run stopped part
-//! way leaves that file, readable by `perfcompose fit`, and the next run of the same
-//! series starts from its points.
+//! A file holds one experiment per set of parameters (`docs/formats.md`: a section each
+//! in the text format): a series over parameters the file does not have yet starts a new
+//! experiment at the end of the file. A series is over one set of parameters: the same
+//! callpath and metric over other parameters is refused before anything is measured, and
+//! so are the same parameters in another order.
+//!
+//! Within an experiment the readers want every series at the same points (Extra-P's
+//! rule). So a series whose points would end up other than its experiment's other
+//! series' is refused before anything is measured; and while a series that shares its
+//! experiment with others still misses some of their points, its finished points go to a
+//! file of their own beside it (`.blocks.txt.NAME.partial`, same format), which is merged
+//! into the file and removed when the last point is done: a run stopped part way leaves
+//! that file, readable by `perfcompose fit`, and the next run of the same series starts
+//! from its points.
 
 use std::path::{Path, PathBuf};
 
 use super::builder::key_of;
-use super::{read_path, Experiment, Format, SeriesKey, WriteError};
+use super::{read_experiments, read_path, same_names, Experiment, Format, SeriesKey, WriteError};
 use crate::diag::Diagnostic;
 
 /// The format measurements are appended in.
@@ -36,16 +42,20 @@ pub struct Appender {
     path: PathBuf,
     format: AppendFormat,
     key: SeriesKey,
-    /// Everything the file holds plus what was added (text); what was added (JSON Lines).
-    exp: Experiment,
-    /// Text only: the points every other series of the file has (`None`: no other series).
+    /// Every experiment of the file (one per set of parameters), with what was added.
+    sets: Vec<Experiment>,
+    /// The series' experiment in `sets`.
+    set: usize,
+    /// The points every other series of its experiment has (`None`: no other series).
     others: Option<Vec<Vec<f64>>>,
 }
 
 impl Appender {
     /// Prepare to add series `key` over `parameters` at `points` to `path` (created if
-    /// missing). Refuses, before anything is measured, a file in another format, with
-    /// other parameters, or (text) whose other series are at other points.
+    /// missing). Refuses, before anything is measured, a file in another format, one
+    /// that holds the series over other parameters (or these in another order), and one
+    /// whose other series over these parameters are at other points; the errors point
+    /// into the file.
     pub fn open(
         path: &Path,
         parameters: &[String],
@@ -63,7 +73,7 @@ impl Appender {
             Some("jsonl" | "ndjson") => AppendFormat::JsonLines,
             _ => AppendFormat::Text,
         };
-        let (format, existing) = if exists {
+        let (format, mut sets) = if exists {
             let head = std::fs::read(path)
                 .map(|b| b[..b.len().min(4096)].to_vec())
                 .unwrap_or_default();
@@ -78,73 +88,112 @@ impl Appender {
                     .with_hint("write to a new file, e.g. -o blocks.txt"))
                 }
             };
-            (format, Some(read_path(path)?))
+            (format, read_experiments(path)?)
         } else {
-            (by_name, None)
+            (by_name, Vec::new())
         };
-        let mut exp = match &existing {
-            Some(e) => {
-                if e.parameters != parameters {
-                    return Err(Diagnostic::whole(
-                        &origin,
-                        format!(
-                            "the file's measurements are over ({}), these are over ({})",
-                            e.parameters.join(", "),
-                            parameters.join(", ")
-                        ),
-                    )
-                    .with_hint("the series of one file share its parameters, in the same order: give --at in the file's order, or write to another file"));
+        if format == AppendFormat::Text && parameters.len() > super::text::MAX_PARAMETERS {
+            return Err(Diagnostic::whole(
+                &origin,
+                format!(
+                    "Extra-P's text format holds at most {} parameters, these measurements are over {}",
+                    super::text::MAX_PARAMETERS,
+                    parameters.len()
+                ),
+            )
+            .with_hint("write JSON Lines: a file name ending in .jsonl"));
+        }
+        let over = |p: &[String]| format!("({})", p.join(", "));
+        if let Some(e) = sets
+            .iter()
+            .find(|e| e.parameters != parameters && e.series.contains_key(&key))
+        {
+            return Err(e
+                .diagnostic(
+                    e.series_span(&key),
+                    format!(
+                        "`{key}` is in the file over {}, these measurements are over {}",
+                        over(&e.parameters),
+                        over(parameters)
+                    ),
+                )
+                .with_hint(format!(
+                    "a series is measured over one set of parameters: measure `{}` over {} (--at in that order), give this block another --name, or write to another file",
+                    key.callpath,
+                    over(&e.parameters)
+                )));
+        }
+        let set = match sets.iter().position(|e| e.parameters == parameters) {
+            Some(i) => i,
+            None => {
+                if let Some(e) = sets.iter().find(|e| same_names(&e.parameters, parameters)) {
+                    return Err(e
+                        .diagnostic(
+                            e.span(),
+                            format!(
+                                "the file's measurements are over {}, these are over {}",
+                                over(&e.parameters),
+                                over(parameters)
+                            ),
+                        )
+                        .with_hint("the series over the same parameters share them in the same order: give --at in the file's order"));
                 }
-                e.clone()
+                // Parameters the file does not have: a new experiment at its end.
+                sets.push(Experiment::new(parameters.to_vec()));
+                sets.len() - 1
             }
-            None => Experiment::new(parameters.to_vec()),
         };
-        exp.source = None;
-        // The finished points of an earlier run of this series that stopped part way.
+        // The finished points of an earlier run of this series that stopped part way
+        // (unless the file holds the series: then that run finished, and was stopped
+        // before it removed the partial file).
         let partial = partial_path_of(path, &key);
-        if partial.exists() {
+        if partial.exists() && !sets[set].series.contains_key(&key) {
             let earlier = read_path(&partial)?;
-            if earlier.parameters == exp.parameters {
+            if earlier.parameters == parameters {
                 for p in earlier.series.get(&key).into_iter().flatten() {
-                    exp.push(key.clone(), p.coordinate.clone(), p.values.clone());
+                    sets[set].push(key.clone(), p.coordinate.clone(), p.values.clone());
                 }
             }
         }
+        let exp = &sets[set];
         let mut others = None;
-        {
-            let other: Vec<&SeriesKey> = exp.series.keys().filter(|k| **k != key).collect();
-            if let Some(first) = other.first() {
-                let theirs = point_set(exp.series[*first].iter().map(|p| &p.coordinate));
-                let mut mine = point_set(points.iter());
-                if let Some(own) = exp.series.get(&key) {
-                    mine.extend(point_set(own.iter().map(|p| &p.coordinate)));
-                    mine.sort();
-                    mine.dedup();
-                }
-                if mine != theirs {
-                    return Err(Diagnostic::whole(
-                        &origin,
+        if let Some(first) = exp.series.keys().find(|k| **k != key) {
+            let theirs = point_set(exp.series[first].iter().map(|p| &p.coordinate));
+            let mut mine = point_set(points.iter());
+            if let Some(own) = exp.series.get(&key) {
+                mine.extend(point_set(own.iter().map(|p| &p.coordinate)));
+                mine.sort();
+                mine.dedup();
+            }
+            if mine != theirs {
+                return Err(exp
+                    .diagnostic(
+                        exp.series_span(first),
                         format!(
-                            "the series of a file share their points, and the file's series (e.g. `{}`) are at {} points other than this grid's",
+                            "the series of a file over the same parameters share their points, and the file's series over {} (e.g. `{}`) are at {} points other than this grid's",
+                            over(&exp.parameters),
                             first.callpath,
                             theirs.len()
                         ),
                     )
                     .with_hint("measure at the file's points, or write to another file"));
-                }
-                others = Some(
-                    exp.series[*first]
-                        .iter()
-                        .map(|p| p.coordinate.clone())
-                        .collect(),
-                );
             }
+            others = Some(
+                exp.series[first]
+                    .iter()
+                    .map(|p| p.coordinate.clone())
+                    .collect(),
+            );
+        }
+        for e in &mut sets {
+            e.source = None;
         }
         Ok(Appender {
             path: path.to_path_buf(),
             format,
             key,
-            exp,
+            sets,
+            set,
             others,
         })
     }
@@ -157,43 +206,29 @@ impl Appender {
         &self.path
     }
 
-    /// Where the finished points of a series that shares the file with others go until
-    /// its last point is done (see the module's docs).
+    /// Where the finished points of a series that shares its experiment with others go
+    /// until its last point is done (see the module's docs).
     pub fn partial_path(&self) -> PathBuf {
-        let name = self.path.file_name().map_or_else(
-            || "measurements".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let safe: String = self
-            .key
-            .callpath
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.path.with_file_name(format!(".{name}.{safe}.partial"))
+        partial_path_of(&self.path, &self.key)
     }
 
     /// Add the repetitions `values` measured at `coordinate`, and write them.
     pub fn add(&mut self, coordinate: Vec<f64>, values: Vec<f64>) -> Result<(), WriteError> {
-        self.exp.push(self.key.clone(), coordinate, values);
+        let exp = &mut self.sets[self.set];
+        exp.push(self.key.clone(), coordinate, values);
         let partial = self.partial_path();
+        let exp = &self.sets[self.set];
         if let Some(others) = &self.others {
-            let mine = point_set(self.exp.series[&self.key].iter().map(|p| &p.coordinate));
+            let mine = point_set(exp.series[&self.key].iter().map(|p| &p.coordinate));
             if mine != point_set(others.iter()) {
-                let mut alone = Experiment::new(self.exp.parameters.clone());
+                let mut alone = Experiment::new(exp.parameters.clone());
                 alone
                     .series
-                    .insert(self.key.clone(), self.exp.series[&self.key].clone());
-                return write_atomically(&partial, self.format, &alone);
+                    .insert(self.key.clone(), exp.series[&self.key].clone());
+                return write_atomically(&partial, self.format, &[alone]);
             }
         }
-        write_atomically(&self.path, self.format, &self.exp)?;
+        write_atomically(&self.path, self.format, &self.sets)?;
         if partial.exists() {
             std::fs::remove_file(&partial)
                 .map_err(|e| WriteError(format!("cannot remove {}: {e}", partial.display())))?;
@@ -222,12 +257,16 @@ fn partial_path_of(path: &Path, key: &SeriesKey) -> PathBuf {
     path.with_file_name(format!(".{name}.{safe}.partial"))
 }
 
-/// Write `exp` to `path` in `format` through a temporary file renamed over it.
-fn write_atomically(path: &Path, format: AppendFormat, exp: &Experiment) -> Result<(), WriteError> {
+/// Write `sets` to `path` in `format` through a temporary file renamed over it.
+fn write_atomically(
+    path: &Path,
+    format: AppendFormat,
+    sets: &[Experiment],
+) -> Result<(), WriteError> {
     let err = |e: std::io::Error| WriteError(format!("cannot write {}: {e}", path.display()));
     let text = match format {
-        AppendFormat::Text => super::text::write(exp)?,
-        AppendFormat::JsonLines => super::jsonl::write(exp)?,
+        AppendFormat::Text => super::text::write_all(sets)?,
+        AppendFormat::JsonLines => super::jsonl::write_all(sets)?,
     };
     let name = path.file_name().map_or_else(
         || "measurements".into(),
@@ -337,22 +376,141 @@ mod tests {
     }
 
     #[test]
-    fn series_at_other_points_and_other_parameters_are_refused() {
+    fn series_at_other_points_are_refused_where_the_file_has_them() {
         let path = dir().join("blocks.txt");
         let mut a = Appender::open(&path, &x(), key("sort"), &[vec![1.0], vec![2.0]]).unwrap();
         a.add(vec![1.0], vec![1.0]).unwrap();
         a.add(vec![2.0], vec![1.0]).unwrap();
         let e = Appender::open(&path, &x(), key("sum"), &[vec![4.0]]).unwrap_err();
         assert!(e.message.contains("share their points"), "{}", e.message);
+        // At the first DATA line of the series whose points differ.
+        assert_eq!(e.line_col(), (7, 1), "{}", e.render());
+        assert!(e.origin.ends_with("blocks.txt"));
         // The same series may grow by new points: it is the file's only one.
         Appender::open(&path, &x(), key("sort"), &[vec![4.0]]).unwrap();
-        let e = Appender::open(&path, &["p".to_string()], key("halo"), &[vec![2.0]]).unwrap_err();
+    }
+
+    fn pn() -> Vec<String> {
+        vec!["p".to_string(), "n".to_string()]
+    }
+
+    /// The example: `sort` over x, then `halo` over p and n, into one file.
+    fn sort_then_halo(name: &str) -> PathBuf {
+        let path = dir().join(name);
+        let mut a = Appender::open(&path, &x(), key("sort"), &[vec![1.0], vec![2.0]]).unwrap();
+        a.add(vec![1.0], vec![10.0]).unwrap();
+        a.add(vec![2.0], vec![20.0]).unwrap();
+        let grid = vec![vec![2.0, 1024.0], vec![4.0, 1024.0]];
+        let mut h = Appender::open(&path, &pn(), key("halo"), &grid).unwrap();
+        h.add(vec![2.0, 1024.0], vec![3.0]).unwrap();
+        h.add(vec![4.0, 1024.0], vec![5.0]).unwrap();
+        path
+    }
+
+    #[test]
+    fn series_over_other_parameters_are_another_experiment_of_the_file() {
+        for name in ["blocks.txt", "blocks.jsonl"] {
+            let path = sort_then_halo(name);
+            let before = std::fs::read_to_string(&path).unwrap();
+            let sets = read_experiments(&path).unwrap();
+            assert_eq!(sets.len(), 2, "{name}");
+            assert_eq!(
+                values(&sets[0], "sort"),
+                [(1.0, vec![10.0]), (2.0, vec![20.0])]
+            );
+            assert_eq!(sets[1].parameters, pn());
+            assert_eq!(sets[1].series[&key("halo")][1].values, vec![5.0]);
+            // The file of `sort` alone is the start of it, unchanged.
+            let mut alone = sets[0].clone();
+            alone.source = None;
+            let first = match name {
+                "blocks.txt" => super::super::text::write(&alone).unwrap(),
+                _ => super::super::jsonl::write(&alone).unwrap(),
+            };
+            assert!(before.starts_with(&first), "{name}: {before}");
+            // Repetitions and a new point added to either series, in place.
+            let mut h = Appender::open(&path, &pn(), key("halo"), &[vec![8.0, 1024.0]]).unwrap();
+            h.add(vec![8.0, 1024.0], vec![9.0]).unwrap();
+            let mut s = Appender::open(&path, &x(), key("sort"), &[vec![1.0]]).unwrap();
+            s.add(vec![1.0], vec![11.0]).unwrap();
+            let sets = read_experiments(&path).unwrap();
+            assert_eq!(sets.len(), 2, "{name}");
+            assert_eq!(values(&sets[0], "sort")[0], (1.0, vec![10.0, 11.0]));
+            assert_eq!(sets[1].series[&key("halo")].len(), 3, "{name}");
+            // A second series over p and n shares halo's points, by way of its partial file.
+            let grid = vec![vec![2.0, 1024.0], vec![4.0, 1024.0], vec![8.0, 1024.0]];
+            let mut g = Appender::open(&path, &pn(), key("gather"), &grid).unwrap();
+            g.add(vec![2.0, 1024.0], vec![1.0]).unwrap();
+            assert!(g.partial_path().exists());
+            assert_eq!(read_experiments(&path).unwrap()[1].series.len(), 1);
+            drop(g);
+            let mut g = Appender::open(&path, &pn(), key("gather"), &grid[1..]).unwrap();
+            g.add(vec![4.0, 1024.0], vec![2.0]).unwrap();
+            g.add(vec![8.0, 1024.0], vec![3.0]).unwrap();
+            assert!(!g.partial_path().exists());
+            let sets = read_experiments(&path).unwrap();
+            assert_eq!(sets[1].series[&key("gather")].len(), 3, "{name}");
+            assert_eq!(sets[1].series[&key("gather")][0].values, vec![1.0]);
+        }
+    }
+
+    #[test]
+    fn a_series_over_other_parameters_or_order_is_refused_at_its_place_in_the_file() {
+        let path = sort_then_halo("blocks.txt");
+        let before = std::fs::read_to_string(&path).unwrap();
+        // `sort` is over x: not over p.
+        let e = Appender::open(&path, &["p".to_string()], key("sort"), &[vec![2.0]]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`sort / time` is in the file over (x), these measurements are over (p)"
+        );
+        assert_eq!(e.line_col(), (7, 1), "{}", e.render());
+        // p and n are the file's in this order.
+        let np = vec!["n".to_string(), "p".to_string()];
+        let e = Appender::open(&path, &np, key("gather"), &[vec![1024.0, 2.0]]).unwrap_err();
         assert!(
-            e.message.contains("over (x), these are over (p)"),
+            e.message
+                .contains("the file's measurements are over (p, n), these are over (n, p)"),
             "{}",
             e.message
         );
-        assert!(e.origin.ends_with("blocks.txt"));
+        assert_eq!(e.line_col().0, 17, "{}", e.render());
+        // Nothing was written.
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        // The text format holds at most four parameters: refused before anything runs.
+        let five: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        let e = Appender::open(&path, &five, key("wide"), &[vec![1.0; 5]]).unwrap_err();
+        assert!(e.message.contains("at most 4 parameters"), "{}", e.message);
+        Appender::open(
+            &dir().join("wide.jsonl"),
+            &five,
+            key("wide"),
+            &[vec![1.0; 5]],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_partial_file_left_after_its_series_was_merged_adds_nothing() {
+        let path = dir().join("blocks.txt");
+        let grid = vec![vec![1.0], vec![2.0]];
+        let mut a = Appender::open(&path, &x(), key("sort"), &grid).unwrap();
+        a.add(vec![1.0], vec![10.0]).unwrap();
+        a.add(vec![2.0], vec![20.0]).unwrap();
+        let mut c = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
+        c.add(vec![1.0], vec![5.0]).unwrap();
+        let partial = std::fs::read(c.partial_path()).unwrap();
+        c.add(vec![2.0], vec![6.0]).unwrap();
+        // As if the run was stopped between writing the file and removing the partial.
+        std::fs::write(c.partial_path(), partial).unwrap();
+        let mut again = Appender::open(&path, &x(), key("sum"), &grid[1..]).unwrap();
+        again.add(vec![2.0], vec![7.0]).unwrap();
+        let exp = read_path(&path).unwrap();
+        assert_eq!(
+            values(&exp, "sum"),
+            [(1.0, vec![5.0]), (2.0, vec![6.0, 7.0])]
+        );
+        assert!(!again.partial_path().exists());
     }
 
     #[test]

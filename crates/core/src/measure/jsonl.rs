@@ -9,13 +9,21 @@
 //!
 //! `value` is one repetition or a list of them; lines with the same callpath, metric and
 //! parameter values add repetitions to one point. `callpath` defaults to `<root>` and
-//! `metric` to `<default>`, as in Extra-P. The parameter order is the key order of the
-//! first line; every later line must name the same parameters (Extra-P ignores extra
-//! ones; we reject them, since they are almost always a mistake). Other keys are ignored.
+//! `metric` to `<default>`, as in Extra-P. Other keys are ignored.
+//!
+//! Lines that name the same parameters (in any order) make one [`Experiment`], whose
+//! parameter order is the key order of its first line. A file whose lines name different
+//! parameters holds several experiments, one per set of names, in order of first
+//! appearance (our extension: Extra-P takes the first line's parameters for the whole file,
+//! fails on a line without one of them and ignores extra ones). A series (callpath and
+//! metric) is over one set: a line of it that names other parameters is an error, as a
+//! missing or unknown parameter.
 //!
 //! Talpas files have the same records with `parameters` instead of `params`, `;` instead
-//! of `,` between fields, and mandatory `callpath` and `metric`.
+//! of `,` between fields, and mandatory `callpath` and `metric`; every line names the
+//! first line's parameters (one experiment).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde::Deserialize;
@@ -51,8 +59,19 @@ enum Dialect {
     Talpas,
 }
 
-/// Read JSON Lines from memory; `origin` names it in messages.
+/// Read JSON Lines from memory; `origin` names it in messages. Lines over several sets
+/// of parameters are an error here: [`read_all_str`] reads those.
 pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+    super::single(origin, read_all_str(origin, text, opts)?)
+}
+
+/// Read JSON Lines from memory: one experiment per set of parameter names (see the
+/// module's docs), in order of first appearance.
+pub fn read_all_str(
+    origin: &str,
+    text: &str,
+    opts: &ReadOptions,
+) -> Result<Vec<Experiment>, Diagnostic> {
     read(origin, text, text, opts, Dialect::JsonLines)
 }
 
@@ -92,7 +111,16 @@ pub fn read_talpas_str(
             }
         }
     }
-    read(origin, text, &converted, opts, Dialect::Talpas)
+    super::single(
+        origin,
+        read(origin, text, &converted, opts, Dialect::Talpas)?,
+    )
+}
+
+/// One experiment being read: the sorted names of its parameters, and its builder.
+struct Set<'a> {
+    names: Vec<String>,
+    b: Builder<'a>,
 }
 
 fn read(
@@ -101,13 +129,17 @@ fn read(
     parsed: &str,
     opts: &ReadOptions,
     dialect: Dialect,
-) -> Result<Experiment, Diagnostic> {
-    let mut b = Builder::new(origin, text, opts);
+) -> Result<Vec<Experiment>, Diagnostic> {
+    // Messages before a line's experiment is known.
+    let b = Builder::new(origin, text, opts);
     let params_key = match dialect {
         Dialect::JsonLines => "params",
         Dialect::Talpas => "parameters",
     };
-    // Span of the first line's parameters, for messages about later lines.
+    let mut sets: Vec<Set> = Vec::new();
+    // The experiment of every series, and the span of its first line's parameters.
+    let mut series_set: HashMap<SeriesKey, (usize, Span)> = HashMap::new();
+    // Span of the first line's parameters (Talpas: every line has the same).
     let mut first_params: Option<Span> = None;
     let mut offset = 0;
     for raw in parsed.split_inclusive('\n') {
@@ -142,42 +174,13 @@ fn read(
         if map.0.is_empty() {
             return Err(b.err(pspan, "no parameter values"));
         }
-        match first_params {
-            None => {
-                first_params = Some(pspan);
-                b.parameters = map.0.iter().map(|(k, _)| k.clone()).collect();
+        let mut names: Vec<String> = map.0.iter().map(|(k, _)| k.clone()).collect();
+        names.sort_unstable();
+        let first = *first_params.get_or_insert(pspan);
+        if dialect == Dialect::Talpas {
+            if let Some(set) = sets.first().filter(|s| s.names != names) {
+                return Err(mismatch(&b, parsed, &map, &set.b.parameters, first, pspan));
             }
-            Some(first) => {
-                let first_line = b.line_of(first);
-                for name in &b.parameters {
-                    if !map.0.iter().any(|(k, _)| k == name) {
-                        return Err(b.err(
-                            pspan,
-                            format!(
-                                "parameter `{name}` is missing (line {first_line} has {})",
-                                b.parameters.join(", ")
-                            ),
-                        ));
-                    }
-                }
-                if let Some((k, v)) = map.0.iter().find(|(k, _)| !b.parameters.contains(k)) {
-                    return Err(b.err(
-                        raw_span(parsed, v),
-                        format!(
-                            "unknown parameter `{k}` (line {first_line} has {})",
-                            b.parameters.join(", ")
-                        ),
-                    ));
-                }
-            }
-        }
-        let mut coord = Vec::with_capacity(b.parameters.len());
-        for name in &b.parameters {
-            let Some((_, v)) = map.0.iter().find(|(k, _)| k == name) else {
-                return Err(b.err(pspan, format!("parameter `{name}` is missing")));
-            };
-            let x = number(&b, v, parsed, "a parameter value")?;
-            coord.push(b.parameter_value(x, raw_span(parsed, v))?);
         }
         let name_of = |field: Option<&RawValue>, what: &str, default: &str| match field {
             Some(raw) => string(&b, raw, parsed, what),
@@ -188,21 +191,94 @@ fn read(
         };
         let callpath = name_of(rec.callpath, "callpath", DEFAULT_CALLPATH)?;
         let metric = name_of(rec.metric, "metric", DEFAULT_METRIC)?;
+        let key = SeriesKey::new(callpath, metric);
+        let set = match sets.iter().position(|s| s.names == names) {
+            Some(i) => i,
+            None => {
+                let mut nb = Builder::new(origin, text, opts);
+                nb.parameters = map.0.iter().map(|(k, _)| k.clone()).collect();
+                sets.push(Set { names, b: nb });
+                sets.len() - 1
+            }
+        };
+        match series_set.get(&key) {
+            Some(&(s, its_first)) if s != set => {
+                return Err(mismatch(
+                    &b,
+                    parsed,
+                    &map,
+                    &sets[s].b.parameters,
+                    its_first,
+                    pspan,
+                )
+                .with_hint(format!(
+                    "series `{key}` is measured over one set of parameters; lines over other parameters belong to other series"
+                )));
+            }
+            Some(_) => {}
+            None => {
+                series_set.insert(key.clone(), (set, pspan));
+            }
+        }
+        let sb = &sets[set].b;
+        let mut coord = Vec::with_capacity(sb.parameters.len());
+        for name in &sb.parameters {
+            let Some((_, v)) = map.0.iter().find(|(k, _)| k == name) else {
+                return Err(sb.err(pspan, format!("parameter `{name}` is missing")));
+            };
+            let x = number(sb, v, parsed, "a parameter value")?;
+            coord.push(sb.parameter_value(x, raw_span(parsed, v))?);
+        }
         let Some(value) = rec.value else {
             return Err(b.err(line_span, "line has no `value`").with_hint(
                 "give the measured value: `\"value\": 1.5` or a list `\"value\": [1.5, 1.6]`",
             ));
         };
-        let values = values(&b, value, parsed)?;
-        let coord_index = b.coordinate(coord, pspan)?;
-        b.add(
-            SeriesKey::new(callpath, metric),
-            coord_index,
-            values,
-            line_span,
+        let values = values(sb, value, parsed)?;
+        let sb = &mut sets[set].b;
+        let coord_index = sb.coordinate(coord, pspan)?;
+        sb.add(key, coord_index, values, line_span);
+    }
+    if sets.is_empty() {
+        // The builder's message for an input without measurements.
+        return b.finish().map(|e| vec![e]);
+    }
+    sets.into_iter().map(|s| s.b.finish()).collect()
+}
+
+/// A line whose parameters (`map`, at `pspan`) are not `expected`, the parameters of the
+/// line at `first`: the first missing or unknown one.
+fn mismatch(
+    b: &Builder,
+    parsed: &str,
+    map: &OrderedMap,
+    expected: &[String],
+    first: Span,
+    pspan: Span,
+) -> Diagnostic {
+    let first_line = b.line_of(first);
+    if let Some(name) = expected
+        .iter()
+        .find(|n| !map.0.iter().any(|(k, _)| k == *n))
+    {
+        return b.err(
+            pspan,
+            format!(
+                "parameter `{name}` is missing (line {first_line} has {})",
+                expected.join(", ")
+            ),
         );
     }
-    b.finish()
+    match map.0.iter().find(|(k, _)| !expected.contains(k)) {
+        Some((k, v)) => b.err(
+            raw_span(parsed, v),
+            format!(
+                "unknown parameter `{k}` (line {first_line} has {})",
+                expected.join(", ")
+            ),
+        ),
+        None => b.err(pspan, "the parameters differ from the first line's"),
+    }
 }
 
 /// One number or a non-empty list of numbers.
@@ -235,6 +311,15 @@ pub(crate) fn json_number(v: f64) -> String {
         // `{:?}` is the shortest representation that reads back to the same f64.
         format!("{v:?}")
     }
+}
+
+/// Write several experiments (over different parameters, with different series) as one
+/// file; one experiment gives what [`write`] gives. Fails as [`write`] does, and for two
+/// experiments over the same parameters or sharing a series.
+pub fn write_all(exps: &[Experiment]) -> Result<String, WriteError> {
+    super::check_sets(exps)?;
+    let parts = exps.iter().map(write).collect::<Result<Vec<_>, _>>()?;
+    Ok(parts.concat())
 }
 
 /// Write `exp` as JSON Lines, one line per repetition.

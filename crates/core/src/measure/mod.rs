@@ -17,10 +17,15 @@
 //! [`read_path`] picks the format from the extension and the content; [`Format`] names
 //! the formats for a `--format` override. `docs/formats.md` is the user-facing reference.
 //!
+//! A file may hold several experiments, one per set of parameters (what `perfcompose
+//! measure` writes for blocks over different parameters): Extra-P text with several
+//! sections, JSON Lines whose lines name different parameters. [`read_experiments`]
+//! reads those (every other file gives one); [`read_path`] takes files of one.
+//!
 //! Every reader enforces the same rules, so that the modelers can trust what they get:
 //! values are finite and (unless [`ReadOptions::allow_negative`]) not negative, every
 //! coordinate has one value per parameter, and every series is measured at every
-//! coordinate of the experiment (Extra-P's rule; it is what makes Extra-P reject its own
+//! coordinate of its experiment (Extra-P's rule; it is what makes Extra-P reject its own
 //! `*_neg*` test files). Problems are [`Diagnostic`]s naming the file, line and column.
 
 pub mod append;
@@ -37,6 +42,8 @@ pub mod text;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sets;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -239,6 +246,15 @@ impl Experiment {
     /// Where the series `key` starts in the input (its first point), if known.
     pub fn series_span(&self, key: &SeriesKey) -> Option<Span> {
         self.series.get(key)?.iter().find_map(|p| p.span)
+    }
+
+    /// Where the experiment starts in the input (its earliest point), if known.
+    pub fn span(&self) -> Option<Span> {
+        self.series
+            .values()
+            .flatten()
+            .filter_map(|p| p.span)
+            .min_by_key(|s| s.start)
     }
 
     /// Every coordinate of the experiment, in the order of the series' points (each
@@ -471,11 +487,27 @@ pub fn read_path_with(
     path: impl AsRef<Path>,
     opts: &ReadOptions,
 ) -> Result<Experiment, Diagnostic> {
+    let origin = path.as_ref().display().to_string();
+    single(&origin, read_experiments_with(path, opts)?)
+}
+
+/// Read a measurements file that may hold several experiments, one per parameter set
+/// (Extra-P text with several sections, JSON Lines whose lines name different
+/// parameters; see `docs/formats.md`), in the file's order. Every other file gives one.
+pub fn read_experiments(path: impl AsRef<Path>) -> Result<Vec<Experiment>, Diagnostic> {
+    read_experiments_with(path, &ReadOptions::default())
+}
+
+/// [`read_experiments`] with options.
+pub fn read_experiments_with(
+    path: impl AsRef<Path>,
+    opts: &ReadOptions,
+) -> Result<Vec<Experiment>, Diagnostic> {
     let path = path.as_ref();
     let origin = path.display().to_string();
     if path.is_dir() {
         return match opts.format {
-            None | Some(Format::Cube) => cube::read_dir(path, opts),
+            None | Some(Format::Cube) => cube::read_dir(path, opts).map(|e| vec![e]),
             Some(f) => Err(Diagnostic::whole(
                 origin,
                 format!("this is a directory; only the `cube` format reads directories, not `{f}`"),
@@ -488,8 +520,8 @@ pub fn read_path_with(
         .format
         .unwrap_or_else(|| Format::detect(path, &bytes[..bytes.len().min(4096)]));
     match format {
-        Format::ExtraP => archive::read_bytes(&origin, &bytes, opts),
-        Format::ExtraP3 => extrap3::read_bytes(&origin, &bytes, opts),
+        Format::ExtraP => archive::read_bytes(&origin, &bytes, opts).map(|e| vec![e]),
+        Format::ExtraP3 => extrap3::read_bytes(&origin, &bytes, opts).map(|e| vec![e]),
         Format::Cube => Err(Diagnostic::whole(
             origin,
             "a CUBE experiment is a directory of profiles, one sub-directory per measured point",
@@ -506,9 +538,65 @@ pub fn read_path_with(
                     "the file is not valid UTF-8 text",
                 )
             })?;
-            read_str(format, &origin, &text, opts)
+            read_str_experiments(format, &origin, &text, opts)
         }
     }
+}
+
+/// The one experiment of `sets`, or an error at the start of the second (a file that
+/// holds several parameter sets, read by a caller that takes one).
+pub(crate) fn single(origin: &str, mut sets: Vec<Experiment>) -> Result<Experiment, Diagnostic> {
+    if sets.len() > 1 {
+        let second = &sets[1];
+        return Err(second
+            .diagnostic(
+                second.span(),
+                format!(
+                    "the file holds measurements over several sets of parameters: ({}) and, from here, ({})",
+                    sets[0].parameters.join(", "),
+                    second.parameters.join(", ")
+                ),
+            )
+            .with_hint("this reads one experiment; `measure::read_experiments` (what `perfcompose fit` and components files use) reads them all"));
+    }
+    sets.pop()
+        .ok_or_else(|| Diagnostic::whole(origin, "the input holds no measurements"))
+}
+
+/// The same parameter names, in any order.
+pub(crate) fn same_names(a: &[String], b: &[String]) -> bool {
+    fn sorted(v: &[String]) -> Vec<&str> {
+        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+    sorted(a) == sorted(b)
+}
+
+/// What a file of several experiments needs: each over its own parameters, no series in
+/// two of them, and at least one.
+pub(crate) fn check_sets(exps: &[Experiment]) -> Result<(), WriteError> {
+    if exps.is_empty() {
+        return Err(WriteError("no measurements to write".to_string()));
+    }
+    for (i, e) in exps.iter().enumerate() {
+        for f in &exps[..i] {
+            if same_names(&e.parameters, &f.parameters) {
+                return Err(WriteError(format!(
+                    "two experiments over the same parameters ({}): a file holds one per set of parameters",
+                    e.parameters.join(", ")
+                )));
+            }
+            if let Some(k) = e.series.keys().find(|k| f.series.contains_key(*k)) {
+                return Err(WriteError(format!(
+                    "series `{k}` is in two experiments, over ({}) and over ({})",
+                    f.parameters.join(", "),
+                    e.parameters.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Write `exp` to `path`: JSON Lines for `.jsonl`/`.ndjson`, Extra-P text otherwise (the
@@ -528,16 +616,28 @@ pub fn write_path(path: impl AsRef<Path>, exp: &Experiment) -> Result<(), WriteE
         .map_err(|e| WriteError(format!("cannot write {}: {e}", path.display())))
 }
 
-/// Read a text format from memory; `origin` names it in messages.
+/// Read a text format from memory; `origin` names it in messages. A text with several
+/// parameter sets is an error here: [`read_str_experiments`] reads it.
 pub fn read_str(
     format: Format,
     origin: &str,
     text: &str,
     opts: &ReadOptions,
 ) -> Result<Experiment, Diagnostic> {
-    match format {
-        Format::Text => text::read_str(origin, text, opts),
-        Format::JsonLines => jsonl::read_str(origin, text, opts),
+    single(origin, read_str_experiments(format, origin, text, opts)?)
+}
+
+/// Read a text format from memory, one experiment per parameter set (several only in
+/// Extra-P text and JSON Lines).
+pub fn read_str_experiments(
+    format: Format,
+    origin: &str,
+    text: &str,
+    opts: &ReadOptions,
+) -> Result<Vec<Experiment>, Diagnostic> {
+    let one = match format {
+        Format::Text => return text::read_all_str(origin, text, opts),
+        Format::JsonLines => return jsonl::read_all_str(origin, text, opts),
         Format::Talpas => jsonl::read_talpas_str(origin, text, opts),
         Format::Json => json::read_str(origin, text, opts),
         Format::Csv => csv::read_str(origin, text, opts),
@@ -545,5 +645,6 @@ pub fn read_str(
             origin,
             format!("the `{format}` format is binary; read it from a file"),
         )),
-    }
+    };
+    one.map(|e| vec![e])
 }

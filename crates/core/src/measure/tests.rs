@@ -687,6 +687,9 @@ fn corpus() -> Vec<(Format, String)> {
         (Format::Json, r#"{"parameters":["x"],"measurements":{"c":{"time":[{"point":[4],"values":[1,2]}]}}}"#.into()),
         (Format::Json, r#"{"parameters":[{"id":1,"name":"x"}],"callpaths":[{"id":1,"name":"c"}],"metrics":[{"id":1,"name":"t"}],"coordinates":[{"id":1,"parameter_value_pairs":[{"parameter_id":1,"parameter_value":4}]}],"measurements":[{"callpath_id":1,"coordinate_id":1,"metric_id":1,"value":2.5}]}"#.into()),
         (Format::Csv, "callpath,metric,p,value\nmain,time,1,2\nmain,time,2,3\n".into()),
+        // Several parameter sets in one file.
+        (Format::Text, "PARAMETER x\nPOINTS ( 1 ) ( 2 )\nREGION a\nMETRIC time\nDATA 1 2\nDATA 3\n\nPARAMETER p n\nPOINTS ( 2 8 ) ( 4 8 )\nREGION b\nDATA 1\nDATA 2\n".into()),
+        (Format::JsonLines, "{\"params\":{\"x\":1},\"callpath\":\"a\",\"value\":1}\n{\"params\":{\"p\":2,\"n\":8},\"callpath\":\"b\",\"value\":[1,2]}\n{\"params\":{\"x\":2},\"callpath\":\"a\",\"value\":3}\n".into()),
     ]
 }
 
@@ -733,7 +736,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_valid_inputs_never_panic(which in 0usize..7, edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(vec!["", "(", ")", " ", "\n", "-", "nan", "1e999", "\"", "{", "}", ",", ";", "é", "DATA 1", "POINTS ( 1 )", "0"])), 1..6)) {
+    fn mutated_valid_inputs_never_panic(which in 0usize..9, edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(vec!["", "(", ")", " ", "\n", "-", "nan", "1e999", "\"", "{", "}", ",", ";", "é", "DATA 1", "POINTS ( 1 )", "0"])), 1..6)) {
         let (format, mut src) = corpus()[which].clone();
         for (at, op, text) in edits {
             let mut i = at.index(src.len() + 1);

@@ -21,6 +21,14 @@
 //! lists with several parameters, a repeated point, a second block for the same region
 //! and metric, `DATA` before any `REGION`, NaN, infinite or (by default) negative values.
 //! We also accept leading whitespace before a keyword and `#`, which Extra-P does not.
+//!
+//! Several parameter sets in one file (our extension; Extra-P reads one): a `PARAMETER`
+//! line after `DATA` starts a new section, which is laid out like a whole file of its own
+//! (`PARAMETER`, `POINTS`, then `REGION`, `METRIC` and `DATA` lines; the region and the
+//! metric start unset again). Each section is one [`Experiment`]: its series are measured
+//! at its points, over its parameters. Two sections over the same parameters, and a
+//! series (region and metric) in two sections, are errors. A file of one section is
+//! exactly Extra-P's format. [`read_str`] wants one section; [`read_all_str`] reads all.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -35,8 +43,19 @@ pub const KEYWORDS: [&str; 5] = ["PARAMETER", "POINTS", "REGION", "METRIC", "DAT
 /// Extra-P's text reader supports at most this many parameters.
 pub const MAX_PARAMETERS: usize = 4;
 
-/// Read Extra-P text input from memory; `origin` names it in messages.
+/// Read Extra-P text input from memory; `origin` names it in messages. A file with
+/// several sections (parameter sets) is an error here: [`read_all_str`] reads those.
 pub fn read_str(origin: &str, text: &str, opts: &ReadOptions) -> Result<Experiment, Diagnostic> {
+    super::single(origin, read_all_str(origin, text, opts)?)
+}
+
+/// Read Extra-P text input with one section or several (see the module's docs): one
+/// experiment per section, in the file's order.
+pub fn read_all_str(
+    origin: &str,
+    text: &str,
+    opts: &ReadOptions,
+) -> Result<Vec<Experiment>, Diagnostic> {
     Reader::new(origin, text, opts).run()
 }
 
@@ -69,22 +88,34 @@ struct Block {
 }
 
 struct Reader<'a> {
+    origin: &'a str,
+    opts: &'a ReadOptions,
+    /// The current section.
     b: Builder<'a>,
     text: &'a str,
+    /// The sections read before the current one.
+    done: Vec<Experiment>,
+    /// Where each section starts (its first PARAMETER line), the current one last.
+    starts: Vec<Span>,
     param_spans: Vec<Span>,
     region: Option<String>,
     metric: String,
     block: Option<Block>,
-    /// First DATA line of every series seen, to reject a second block.
-    seen: HashMap<SeriesKey, Span>,
+    /// First DATA line of every series seen and its section, to reject a second block.
+    seen: HashMap<SeriesKey, (Span, usize)>,
+    /// The current section has DATA.
     any_data: bool,
 }
 
 impl<'a> Reader<'a> {
     fn new(origin: &'a str, text: &'a str, opts: &'a ReadOptions) -> Reader<'a> {
         Reader {
+            origin,
+            opts,
             b: Builder::new(origin, text, opts),
             text,
+            done: Vec::new(),
+            starts: Vec::new(),
             param_spans: Vec::new(),
             region: None,
             metric: String::new(),
@@ -94,7 +125,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn run(mut self) -> Result<Experiment, Diagnostic> {
+    fn run(mut self) -> Result<Vec<Experiment>, Diagnostic> {
         let mut offset = 0;
         let text = self.text;
         // A byte-order mark is not part of the first keyword.
@@ -115,7 +146,16 @@ impl<'a> Reader<'a> {
             let rest_start = kspan.end;
             let rest = &text[rest_start..start + line.len()];
             match keyword {
-                "PARAMETER" => self.parameter(rest, rest_start, kspan)?,
+                "PARAMETER" => {
+                    if self.any_data {
+                        // PARAMETER after DATA: a section over other parameters.
+                        self.end_section()?;
+                    }
+                    if self.param_spans.is_empty() {
+                        self.starts.push(kspan);
+                    }
+                    self.parameter(rest, rest_start, kspan)?
+                }
                 "POINTS" => self.points(rest, rest_start, kspan)?,
                 "REGION" => {
                     let name = self.name(rest, rest_start, kspan, "REGION", "region")?;
@@ -131,11 +171,23 @@ impl<'a> Reader<'a> {
                 other => return Err(self.unknown(other, kspan)),
             }
         }
+        self.end_section()?;
+        Ok(self.done)
+    }
+
+    /// Check the current section, add it to `done` and start an empty one.
+    fn end_section(&mut self) -> Result<(), Diagnostic> {
         self.close_block()?;
+        let first = self.done.is_empty();
+        // A later section is pointed at by its first PARAMETER line.
+        let (at, what) = match self.starts.get(self.done.len()) {
+            Some(s) if !first => (*s, format!("the section of line {}", self.b.line_of(*s))),
+            _ => (Span::new(0, 0), "the file".to_string()),
+        };
         if self.b.parameters.is_empty() {
             return Err(self
                 .b
-                .err(Span::new(0, 0), "the file declares no parameters")
+                .err(at, format!("{what} declares no parameters"))
                 .with_hint(
                     "start with `PARAMETER name`, then `POINTS`, `REGION` and `DATA` lines",
                 ));
@@ -143,16 +195,44 @@ impl<'a> Reader<'a> {
         if self.b.coordinate_count() == 0 {
             return Err(self
                 .b
-                .err(Span::new(0, 0), "the file lists no POINTS")
+                .err(at, format!("{what} lists no POINTS"))
                 .with_hint("after PARAMETER, list the measured points: `POINTS ( 20 ) ( 30 )`"));
         }
         if !self.any_data {
             return Err(self
                 .b
-                .err(Span::new(0, 0), "the file holds no DATA lines")
+                .err(at, format!("{what} holds no DATA lines"))
                 .with_hint("after `REGION name`, give one `DATA v1 v2 ...` line per point"));
         }
-        self.b.finish()
+        if let Some((i, e)) = self
+            .done
+            .iter()
+            .enumerate()
+            .find(|(_, e)| super::same_names(&e.parameters, &self.b.parameters))
+        {
+            return Err(self
+                .b
+                .err(
+                    at,
+                    format!(
+                        "a second section over ({}) (the first starts on line {})",
+                        self.b.parameters.join(", "),
+                        self.b.line_of(self.starts[i])
+                    ),
+                )
+                .with_hint(format!(
+                    "the series over ({}) share one section: one PARAMETER and POINTS header, then their REGION and DATA lines",
+                    e.parameters.join(", ")
+                )));
+        }
+        let fresh = Builder::new(self.origin, self.text, self.opts);
+        let section = std::mem::replace(&mut self.b, fresh);
+        self.done.push(section.finish()?);
+        self.param_spans.clear();
+        self.region = None;
+        self.metric = String::new();
+        self.any_data = false;
+        Ok(())
     }
 
     fn unknown(&self, word: &str, span: Span) -> Diagnostic {
@@ -197,7 +277,7 @@ impl<'a> Reader<'a> {
             return Err(self
                 .b
                 .err(kspan, "PARAMETER after POINTS")
-                .with_hint("declare every parameter before the first POINTS line"));
+                .with_hint("declare every parameter before the first POINTS line (a PARAMETER line after DATA starts a section over other parameters)"));
         }
         let mut any = false;
         for (name, span) in tokens(rest, base) {
@@ -349,8 +429,21 @@ impl<'a> Reader<'a> {
         let line_span = Span::new(kspan.start, base + rest.len());
         let key = SeriesKey::new(region, self.metric.clone());
         if self.block.is_none() {
-            if let Some(first) = self.seen.get(&key) {
-                let line = self.b.line_of(*first);
+            if let Some(&(first, section)) = self.seen.get(&key) {
+                let line = self.b.line_of(first);
+                if section < self.done.len() {
+                    return Err(self
+                        .b
+                        .err(
+                            kspan,
+                            format!(
+                                "`{key}` is measured over ({}) here and over ({}) on line {line}",
+                                self.b.parameters.join(", "),
+                                self.done[section].parameters.join(", ")
+                            ),
+                        )
+                        .with_hint("a series is measured over one set of parameters: give one of them another region or metric name"));
+                }
                 return Err(self
                     .b
                     .err(
@@ -363,7 +456,7 @@ impl<'a> Reader<'a> {
                         "give each region and metric one block of DATA lines, one line per point",
                     ));
             }
-            self.seen.insert(key.clone(), kspan);
+            self.seen.insert(key.clone(), (kspan, self.done.len()));
             self.b.touch(&key, kspan);
         }
         let block = self.block.get_or_insert_with(|| Block {
@@ -418,6 +511,16 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
+
+/// Write several experiments (over different parameters, with different series) as one
+/// file, a section each, a blank line between them; one experiment gives what [`write`]
+/// gives. Fails as [`write`] does, and for two experiments over the same parameters or
+/// sharing a series.
+pub fn write_all(exps: &[Experiment]) -> Result<String, WriteError> {
+    super::check_sets(exps)?;
+    let sections = exps.iter().map(write).collect::<Result<Vec<_>, _>>()?;
+    Ok(sections.join("\n"))
 }
 
 /// Write `exp` in Extra-P's text format.
