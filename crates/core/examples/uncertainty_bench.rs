@@ -3,10 +3,11 @@
 //! largest measured point in 90–98% of the regions).
 //!
 //! ```sh
-//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100]
+//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100] [--parameters 1]
 //! ```
 //!
-//! Seeded regions of one parameter on the 5-point grid x = 4..64 (5 repetitions, ±noise,
+//! Seeded regions of one parameter on the 5-point grid x = 4..64 (or of two, x and y, on
+//! the 5×5 grid; 5 repetitions, ±noise,
 //! seed 000's mixture of true models, as `fit_bench` draws them) are fitted by the default
 //! modeler. Two ways to an interval: the fit's coefficient covariance alone, and what
 //! `perfcompose predict` uses (`--replicates` bootstrap refits to resampled repetitions,
@@ -76,7 +77,7 @@ fn truth_of(term: &str, t: &[f64]) -> f64 {
 
 /// The 95% interval of `term` at x from components a, b, c (their uncertainties
 /// `u`), as `predict` computes it.
-fn interval(term: &str, u: &[Uncertainty], seed: u64, x: f64) -> Option<(f64, f64)> {
+fn interval(term: &str, u: &[Uncertainty], seed: u64, at: &[(String, f64)]) -> Option<(f64, f64)> {
     let names = ["a", "b", "c"];
     let components = u
         .iter()
@@ -96,7 +97,7 @@ fn interval(term: &str, u: &[Uncertainty], seed: u64, x: f64) -> Option<(f64, f6
         ..IntervalOptions::default()
     };
     let s = Sampler::new(&[&m], &components, options)?;
-    let i = s.interval(&s.batch(&m), &vec![("x".to_string(), x)])?;
+    let i = s.interval(&s.batch(&m), &at.to_vec())?;
     Some((i.low, i.high))
 }
 
@@ -105,11 +106,14 @@ fn main() {
     let seed = arg("--seed", 11.0) as u64;
     let noise = arg("--noise", 0.03);
     let replicates = arg("--replicates", 100.0) as usize;
+    let dims = arg("--parameters", 1.0).clamp(1.0, 2.0) as usize;
     let x = 256.0;
+    let parameters: Vec<String> = ["x", "y"][..dims].iter().map(|s| s.to_string()).collect();
+    let at: Vec<(String, f64)> = parameters.iter().map(|p| (p.clone(), x)).collect();
     let config = SynthConfig {
         shape: TruthShape::Mixed,
-        parameters: vec!["x".into()],
-        values: vec![(0..5).map(|k| 4.0 * 2f64.powi(k)).collect()],
+        parameters: parameters.clone(),
+        values: vec![(0..5).map(|k| 4.0 * 2f64.powi(k)).collect(); dims],
         regions,
         noise,
         repetitions: 5,
@@ -125,12 +129,13 @@ fn main() {
             let fit = m.fit(&config.parameters, &r.points, &opts).ok()?;
             let cov = Uncertainty::normal(&Uncertain::from_fit("c", &fit)?, Source::FitCovariance);
             let boot = fitted("c", &fit, m, &r.points, &opts, replicates, seed ^ k as u64)?;
-            Some((synth::eval(&r.truth, &config.parameters, &[x]), cov, boot))
+            Some((synth::eval(&r.truth, &config.parameters, &vec![x; dims]), cov, boot))
         })
         .collect();
     println!(
-        "regions {regions}, seed {seed}, noise ±{:.0}%, {replicates} bootstrap refits, 95% intervals at x = {x} (4× the largest measured)",
-        noise * 100.0
+        "regions {regions}, seed {seed}, noise ±{:.0}%, {dims} parameter(s), {replicates} bootstrap refits, 95% intervals at {} = {x} (4× the largest measured)",
+        noise * 100.0,
+        parameters.join(" = ")
     );
     println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width |");
     println!("|---|---|---|---|---|");
@@ -144,7 +149,7 @@ fn main() {
                     .iter()
                     .map(|g| if j == 0 { g.1.clone() } else { g.2.clone() })
                     .collect();
-                if let Some((low, high)) = interval(term, &u, seed, x) {
+                if let Some((low, high)) = interval(term, &u, seed, &at) {
                     tally.add(low, high, truth);
                 }
             }

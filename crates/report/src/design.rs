@@ -4,7 +4,7 @@
 //! crossover points marked; with two or more terms, their models compared in one plot.
 //!
 //! Prediction intervals are drawn as bands where a design's model has one
-//! ([`Curve::band`]); the components carry no interval yet, so the page says that none
+//! ([`Curve::band`]): components with an uncertainty give one; without, the page says that none
 //! is drawn rather than inventing one.
 
 use perfcompose_core::components::Components;
@@ -157,6 +157,19 @@ struct Design {
     stages: Vec<Stage>,
 }
 
+/// The prediction's interval at each sample of the range (`None` without one).
+fn band_of(p: &Prediction, range: &Range) -> Option<Vec<(f64, f64, f64)>> {
+    let band: Vec<(f64, f64, f64)> = p
+        .values
+        .iter()
+        .filter_map(|v| {
+            let i = v.interval?;
+            Some((*v.point.get(&range.name)?, i.low, i.high))
+        })
+        .collect();
+    (!band.is_empty()).then_some(band)
+}
+
 fn curve_of(expr: &Expr, range: &Range) -> Vec<(f64, f64)> {
     range
         .samples()
@@ -207,7 +220,16 @@ pub fn page(
         crate::plot::tick(range.from),
         crate::plot::tick(range.to),
     ));
-    page.note("No prediction intervals are drawn: the components carry none (a band appears here once they do).");
+    match designs
+        .iter()
+        .find_map(|d| d.prediction.values.iter().find_map(|v| v.interval))
+    {
+        Some(i) => page.para(&format!(
+            "Shaded bands: {}% prediction intervals, from the components' uncertainty (bootstrap refits of fitted components, stated errors of the others).",
+            crate::plot::tick(100.0 * i.level)
+        )),
+        None => page.note("No prediction intervals are drawn: no component states or fits an uncertainty (components fitted from measurements, or given `relative_error`/`stderr`, have one)."),
+    }
 
     if designs.len() > 1 {
         let curves = designs
@@ -225,7 +247,7 @@ pub fn page(
                 dashed: i >= PALETTE_SIZE,
                 line: curve_of(&d.prediction.expr, range),
                 width: 2,
-                band: None,
+                band: band_of(&d.prediction, range),
                 ..Curve::default()
             })
             .collect();
@@ -318,7 +340,7 @@ fn design_chart(d: &Design, range: &Range) -> (LogLog, String) {
         line: curve_of(&d.prediction.expr, range),
         width: 6,
         faint: true,
-        band: None,
+        band: band_of(&d.prediction, range),
         ..Curve::default()
     }];
     for (k, s) in d.stages.iter().enumerate() {

@@ -274,19 +274,23 @@ pub fn predict_with(
             });
         }
     }
-    let (uncertain, advice) = attach_intervals(
-        &mut values,
-        term,
-        components,
-        opts,
-        grid,
-        overhead,
-        how,
-        &comp.uses,
-    )?;
+    // The intervals and the pipeline analyses are independent, and each is about half
+    // of the time on big terms: run them side by side.
+    let uses = &comp.uses;
+    let (intervals, (pipelines, crossovers), suggestions) = std::thread::scope(|s| {
+        let values = &mut values;
+        let h = s.spawn(move || {
+            attach_intervals(values, term, components, opts, grid, overhead, how, uses)
+        });
+        let analysis = analyse_pipelines(&analysed, grid);
+        let suggestions = suggest(&analysed, grid, opts);
+        let intervals = h
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (intervals, analysis, suggestions)
+    });
+    let (uncertain, advice) = intervals?;
 
-    let (pipelines, crossovers) = analyse_pipelines(&analysed, grid);
-    let suggestions = suggest(&analysed, grid, opts);
     let mut notes: Vec<String> = comp.notes.iter().map(|n| n.text.clone()).collect();
     if let Some(o) = overhead.filter(|o| o.ns_per_element > 0.0) {
         notes.push(format!(

@@ -285,3 +285,23 @@ fn advice_names_the_widest_source_and_where_to_measure() {
     // Without --advise: no advice.
     assert!(predict("sort", &c, "x=1000", false).advice.is_empty());
 }
+
+#[test]
+fn fox_blocks_and_messages_are_checked_at_their_own_sizes() {
+    let toml = "[components.mult]\nmodel = \"2 * x^3\"\nmeasured = { x = [1, 100] }\n\n\
+                [components.msg]\nmodel = \"1000 + 0.1 * x\"\nmeasured = { x = [8, 80000] }\n";
+    let c = Components::parse("m.toml", toml, Path::new("."), LoadOptions::default()).unwrap();
+    let p = predict(
+        "matmul(mult, procs=4, message=msg, bcast=binomial)",
+        &c,
+        "x=100,400",
+        false,
+    );
+    // x = 100 on a 2×2 mesh: blocks of order 50, messages of 8·50² = 20,000 bytes.
+    assert!(p.values[0].extrapolation.is_empty(), "{:?}", p.values[0].extrapolation);
+    let e = &p.values[1].extrapolation;
+    let got: Vec<(&str, f64)> = e.iter().map(|e| (e.component.as_str(), e.value)).collect();
+    assert_eq!(got, [("msg", 8.0 * 200.0 * 200.0), ("mult", 200.0)]);
+    // Stated models without an uncertainty: no intervals.
+    assert!(p.values[1].interval.is_none());
+}
