@@ -578,7 +578,7 @@ fn blocks_over_different_parameters_share_a_file_that_fit_and_predict_read() {
         p.contains("model:       2000000 * p + 1000000 * x\n"),
         "{p}"
     );
-    assert!(p.contains("| 1000   4   1008000000 |"), "{p}");
+    assert!(p.contains("| 1000   4   1008000000   "), "{p}");
     // Another run adds repetitions to halo, in its place.
     measure_printed(
         &dir,

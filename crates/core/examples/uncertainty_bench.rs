@@ -129,7 +129,11 @@ fn main() {
             let fit = m.fit(&config.parameters, &r.points, &opts).ok()?;
             let cov = Uncertainty::normal(&Uncertain::from_fit("c", &fit)?, Source::FitCovariance);
             let boot = fitted("c", &fit, m, &r.points, &opts, replicates, seed ^ k as u64)?;
-            Some((synth::eval(&r.truth, &config.parameters, &vec![x; dims]), cov, boot))
+            Some((
+                synth::eval(&r.truth, &config.parameters, &vec![x; dims]),
+                cov,
+                boot,
+            ))
         })
         .collect();
     println!(

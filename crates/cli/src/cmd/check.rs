@@ -5,13 +5,15 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use perfcompose_core::compose::grid::Grid;
-use perfcompose_core::compose::interval::{attach_confidence, IntervalOptions};
-use perfcompose_core::compose::laws::{check_laws, compare_terms, Comparison, LawReport, Verdict};
+use perfcompose_core::compose::interval::IntervalOptions;
+use perfcompose_core::compose::laws::{
+    attach_confidence, check_laws, compare_terms, Comparison, LawReport, Verdict,
+};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::model::format_significant;
 use perfcompose_core::term::parse_term;
 
-use super::input::{self, num};
+use super::input::{self, given, num};
 
 /// Flags of `perfcompose check`.
 #[derive(clap::Args, Debug)]
@@ -134,16 +136,7 @@ fn human_comparison(c: &Comparison, grid: &Grid) -> String {
         } else {
             out.push_str("switches (along x >= 1):\n");
             for s in &c.switches {
-                let given: Vec<String> = s
-                    .given
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", num(*v)))
-                    .collect();
-                let given = if given.is_empty() {
-                    String::new()
-                } else {
-                    format!("[{}] ", given.join(", "))
-                };
+                let given = given(&s.given);
                 out.push_str(&format!(
                     "  {given}from x = {} on, the {} is smaller\n",
                     format_significant(s.x, 6),
@@ -158,16 +151,7 @@ fn human_comparison(c: &Comparison, grid: &Grid) -> String {
             "with {pct}% confidence (the components' uncertainty, by sampling):\n"
         ));
         for r in &conf.ranges {
-            let given: Vec<String> = r
-                .given
-                .iter()
-                .map(|(k, v)| format!("{k}={}", num(*v)))
-                .collect();
-            let given = if given.is_empty() {
-                String::new()
-            } else {
-                format!("[{}] ", given.join(", "))
-            };
+            let given = given(&r.given);
             let range = if r.from_x == r.to_x {
                 format!("x = {}", num(r.from_x))
             } else {

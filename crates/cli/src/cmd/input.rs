@@ -71,6 +71,16 @@ pub fn check_machine(components: &Components, grid: &Grid) -> anyhow::Result<()>
 }
 
 /// A number for people.
+/// `[k=v, ...] ` for the values of the other parameters a line is about ("" for none).
+pub fn given(g: &std::collections::BTreeMap<String, f64>) -> String {
+    if g.is_empty() {
+        String::new()
+    } else {
+        let parts: Vec<String> = g.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
+        format!("[{}] ", parts.join(", "))
+    }
+}
+
 /// A confidence level: a number strictly between 0 and 1.
 pub fn level(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {

@@ -12,7 +12,7 @@ use perfcompose_core::model::format_significant;
 use perfcompose_core::term::Term;
 use perfcompose_core::uncertainty::Source;
 
-use super::input::{self, num};
+use super::input::{self, given, num};
 
 /// Flags of `perfcompose predict`.
 #[derive(clap::Args, Debug)]
@@ -340,15 +340,6 @@ fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
         }
     }
     out
-}
-
-fn given(g: &std::collections::BTreeMap<String, f64>) -> String {
-    if g.is_empty() {
-        String::new()
-    } else {
-        let parts: Vec<String> = g.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
-        format!("[{}] ", parts.join(", "))
-    }
 }
 
 /// One line per extrapolated component and parameter: the farthest value over the grid,

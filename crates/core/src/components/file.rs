@@ -59,13 +59,7 @@ impl Components {
             }
         })?;
         let Some(table) = raw.components else {
-            return Err(Diagnostic::new(
-                origin,
-                source,
-                Span::new(0, source.len().min(1)),
-                "no components defined",
-            )
-            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+            return Err(no_components(origin, source));
         };
         let mut machine = BTreeMap::new();
         if let Some(file) = &raw.machine_file {
@@ -217,13 +211,7 @@ impl Components {
             );
         }
         if entries.is_empty() {
-            return Err(Diagnostic::new(
-                origin,
-                source,
-                Span::new(0, source.len().min(1)),
-                "no components defined",
-            )
-            .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\""));
+            return Err(no_components(origin, source));
         }
         Ok(Components {
             origin: origin.to_string(),
@@ -263,6 +251,17 @@ fn check_callpath(
         ),
     )
     .with_hint(format!("its callpaths: {}", names.join(", "))))
+}
+
+/// A file without a component, at its start.
+fn no_components(origin: &str, source: &str) -> Diagnostic {
+    Diagnostic::new(
+        origin,
+        source,
+        Span::new(0, source.len().min(1)),
+        "no components defined",
+    )
+    .with_hint("add e.g.\n[components.qsort]\nmodel = \"1034.17 * x * log2(x)\"")
 }
 
 /// A TOML syntax or shape error at its line and column.

@@ -23,12 +23,14 @@ use serde::Serialize;
 
 use super::crossover;
 use super::grid::{Grid, Point};
-use super::predict::{eval_error, free_parameter, AXIS};
-use super::{compose, ComposeOptions};
+use super::interval::{composed_template, templated, IntervalOptions, Sampler};
+use super::predict::{eval_error, free_parameter};
+use super::{compose, ComposeOptions, AXIS};
 use crate::components::Components;
 use crate::diag::Diagnostic;
 use crate::model::{compare_growth, Expr, Growth};
 use crate::term::{parse_term, Term};
+use crate::uncertainty::interval_of;
 
 /// Two values this close (relatively) are equal.
 pub const EQUAL_REL_TOL: f64 = 1e-9;
@@ -100,7 +102,7 @@ pub struct Comparison {
     /// Where either design wins with the chosen confidence (when a component has an
     /// uncertainty; [`crate::compose::interval::attach_confidence`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<crate::compose::interval::Confidence>,
+    pub confidence: Option<Confidence>,
     #[serde(skip)]
     pub first_expr: Expr,
     #[serde(skip)]
@@ -457,4 +459,98 @@ impl Law {
         .into();
         self.report
     }
+}
+
+/// Where either of two designs is faster with at least a confidence level, along `x`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Confidence {
+    pub level: f64,
+    pub ranges: Vec<WinRange>,
+}
+
+/// A run of consecutive grid values of `x` (the other parameters fixed at `given`)
+/// with one verdict: `first` or `second` (faster with probability ≥ the level), or
+/// `too close to call`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WinRange {
+    pub given: BTreeMap<String, f64>,
+    pub from_x: f64,
+    pub to_x: f64,
+    pub winner: String,
+}
+
+/// The verdict at one point from the probability that the first is smaller.
+fn winner(p: f64, level: f64) -> &'static str {
+    if p >= level {
+        "first"
+    } else if p <= 1.0 - level {
+        "second"
+    } else {
+        "too close to call"
+    }
+}
+
+/// Add to `c` each point's probability that the first design is faster and both
+/// intervals, and the ranges of `x` where either wins with `options.level`, when a
+/// component of either design has an uncertainty. Both designs are evaluated on the
+/// same draws: a component they share is the same model in both.
+pub fn attach_confidence(
+    c: &mut Comparison,
+    first: &Term,
+    second: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    options: IntervalOptions,
+) -> Result<(), Diagnostic> {
+    if !components.iter().any(|k| k.uncertainty.is_some()) {
+        return Ok(());
+    }
+    let templates = templated(components);
+    let a = composed_template(first, &templates, opts, None)?;
+    let b = composed_template(second, &templates, opts, None)?;
+    let Some(sampler) = Sampler::new(&[&a, &b], components, options) else {
+        return Ok(());
+    };
+    let (ba, bb) = (sampler.batch(&a), sampler.batch(&b));
+    for p in &mut c.points {
+        let point: Vec<(String, f64)> = p.point.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let (Ok(va), Ok(vb)) = (sampler.values(&ba, &point), sampler.values(&bb, &point)) else {
+            continue;
+        };
+        p.probability_first_smaller = crate::uncertainty::probability_smaller(&va, &vb);
+        let finite = |v: Vec<f64>| v.into_iter().filter(|x| x.is_finite()).collect();
+        p.first_interval = interval_of(finite(va), options.level);
+        p.second_interval = interval_of(finite(vb), options.level);
+    }
+    // Runs along x, per combination of the other parameters (in the grid's order).
+    let mut ranges: Vec<WinRange> = Vec::new();
+    for p in &c.points {
+        let (Some(&x), Some(prob)) = (p.point.get(AXIS), p.probability_first_smaller) else {
+            continue;
+        };
+        let given: BTreeMap<String, f64> = p
+            .point
+            .iter()
+            .filter(|(k, _)| k.as_str() != AXIS)
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        let w = winner(prob, options.level);
+        match ranges.iter_mut().rev().find(|r| r.given == given) {
+            Some(r) if r.winner == w => {
+                r.from_x = r.from_x.min(x);
+                r.to_x = r.to_x.max(x);
+            }
+            _ => ranges.push(WinRange {
+                given,
+                from_x: x,
+                to_x: x,
+                winner: w.to_string(),
+            }),
+        }
+    }
+    c.confidence = Some(Confidence {
+        level: options.level,
+        ranges,
+    });
+    Ok(())
 }

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use super::grid::{parse_at, Grid};
-use super::interval::{attach_confidence, IntervalOptions};
+use super::interval::IntervalOptions;
+use super::laws::attach_confidence;
 use super::laws::compare_terms;
 use super::predict::{predict_with, PredictOptions};
 use super::ComposeOptions;
@@ -298,7 +299,11 @@ fn fox_blocks_and_messages_are_checked_at_their_own_sizes() {
         false,
     );
     // x = 100 on a 2×2 mesh: blocks of order 50, messages of 8·50² = 20,000 bytes.
-    assert!(p.values[0].extrapolation.is_empty(), "{:?}", p.values[0].extrapolation);
+    assert!(
+        p.values[0].extrapolation.is_empty(),
+        "{:?}",
+        p.values[0].extrapolation
+    );
     let e = &p.values[1].extrapolation;
     let got: Vec<(&str, f64)> = e.iter().map(|e| (e.component.as_str(), e.value)).collect();
     assert_eq!(got, [("msg", 8.0 * 200.0 * 200.0), ("mult", 200.0)]);
