@@ -342,30 +342,40 @@ fn human(p: &Prediction, origin: &str, added: Option<&Added>) -> String {
     out
 }
 
-/// One line per extrapolated component and parameter: the farthest value over the grid,
-/// at how many points, and the measured range.
+/// One line per extrapolated component: for each of its parameters outside the measured
+/// range, the farthest value over the grid; and at how many points.
 fn extrapolated(p: &Prediction) -> Vec<String> {
-    let mut by: std::collections::BTreeMap<(String, String), (f64, [f64; 2], usize)> =
+    type Far = std::collections::BTreeMap<String, (f64, [f64; 2])>;
+    let mut by: std::collections::BTreeMap<String, (Far, usize)> =
         std::collections::BTreeMap::new();
     for v in &p.values {
+        let mut seen: Vec<&str> = Vec::new();
         for e in &v.extrapolation {
             let far = |x: f64| (e.measured[0] / x).max(x / e.measured[1]);
-            let entry = by
-                .entry((e.component.clone(), e.parameter.clone()))
-                .or_insert((e.value, e.measured, 0));
+            let (params, points) = by.entry(e.component.clone()).or_default();
+            let entry = params
+                .entry(e.parameter.clone())
+                .or_insert((e.value, e.measured));
             if far(e.value) > far(entry.0) {
                 entry.0 = e.value;
             }
-            entry.2 += 1;
+            if !seen.contains(&e.component.as_str()) {
+                seen.push(&e.component);
+                *points += 1;
+            }
         }
     }
     by.into_iter()
-        .map(|((c, param), (v, [lo, hi], n))| {
+        .map(|(c, (params, n))| {
+            let what: Vec<String> = params
+                .into_iter()
+                .map(|(param, (v, [lo, hi]))| {
+                    format!("{param} = {} (measured {}..{})", num(v), num(lo), num(hi))
+                })
+                .collect();
             format!(
-                "{c}: {param} = {} (measured {}..{}), at {n} of {} points",
-                num(v),
-                num(lo),
-                num(hi),
+                "{c}: {}, at {n} of {} points",
+                what.join(", "),
                 p.values.len()
             )
         })
