@@ -6,6 +6,8 @@
 //! - [`Timeline`]: one row per rank with coloured spans over time (replays).
 //! - [`Stacked`]: one horizontal stacked bar per rank (a replay's breakdown).
 
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -211,64 +213,76 @@ impl LogLog {
 
     /// The chart as a standalone SVG document.
     pub fn svg(&self, size: Size) -> Result<String, Error> {
-        let mut out = String::new();
-        {
-            let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-            root.fill(&WHITE).map_err(plot_err)?;
-            match self.bounds() {
-                None => {
-                    root.draw(&Text::new(
-                        "nothing to draw: no positive, finite values",
-                        (20, size.1 as i32 / 2),
-                        (FONT, 14).into_font(),
-                    ))
-                    .map_err(plot_err)?;
+        svg_document(size, |root| match self.bounds() {
+            None => root
+                .draw(&Text::new(
+                    "nothing to draw: no positive, finite values",
+                    (20, size.1 as i32 / 2),
+                    (FONT, 14).into_font(),
+                ))
+                .map_err(plot_err),
+            Some((x, (y0, y1))) if self.linear_y => {
+                self.draw(root, x, (y0, y1), y0..y1, &|v| format!("{v:.0}"), |v| {
+                    v.is_finite()
+                })
+            }
+            Some((x, (y0, y1))) => {
+                let y_axis = (y0..y1).log_scale().with_key_points(log_ticks(y0, y1));
+                self.draw(root, x, (y0, y1), y_axis, &|v| tick(*v), finite_pos)
+            }
+        })
+    }
+
+    /// The chart on a log x axis and the y axis `y_axis` (log or linear) covering
+    /// `y0..y1`, its ticks written by `y_tick`; `ok_y` tells which y values can be drawn.
+    /// Shaded regions and markers are drawn on log–log charts only.
+    fn draw<Y>(
+        &self,
+        root: &DrawingArea<SVGBackend, Shift>,
+        (x0, x1): (f64, f64),
+        (y0, y1): (f64, f64),
+        y_axis: Y,
+        y_tick: &dyn Fn(&f64) -> String,
+        ok_y: impl Fn(f64) -> bool,
+    ) -> Result<(), Error>
+    where
+        Y: AsRangedCoord<Value = f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(64)
+            .build_cartesian_2d(
+                (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
+                y_axis,
+            )
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .x_labels(8)
+            .y_labels(8)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(y_tick)
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 14))
+            .light_line_style(WHITE.mix(0.0))
+            .bold_line_style(BLACK.mix(0.08))
+            .draw()
+            .map_err(plot_err)?;
+        if !self.linear_y {
+            for r in &self.regions {
+                let (a, b) = (r.from.max(x0), r.to.min(x1));
+                if b > a {
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(a, y0), (b, y1)],
+                            color(r.color).mix(0.10).filled(),
+                        )))
+                        .map_err(plot_err)?;
                 }
-                Some(b) if self.linear_y => self.draw_lin(&root, b)?,
-                Some(b) => self.draw_log(&root, b)?,
-            }
-            root.present().map_err(plot_err)?;
-        }
-        Ok(out)
-    }
-
-    fn draw_log(
-        &self,
-        root: &DrawingArea<SVGBackend, Shift>,
-        ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
-    ) -> Result<(), Error> {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(42)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
-                (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
-            )
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_labels(8)
-            .y_labels(8)
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
-            .draw()
-            .map_err(plot_err)?;
-        for r in &self.regions {
-            let (a, b) = (r.from.max(x0), r.to.min(x1));
-            if b > a {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(a, y0), (b, y1)],
-                        color(r.color).mix(0.10).filled(),
-                    )))
-                    .map_err(plot_err)?;
             }
         }
         for (y, label) in &self.hlines {
@@ -288,76 +302,29 @@ impl LogLog {
                     }
                 })?;
         }
-        self.draw_curves(&mut chart, (y0, y1), finite_pos)?;
-        for m in &self.markers {
-            if m.x > x0 && m.x < x1 {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        [(m.x, y0), (m.x, y1)],
-                        3,
-                        3,
-                        BLACK.stroke_width(1),
-                    ))
-                    .map_err(plot_err)?;
-                chart
-                    // At the bottom, clear of the legend in the upper left corner.
-                    .draw_series(std::iter::once(Text::new(
-                        format!(" {}", m.label),
-                        (m.x, y0 * (y1 / y0).powf(0.06)),
-                        (FONT, 12).into_font(),
-                    )))
-                    .map_err(plot_err)?;
+        self.draw_curves(&mut chart, (y0, y1), ok_y)?;
+        if !self.linear_y {
+            for m in &self.markers {
+                if m.x > x0 && m.x < x1 {
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            [(m.x, y0), (m.x, y1)],
+                            3,
+                            3,
+                            BLACK.stroke_width(1),
+                        ))
+                        .map_err(plot_err)?;
+                    chart
+                        // At the bottom, clear of the legend in the upper left corner.
+                        .draw_series(std::iter::once(Text::new(
+                            format!(" {}", m.label),
+                            (m.x, y0 * (y1 / y0).powf(0.06)),
+                            (FONT, 12).into_font(),
+                        )))
+                        .map_err(plot_err)?;
+                }
             }
         }
-        legend(&mut chart)
-    }
-
-    fn draw_lin(
-        &self,
-        root: &DrawingArea<SVGBackend, Shift>,
-        ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
-    ) -> Result<(), Error> {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(42)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
-                y0..y1,
-            )
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_labels(8)
-            .y_labels(8)
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
-            .draw()
-            .map_err(plot_err)?;
-        for (y, label) in &self.hlines {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(x0, *y), (x1, *y)],
-                    6,
-                    4,
-                    BLACK.mix(0.6).stroke_width(1),
-                ))
-                .map_err(plot_err)
-                .map(|anno| {
-                    if !label.is_empty() {
-                        anno.label(label.as_str()).legend(|(x, y)| {
-                            PathElement::new([(x, y), (x + 18, y)], BLACK.mix(0.6))
-                        });
-                    }
-                })?;
-        }
-        self.draw_curves(&mut chart, (y0, y1), |v| v.is_finite())?;
         legend(&mut chart)
     }
 
@@ -470,6 +437,59 @@ fn row_label(rows: &[String], v: f64) -> String {
     rows.get(i as usize).cloned().unwrap_or_default()
 }
 
+/// A white page of `size` with what `draw` draws on it, as a standalone SVG document.
+fn svg_document(
+    size: Size,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), Error>,
+) -> Result<String, Error> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        draw(&root)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(out)
+}
+
+/// The axes of a chart of one row per rank over time, 0 to `end` seconds: the rows
+/// labelled from the top, their bars to be drawn around [`row_middle`].
+fn rank_rows<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x_label: &str,
+    rows: &[String],
+    end: f64,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, Error> {
+    let n = rows.len().max(1);
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(72)
+        .build_cartesian_2d(0.0..end, -0.5..n as f64 - 0.5)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .x_labels(8)
+        .y_labels(n.min(32))
+        .x_label_formatter(&|v| format!("{}s", tick(*v)))
+        .y_label_formatter(&|v| row_label(rows, *v))
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 14))
+        .disable_y_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.08))
+        .draw()
+        .map_err(plot_err)?;
+    Ok(chart)
+}
+
+/// Where row `row` of `rows` rows is centred on the y axis of [`rank_rows`] (the first
+/// row at the top).
+fn row_middle(rows: usize, row: usize) -> f64 {
+    (rows.max(1) - 1 - row) as f64
+}
+
 /// One coloured span of a [`Timeline`] row.
 #[derive(Clone, Copy, Debug)]
 pub struct Bar {
@@ -490,43 +510,17 @@ pub struct Timeline {
 
 impl Timeline {
     pub fn svg(&self, size: Size) -> Result<String, Error> {
-        let mut out = String::new();
-        {
-            let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-            root.fill(&WHITE).map_err(plot_err)?;
-            let n = self.rows.len().max(1);
+        svg_document(size, |root| {
             let end = if self.end > 0.0 { self.end } else { 1.0 };
-            let mut chart = ChartBuilder::on(&root)
-                .margin(12)
-                .x_label_area_size(42)
-                .y_label_area_size(72)
-                .build_cartesian_2d(0.0..end, -0.5..n as f64 - 0.5)
-                .map_err(plot_err)?;
-            let rows = &self.rows;
-            chart
-                .configure_mesh()
-                .x_desc(self.x_label.as_str())
-                .x_labels(8)
-                .y_labels(n.min(32))
-                .x_label_formatter(&|v| format!("{}s", tick(*v)))
-                .y_label_formatter(&|v| row_label(rows, *v))
-                .label_style((FONT, 12))
-                .axis_desc_style((FONT, 14))
-                .disable_y_mesh()
-                .light_line_style(WHITE.mix(0.0))
-                .bold_line_style(BLACK.mix(0.08))
-                .draw()
-                .map_err(plot_err)?;
-            chart
+            rank_rows(root, &self.x_label, &self.rows, end)?
                 .draw_series(self.bars.iter().map(|b| {
-                    let mid = (n - 1 - b.row) as f64;
+                    let mid = row_middle(self.rows.len(), b.row);
                     let (bottom, top) = (mid - 0.4, mid + 0.4);
                     Rectangle::new([(b.from, bottom), (b.to, top)], color(b.color).filled())
                 }))
                 .map_err(plot_err)?;
-            root.present().map_err(plot_err)?;
-        }
-        Ok(out)
+            Ok(())
+        })
     }
 }
 
@@ -542,38 +536,14 @@ pub struct Stacked {
 
 impl Stacked {
     pub fn svg(&self, size: Size) -> Result<String, Error> {
-        let mut out = String::new();
-        {
-            let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-            root.fill(&WHITE).map_err(plot_err)?;
-            let n = self.rows.len().max(1);
+        svg_document(size, |root| {
             let total = self
                 .values
                 .iter()
                 .map(|v| v.iter().sum::<f64>())
                 .fold(0.0, f64::max);
             let end = if total > 0.0 { total * 1.02 } else { 1.0 };
-            let mut chart = ChartBuilder::on(&root)
-                .margin(12)
-                .x_label_area_size(42)
-                .y_label_area_size(72)
-                .build_cartesian_2d(0.0..end, -0.5..n as f64 - 0.5)
-                .map_err(plot_err)?;
-            let rows = &self.rows;
-            chart
-                .configure_mesh()
-                .x_desc(self.x_label.as_str())
-                .x_labels(8)
-                .y_labels(n.min(32))
-                .x_label_formatter(&|v| format!("{}s", tick(*v)))
-                .y_label_formatter(&|v| row_label(rows, *v))
-                .label_style((FONT, 12))
-                .axis_desc_style((FONT, 14))
-                .disable_y_mesh()
-                .light_line_style(WHITE.mix(0.0))
-                .bold_line_style(BLACK.mix(0.08))
-                .draw()
-                .map_err(plot_err)?;
+            let mut chart = rank_rows(root, &self.x_label, &self.rows, end)?;
             for (p, (_, c)) in self.parts.iter().enumerate() {
                 let col = color(*c);
                 let rects: Vec<Rectangle<(f64, f64)>> = self
@@ -582,16 +552,15 @@ impl Stacked {
                     .enumerate()
                     .map(|(row, v)| {
                         let start: f64 = v[..p].iter().sum();
-                        let mid = (n - 1 - row) as f64;
+                        let mid = row_middle(self.rows.len(), row);
                         let (bottom, top) = (mid - 0.35, mid + 0.35);
                         Rectangle::new([(start, bottom), (start + v[p], top)], col.filled())
                     })
                     .collect();
                 chart.draw_series(rects).map_err(plot_err)?;
             }
-            root.present().map_err(plot_err)?;
-        }
-        Ok(out)
+            Ok(())
+        })
     }
 }
 
