@@ -49,7 +49,10 @@ pub fn bootstrap(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_default())
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     });
     parts.into_iter().flatten().flatten().collect()
