@@ -125,9 +125,7 @@ impl Sampler {
 
     /// The interval of `batch` at `point`.
     pub fn interval(&self, batch: &Batch, point: &dyn Env) -> Option<Interval> {
-        let mut v = self.values(batch, point).ok()?;
-        v.retain(|x| x.is_finite());
-        interval_of(v, self.options.level)
+        interval_of(self.values(batch, point).ok()?, self.options.level)
     }
 
     /// The same draws with only component `i` drawn, the others at their own models.

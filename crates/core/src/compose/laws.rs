@@ -518,9 +518,8 @@ pub fn attach_confidence(
             continue;
         };
         p.probability_first_smaller = crate::uncertainty::probability_smaller(&va, &vb);
-        let finite = |v: Vec<f64>| v.into_iter().filter(|x| x.is_finite()).collect();
-        p.first_interval = interval_of(finite(va), options.level);
-        p.second_interval = interval_of(finite(vb), options.level);
+        p.first_interval = interval_of(va, options.level);
+        p.second_interval = interval_of(vb, options.level);
     }
     // Runs along x, per combination of the other parameters (in the grid's order).
     let mut ranges: Vec<WinRange> = Vec::new();

@@ -168,10 +168,7 @@ fn intervals(req: &Request<'_>, designs: &mut [Ranked]) -> Result<Option<f64>, D
         let v = sampler
             .values(&sampler.batch(m), &req.point)
             .unwrap_or_default();
-        d.interval = crate::uncertainty::interval_of(
-            v.iter().copied().filter(|x| x.is_finite()).collect(),
-            sampler.options.level,
-        );
+        d.interval = crate::uncertainty::interval_of(v.clone(), sampler.options.level);
         values.push(v);
     }
     Ok(match &values[..] {

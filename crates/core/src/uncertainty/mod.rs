@@ -392,8 +392,10 @@ pub fn probability_smaller(a: &[f64], b: &[f64]) -> Option<f64> {
         .then(|| pairs.iter().filter(|(x, y)| x < y).count() as f64 / pairs.len() as f64)
 }
 
-/// The central interval of `level` of `values` (`None` with fewer than two).
+/// The central interval of `level` of the finite `values` (draws where a model is not a
+/// finite number are left out; `None` with fewer than two left).
 pub fn interval_of(mut values: Vec<f64>, level: f64) -> Option<Interval> {
+    values.retain(|v| v.is_finite());
     if values.len() < 2 {
         return None;
     }
