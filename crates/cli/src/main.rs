@@ -4,6 +4,7 @@
 //! every error into a message on stderr with exit status 2 (user errors: bad files,
 //! bad terms, bad flags) — except a closed standard output (`perfcompose ... | head`),
 //! which ends the command quietly with status 0. All logic lives in the library crates.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 mod cmd;
 mod report;

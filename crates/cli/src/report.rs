@@ -37,20 +37,20 @@ pub fn is_reported_elsewhere(e: &anyhow::Error) -> bool {
 /// Print an error from a command to stderr.
 pub fn print_error(e: &anyhow::Error) {
     if let Some(d) = e.downcast_ref::<Diagnostic>() {
-        eprintln!("{}", render(d));
+        perfcompose_core::stderr_line!("{}", render(d));
         return;
     }
     if let Some(perfcompose_runtime::Error::Input(d)) =
         e.downcast_ref::<perfcompose_runtime::Error>()
     {
-        eprintln!("{}", render(d));
+        perfcompose_core::stderr_line!("{}", render(d));
         return;
     }
     let mut msg = format!("error: {e}");
     for cause in e.chain().skip(1) {
         msg.push_str(&format!("\n  caused by: {cause}"));
     }
-    eprintln!("{msg}");
+    perfcompose_core::stderr_line!("{msg}");
 }
 
 /// Render a diagnostic with miette: `origin:line:col`, the source line, a caret and the

@@ -4,6 +4,7 @@
 mod common;
 
 use std::io::BufRead as _;
+use std::path::Path;
 use std::process::Stdio;
 
 use common::{check_case, run};
@@ -190,4 +191,68 @@ fn closed_stdout_ends_quietly_with_status_0() {
             assert_eq!(stderr, "", "{name} ({how})");
         }
     }
+}
+
+/// An error written to a standard error that cannot take it (`2>/dev/full`, or stdout and
+/// stderr on one pipe whose reader went away: `2>&1 | true`) loses the message, not the
+/// exit status: 2 for the bad input, never a panic's 101.
+#[test]
+fn unwritable_stderr_keeps_the_exit_status() {
+    let dir = common::testdata();
+    let args = ["predict".to_string(), "nosuch".to_string()];
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = common::command_in(&dir, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "2>/dev/full");
+
+    // Both streams to readers that went away before the command writes its error.
+    let mut child = common::command_in(&dir, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2), "2>&1 | true");
+}
+
+/// `scripts/install-mpi --check` names libclang-dev as missing when only other libclang
+/// packages are present (libclang-cpp alone does not build the `mpi` crate's bindings).
+#[test]
+fn install_mpi_requires_libclang_dev() {
+    let script = common::testdata().join("../scripts/install-mpi");
+    let fake = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fake-path-install-mpi");
+    std::fs::create_dir_all(&fake).unwrap();
+    let tools: [(&str, &str); 3] = [
+        ("mpicc", "exit 0"),
+        ("mpirun", "echo 'mpirun (Open MPI) 4.1.4'"),
+        // dpkg's answer for a package that was never installed.
+        (
+            "dpkg-query",
+            "echo 'dpkg-query: no packages found matching libclang-dev' >&2; exit 1",
+        ),
+    ];
+    for (name, body) in tools {
+        let p = fake.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!("{}:/usr/bin:/bin", fake.display());
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("--check")
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_eq!(stdout.trim(), "missing: libclang-dev");
 }

@@ -15,6 +15,19 @@
 //! No threads and no `unsafe` live here; the simulator, the runtime and the binary build
 //! on top.
 #![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
+/// `eprintln!` that cannot panic: a closed or full standard error (`2>/dev/full`, a reader
+/// that went away) loses the message instead of ending the process with a panic. Every
+/// crate of the workspace writes its diagnostics to stderr through this macro; clippy's
+/// `print_stderr` lint keeps `eprintln!` out of non-test code.
+#[macro_export]
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
 
 pub mod comm;
 pub mod components;

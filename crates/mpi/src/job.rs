@@ -107,7 +107,7 @@ impl Job {
             Ok(v) => v,
             Err(payload) => {
                 let message = perfcompose_runtime::panic_message(&*payload);
-                eprintln!(
+                perfcompose_core::stderr_line!(
                     "error: rank {} of {}: block `{name}` panicked: {message}; ending the job",
                     self.rank, self.size
                 );
@@ -119,7 +119,7 @@ impl Job {
     /// End the whole job from this rank: `message` to stderr with the rank, then
     /// `MPI_Abort` with status 2 (the other ranks may be waiting for this one).
     pub fn fail(&self, message: &str) -> ! {
-        eprintln!(
+        perfcompose_core::stderr_line!(
             "error: rank {} of {}: {message}; ending the job",
             self.rank, self.size
         );
@@ -246,7 +246,7 @@ impl Watchdog {
                     std::thread::park_timeout(report_at - now);
                 }
                 let block = block.lock().map(|b| b.clone()).unwrap_or_default();
-                eprintln!(
+                perfcompose_core::stderr_line!(
                     "error: rank {rank}: the job ran past its time limit of {} s in block `{block}` (a lost message or a rank that never arrived?); ending the job",
                     limit.as_secs_f64()
                 );

@@ -22,6 +22,7 @@
 //!   written to (a components file's `[machine]` table, a SimGrid platform).
 //!
 //! Only rank 0 prints; the other ranks are silent unless they fail.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod communication;
 pub mod crew;

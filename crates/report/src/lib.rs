@@ -15,6 +15,7 @@
 //! [`plot`] draws (with `plotters`), [`page`] assembles HTML; the page modules know
 //! nothing about SVG and the drawing knows nothing about models.
 #![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod design;
 pub mod models;

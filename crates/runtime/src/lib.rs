@@ -18,6 +18,7 @@
 //! Queues are bounded crossbeam channels: a blocked thread sleeps instead of spinning,
 //! and a fast producer stops when the queue in front of it is full. A panic in a block
 //! becomes a [`RunError`] on the caller's side that accounts for every element.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 mod ctx;
 mod error;

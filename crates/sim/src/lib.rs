@@ -12,6 +12,7 @@
 //! - [`engine`]: the discrete-event replay with SMPI's point-to-point semantics over a
 //!   latency-bandwidth or a max-min (CM02) network model.
 #![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod coll;
 pub mod engine;

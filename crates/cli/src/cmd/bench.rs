@@ -131,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let files = write_measurements(path, &series)?;
         if !sweep.json {
             for f in files {
-                eprintln!("wrote {}", f.display());
+                perfcompose_core::stderr_line!("wrote {}", f.display());
             }
         }
     }
@@ -262,7 +262,7 @@ fn traced_run(
     )
     .and_then(|()| w.flush())
     .with_context(|| format!("cannot write {}", path.display()))?;
-    eprintln!(
+    perfcompose_core::stderr_line!(
         "wrote the timeline of one run ({} block calls on {} threads, x = {x}) to {}",
         rec.calls().len(),
         rec.threads(),

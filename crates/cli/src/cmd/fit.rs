@@ -262,7 +262,7 @@ fn print_human(out: &mut impl Write, r: &Row, args: &Args) -> io::Result<()> {
         )?,
     }
     for w in &r.fit.warnings {
-        eprintln!("warning: {}: series {}: {w}", r.file, show_key(&r.key));
+        perfcompose_core::stderr_line!("warning: {}: series {}: {w}", r.file, show_key(&r.key));
     }
     if args.stats {
         writeln!(

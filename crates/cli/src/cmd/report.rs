@@ -85,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else if let Some(dir) = &args.validate {
         let (report, missing) = validation::reanalyze_saved(dir)?;
         if !missing.is_empty() {
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "{} has no measurements of {} configuration(s) (left out): {}",
                 dir.display(),
                 missing.len(),
@@ -162,7 +162,7 @@ fn write(page: &Page, output: &Path, svg_dir: Option<&Path>) -> anyhow::Result<(
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
-    eprintln!(
+    perfcompose_core::stderr_line!(
         "wrote {} ({} pictures{})",
         output.display(),
         page.figures().len(),

@@ -251,7 +251,7 @@ impl Sim<'_> {
             fl.last = now;
             fl.rate = rate;
             if self.debug {
-                eprintln!(
+                perfcompose_core::stderr_line!(
                     "[{:.6}] rate {}->{} tag {} = {} remaining {}",
                     now,
                     self.reqs[fl.send as usize].owner,

@@ -145,7 +145,7 @@ impl Sim<'_> {
     pub(super) fn activate(&mut self, f: u32) {
         if self.debug {
             let fl = &self.flows[f as usize];
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "[{:.6}] latency paid {}->{} tag {}",
                 self.now,
                 self.reqs[fl.send as usize].owner,
@@ -194,7 +194,7 @@ impl Sim<'_> {
     pub(super) fn finish_flow(&mut self, f: u32) {
         if self.debug {
             let fl = &self.flows[f as usize];
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "[{:.6}] finished {}->{} tag {}",
                 self.now,
                 self.reqs[fl.send as usize].owner,

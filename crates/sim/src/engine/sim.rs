@@ -267,7 +267,7 @@ impl<'a> Sim<'a> {
             self.handle(ev);
         }
         if self.debug {
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "solves {} (flows {}), reqs {} (free {}), flows {} (free {}), heap {}, flow queue {}",
                 self.solves,
                 self.solved_flows,

@@ -136,7 +136,7 @@ mod on_mpi {
                 .context("cannot find a configuration directory; pass -o FILE")?;
             cal.save(&path)?;
             if !args.json {
-                eprintln!(
+                perfcompose_core::stderr_line!(
                     "stored the network calibration for {} in {}",
                     cal.host,
                     path.display()
@@ -147,7 +147,7 @@ mod on_mpi {
             std::fs::write(path, cal.machine_table())
                 .with_context(|| format!("cannot write {}", path.display()))?;
             if !args.json {
-                eprintln!(
+                perfcompose_core::stderr_line!(
                 "wrote the [machine] table to {0}; a components file takes it with machine_file = \"{0}\"",
                 path.display()
             );
@@ -158,7 +158,7 @@ mod on_mpi {
             std::fs::write(path, cal.platform_xml(hosts))
                 .with_context(|| format!("cannot write {}", path.display()))?;
             if !args.json {
-                eprintln!(
+                perfcompose_core::stderr_line!(
                     "wrote a SimGrid platform of {} hosts to {} (replay with --eager-threshold {})",
                     job.size(),
                     path.display(),

@@ -64,7 +64,7 @@ pub fn run(args: &OverheadArgs) -> anyhow::Result<()> {
             .context("cannot find a configuration directory; pass -o FILE")?;
         cal.save(&path).map_err(anyhow::Error::from)?;
         if !args.json {
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "stored the calibration for {} in {}",
                 cal.host,
                 path.display()

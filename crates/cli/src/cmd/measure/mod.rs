@@ -69,7 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.output.clone()
             };
             let n = done.len();
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "kept the {n} point{} measured before the failure in {}",
                 if n == 1 { "" } else { "s" },
                 kept.display()

@@ -138,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(run) = &saved {
         let again = validate::reanalyze(&suite, run, &registry, &opts)?;
         if !again.missing.is_empty() {
-            eprintln!(
+            perfcompose_core::stderr_line!(
                 "{} has no measurements of {} of the suite's configurations (skipped): {}",
                 run.dir.display(),
                 again.missing.len(),
@@ -156,7 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = validate::run_suite(&suite, &registry, &opts, &mut progress(&bar), archive)?;
     bar.finish_and_clear();
     if let Some(dir) = &args.save {
-        eprintln!("wrote measurements and report to {}", dir.display());
+        perfcompose_core::stderr_line!("wrote measurements and report to {}", dir.display());
     }
     print(&args, &report)
 }
@@ -182,7 +182,7 @@ fn warn_if_calibrated_otherwise(opts: &Options) {
     let calibrated = c.pinned;
     if calibrated != opts.config.pin {
         let how = |pinned: bool| if pinned { "pinned" } else { "not pinned" };
-        eprintln!(
+        perfcompose_core::stderr_line!(
             "warning: the overhead calibration was measured with the workers {}, this run has them {}: \
              recalibrate with `perfcompose calibrate overhead{}`",
             how(calibrated),
