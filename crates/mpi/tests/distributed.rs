@@ -246,6 +246,8 @@ fn run_on(scenario: &str, processes: usize) -> Outcome {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        // mpirun forwards its standard input to rank 0: never the test harness's own.
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
