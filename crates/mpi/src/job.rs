@@ -109,7 +109,8 @@ impl Job {
                 let message = perfcompose_runtime::panic_message(&*payload);
                 perfcompose_core::stderr_line!(
                     "error: rank {} of {}: block `{name}` panicked: {message}; ending the job",
-                    self.rank, self.size
+                    self.rank,
+                    self.size
                 );
                 self.world.abort(2)
             }
@@ -121,7 +122,8 @@ impl Job {
     pub fn fail(&self, message: &str) -> ! {
         perfcompose_core::stderr_line!(
             "error: rank {} of {}: {message}; ending the job",
-            self.rank, self.size
+            self.rank,
+            self.size
         );
         self.world.abort(2)
     }

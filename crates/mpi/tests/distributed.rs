@@ -286,9 +286,124 @@ fn run_on(scenario: &str, processes: usize) -> Outcome {
     }
 }
 
+/// The checks of the parent process: a name and a check that runs the job and says
+/// whether it went right.
+type Check = (&'static str, fn() -> (bool, Outcome));
+
+fn checks() -> Vec<Check> {
+    fn bytes_as_stated(l: &str) -> bool {
+        let (sent, stated) = l
+            .rsplit_once("bytes ")
+            .and_then(|(_, b)| b.split_once(" of "))
+            .unwrap_or(("", "-"));
+        sent == stated
+    }
+    fn matmul_on(processes: usize) -> (bool, Outcome) {
+        let o = run_on("matmul", processes);
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        let ok = o.code == Some(0)
+            && lines.len() == 3
+            && lines
+                .iter()
+                .all(|l| l.contains("results right") && bytes_as_stated(l));
+        (ok, o)
+    }
+    vec![
+        ("a_job_that_goes_right_prints_once_from_rank_0", || {
+            let o = run("ok");
+            (o.code == Some(0) && o.stdout == "ok from 2 ranks\n", o)
+        }),
+        (
+            "mapreduce_in_every_reduction_gives_the_histogram_and_sends_the_stated_bytes",
+            || {
+                let o = run("mapreduce");
+                let lines: Vec<&str> = o.stdout.lines().collect();
+                let ok = o.code == Some(0)
+                    && lines.len() == 6
+                    && lines.iter().all(|l| l.contains("results right"))
+                    && lines.iter().all(|l| bytes_as_stated(l));
+                (ok, o)
+            },
+        ),
+        (
+            "connected_components_by_hypercube_divide_and_conquer_match_the_sequential_labelling",
+            || {
+                let o = run("dc");
+                let ok = o.code == Some(0)
+                    && o.stdout.contains("dc: results right")
+                    && o.stdout.lines().all(bytes_as_stated);
+                (ok, o)
+            },
+        ),
+        (
+            "fox_matrix_multiplication_on_2x2_with_each_broadcast_gives_the_product",
+            || matmul_on(4),
+        ),
+        (
+            "fox_matrix_multiplication_on_3x3_with_each_broadcast_gives_the_product",
+            || matmul_on(9),
+        ),
+        (
+            "a_panic_on_one_rank_ends_the_job_naming_the_rank_and_the_block",
+            || {
+                let o = run("panic");
+                let ok = o.code.is_some_and(|c| c != 0)
+                    && o.stderr
+                        .contains("rank 1 of 2: block `sort` panicked: bad input on purpose");
+                (ok, o)
+            },
+        ),
+        ("a_lost_message_ends_the_job_at_its_time_limit", || {
+            let o = run("hang");
+            let ok = o.code.is_some_and(|c| c != 0)
+                && o.stderr.contains(
+                    "rank 0: the job ran past its time limit of 3 s in block `wait for a message`",
+                );
+            (ok, o)
+        }),
+    ]
+}
+
+/// The parent speaks enough of libtest's command line for `cargo test` and
+/// `cargo nextest`: `--list` (`--format terse`: `NAME: test` lines; `--ignored`: none),
+/// a name filter (`--exact` for a whole name); other flags are accepted and ignored.
 fn parent() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    // The first argument that is neither a flag nor a flag's value.
+    let mut filter = None;
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--format" | "--test-threads" | "--color" | "--logfile" | "--skip" | "-Z" => {
+                rest.next();
+            }
+            a if a.starts_with('-') => {}
+            _ => {
+                filter = Some(a);
+                break;
+            }
+        }
+    }
+    let selected: Vec<Check> = checks()
+        .into_iter()
+        .filter(|(name, _)| match filter {
+            None => true,
+            Some(f) if flag("--exact") => name == f,
+            Some(f) => name.contains(f.as_str()),
+        })
+        .collect();
+    if flag("--list") {
+        if !flag("--ignored") {
+            for (name, _) in &selected {
+                println!("{name}: test");
+            }
+        }
+        return;
+    }
     let mut failures = Vec::new();
-    let mut check = |name: &str, ok: bool, o: &Outcome| {
+    for (name, check) in &selected {
+        let (ok, o) = check();
         println!("test {name} ... {}", if ok { "ok" } else { "FAILED" });
         if !ok {
             failures.push(format!(
@@ -296,94 +411,7 @@ fn parent() {
                 o.code, o.stdout, o.stderr
             ));
         }
-    };
-
-    let o = run("ok");
-    check(
-        "a_job_that_goes_right_prints_once_from_rank_0",
-        o.code == Some(0) && o.stdout == "ok from 2 ranks\n",
-        &o,
-    );
-
-    let o = run("mapreduce");
-    let lines: Vec<&str> = o.stdout.lines().collect();
-    let bytes_right = lines.iter().all(|l| {
-        let (sent, stated) = l
-            .rsplit_once("bytes ")
-            .and_then(|(_, b)| b.split_once(" of "))
-            .unwrap_or(("", "-"));
-        sent == stated
-    });
-    check(
-        "mapreduce_in_every_reduction_gives_the_histogram_and_sends_the_stated_bytes",
-        o.code == Some(0)
-            && lines.len() == 6
-            && lines.iter().all(|l| l.contains("results right"))
-            && bytes_right,
-        &o,
-    );
-
-    let o = run("dc");
-    check(
-        "connected_components_by_hypercube_divide_and_conquer_match_the_sequential_labelling",
-        o.code == Some(0)
-            && o.stdout.contains("dc: results right")
-            && o.stdout.lines().all(|l| {
-                let (sent, stated) = l
-                    .rsplit_once("bytes ")
-                    .and_then(|(_, b)| b.split_once(" of "))
-                    .unwrap_or(("", "-"));
-                sent == stated
-            }),
-        &o,
-    );
-
-    for (processes, name) in [
-        (
-            4,
-            "fox_matrix_multiplication_on_2x2_with_each_broadcast_gives_the_product",
-        ),
-        (
-            9,
-            "fox_matrix_multiplication_on_3x3_with_each_broadcast_gives_the_product",
-        ),
-    ] {
-        let o = run_on("matmul", processes);
-        let lines: Vec<&str> = o.stdout.lines().collect();
-        check(
-            name,
-            o.code == Some(0)
-                && lines.len() == 3
-                && lines.iter().all(|l| {
-                    let (sent, stated) = l
-                        .rsplit_once("bytes ")
-                        .and_then(|(_, b)| b.split_once(" of "))
-                        .unwrap_or(("", "-"));
-                    l.contains("results right") && sent == stated
-                }),
-            &o,
-        );
     }
-
-    let o = run("panic");
-    check(
-        "a_panic_on_one_rank_ends_the_job_naming_the_rank_and_the_block",
-        o.code.is_some_and(|c| c != 0)
-            && o.stderr
-                .contains("rank 1 of 2: block `sort` panicked: bad input on purpose"),
-        &o,
-    );
-
-    let o = run("hang");
-    check(
-        "a_lost_message_ends_the_job_at_its_time_limit",
-        o.code.is_some_and(|c| c != 0)
-            && o.stderr.contains(
-                "rank 0: the job ran past its time limit of 3 s in block `wait for a message`",
-            ),
-        &o,
-    );
-
     if !failures.is_empty() {
         eprintln!("{}", failures.join("\n\n"));
         std::process::exit(1);
