@@ -173,15 +173,17 @@ fn rewrites_cut_the_blocks_into_consecutive_groups() {
 }
 
 #[test]
-fn other_shapes_are_searched_and_say_so() {
+fn nested_designs_are_solved_by_parts() {
     let comps = seed_table1();
     // A task pool of a pipeline of task pools: not the pipeline shape.
     let design = "tpool(?, pipe(tpool(?, qsort), inc))";
     let (term, holes) = parse_design("<t>", design).unwrap();
     let req = request(design, &comps, 8, 4096.0);
     let r = optimize_term(&req, &term, &holes, None).unwrap();
-    assert_eq!(r.method, Method::Exhaustive);
+    assert_eq!(r.method, Method::ByParts);
     assert!(r.threads <= 8);
+    let brute = optimize_term(&req, &term, &holes, Some(Method::Exhaustive)).unwrap();
+    assert!(close(r.value, brute.value) && r.threads == brute.threads);
     let local = optimize_term(&req, &term, &holes, Some(Method::LocalSearch)).unwrap();
     assert!(local.value >= r.value * (1.0 - 1e-12));
     assert!(local.threads <= 8);
