@@ -133,17 +133,6 @@ pub fn optimize_with_progress(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, Diagnostic> {
     let (term, holes) = parse_design("<term>", req.design)?;
-    if req.cores > MAX_CORES {
-        return Err(Diagnostic::new(
-            &term.origin,
-            &term.source,
-            term.root.span,
-            format!(
-                "a budget of {} cores is more than the {MAX_CORES} this search supports",
-                req.cores
-            ),
-        ));
-    }
     let texts = if req.rewrites {
         rewrite_designs(&term)
     } else {
@@ -253,6 +242,17 @@ pub fn optimize_term_with(
     force: Option<Method>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Ranked, Diagnostic> {
+    if req.cores > MAX_CORES {
+        return Err(Diagnostic::new(
+            &term.origin,
+            &term.source,
+            term.root.span,
+            format!(
+                "a budget of {} cores is more than the {MAX_CORES} this search supports",
+                req.cores
+            ),
+        ));
+    }
     let opts = ComposeOptions {
         cores: Some(req.cores),
     };

@@ -225,6 +225,8 @@ fn mistakes_are_located_errors() {
         "{}",
         e.message
     );
+    let e = optimize(&request("tpool(?, qsort)", &comps, MAX_CORES + 1, 64.0)).unwrap_err();
+    assert!(e.message.contains("this search supports"), "{}", e.message);
     let mut req = request("tpool(?, qsort)", &comps, 4, 64.0);
     req.point.clear();
     let e = optimize(&req).unwrap_err();
