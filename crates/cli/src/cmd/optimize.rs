@@ -3,10 +3,14 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::bail;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfcompose_core::model::format_significant;
-use perfcompose_core::optimize::{optimize, Method, Outcome, Request};
+use perfcompose_core::optimize::{
+    optimize_with_progress, Method, Outcome, Progress, Request, EXHAUSTIVE_LIMIT,
+};
 
 use super::input::{self, num};
 
@@ -37,7 +41,7 @@ pub struct Args {
     /// Designs to print, best first.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub top: u64,
-    /// Print JSON: `{"designs": [{"term", "threads", "value", "bottleneck", ...}], "best", "exact"}`.
+    /// Print JSON: `{"designs": [{"term", "threads", "value", "bottleneck", "method", ...}], "best", "exact"}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -61,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         point,
         rewrites: args.rewrites,
     };
-    let mut outcome = optimize(&req)?;
+    let mut outcome = with_progress(|on| optimize_with_progress(&req, on))?;
     outcome.designs.truncate(args.top as usize);
     let mut out = crate::report::stdout();
     if args.json {
@@ -70,6 +74,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write!(out, "{}", human(&outcome, &args))?;
     }
     Ok(())
+}
+
+/// Run `f` with a progress line on standard error, drawn once the run has taken half a
+/// second (and only on a terminal): the designs scored and the allocations scored one
+/// by one.
+fn with_progress<T>(f: impl FnOnce(&mut dyn FnMut(Progress)) -> T) -> T {
+    let started = Instant::now();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} optimizing: {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    let mut on = |p: Progress| {
+        if started.elapsed() < Duration::from_millis(500) {
+            return;
+        }
+        let mut msg = format!(
+            "design {} of {}",
+            (p.designs_done + 1).min(p.designs),
+            p.designs
+        );
+        if p.evaluations > 0 {
+            msg.push_str(&format!(", {} allocations scored", p.evaluations));
+        }
+        bar.set_message(msg);
+        bar.tick();
+    };
+    let out = f(&mut on);
+    bar.finish_and_clear();
+    out
 }
 
 fn human(o: &Outcome, args: &Args) -> String {
@@ -107,6 +141,7 @@ fn human(o: &Outcome, args: &Args) -> String {
             match d.method {
                 Method::AsWritten => "as written".into(),
                 Method::Pipeline => "exact (pipeline)".into(),
+                Method::ByParts => "exact (by parts)".into(),
                 Method::Exhaustive => "exact (every allocation)".into(),
                 Method::LocalSearch => "local search".into(),
             },
@@ -127,7 +162,19 @@ fn human(o: &Outcome, args: &Args) -> String {
         }
     }
     if !o.exact {
-        s.push_str("some allocations come from a local search and may not be the best\n");
+        s.push_str(&format!(
+            "some allocations come from a local search ({EXHAUSTIVE_LIMIT} evaluations at most per part) and may not be the best\n"
+        ));
+        let mut parts: Vec<&str> = o
+            .designs
+            .iter()
+            .flat_map(|d| d.searched_parts.iter().map(String::as_str))
+            .collect();
+        parts.sort_unstable();
+        parts.dedup();
+        for p in parts {
+            s.push_str(&format!("  searched, not enumerated: {p}\n"));
+        }
     }
     for k in &o.skipped {
         s.push_str(&format!("skipped {}: {}\n", k.design, k.why));

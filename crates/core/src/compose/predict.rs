@@ -485,7 +485,9 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
         let eff = opts.cores.map_or(k as u64, |c| c.min(k as u64));
         let alt_model = Expr::div(Expr::sum_of(models.clone()), Expr::constant(eff as f64));
         let stages_text: Vec<&str> = p.stages.iter().map(|s| s.term.as_str()).collect();
-        let replacement = format!("tpool({k}, seq({}))", stages_text.join(", "));
+        // Workers beyond the cores do not divide further: the fewest reaching the
+        // stated time are the cores then.
+        let replacement = format!("tpool({eff}, seq({}))", stages_text.join(", "));
 
         // Relation (iv): the same k threads, each running the whole sequence. The seed
         // states it for sequential stages; a stage with its own threads would change
@@ -525,9 +527,14 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
                     speedup,
                     at,
                     text: format!(
-                        "{} could run as {replacement}: {}x faster {where_} with the same {k} threads (seed 000 relation iv: no stage waits for another)",
+                        "{} could run as {replacement}: {}x faster {where_} with {} (seed 000 relation iv: no stage waits for another)",
                         p.term,
-                        format_significant(speedup, 3)
+                        format_significant(speedup, 3),
+                        if eff == k as u64 {
+                            format!("the same {k} threads")
+                        } else {
+                            format!("{eff} threads, one per core")
+                        }
                     ),
                 });
             }
@@ -563,17 +570,21 @@ fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestio
     if second.is_nan() || second <= 0.0 || vmax / second < REPLICATE_MIN_RATIO {
         return None;
     }
-    let r = (vmax / second).ceil().min(1e6) as u64;
-    // Replicating a task pool widens it; extra workers beyond the cores do not help.
+    // Replicating a task pool widens it: its body's time over the fewest workers that
+    // reach the next stage's time (not whole copies of the pool, which overshoot by up
+    // to its width less one), at most a million times the workers it has; extra
+    // workers beyond the cores do not help.
     let (stage_text, n) = split_tpool(&p.stages[imax].term);
-    let workers = n.saturating_mul(r);
+    let n = opts.cores.map_or(n, |c| n.min(c)).max(1);
+    let body = vmax * n as f64;
+    let workers = fewest_workers(body, second).min(n.saturating_mul(1_000_000));
     if let Some(c) = opts.cores {
         if workers > c {
             return None;
         }
     }
     let replaced = format!("tpool({workers}, {stage_text})");
-    let new_max = (vmax / r as f64).max(second);
+    let new_max = (body / workers as f64).max(second);
     let speedup = vmax / new_max;
     if speedup < SUGGEST_MIN_SPEEDUP {
         return None;
@@ -594,6 +605,27 @@ fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestio
             format_significant(speedup, 3)
         ),
     })
+}
+
+/// The fewest workers `w` (at least 1) with `time / w ≤ target`: `⌈time/target⌉`, where
+/// a ratio within 1e-9 (relative) of an integer is that integer, so that rounding in
+/// the times does not cost a worker.
+pub(crate) fn fewest_workers(time: f64, target: f64) -> u64 {
+    if !(time > 0.0 && target > 0.0) || time <= target {
+        return 1;
+    }
+    let k = time / target;
+    let r = k.round();
+    let k = if (k - r).abs() <= 1e-9 * r.max(1.0) {
+        r
+    } else {
+        k.ceil()
+    };
+    if k >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        (k as u64).max(1)
+    }
 }
 
 /// `tpool(4, qsort)` -> (`qsort`, 4); anything else -> (itself, 1).

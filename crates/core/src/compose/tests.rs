@@ -7,7 +7,7 @@ use super::predict::predict;
 use super::*;
 use crate::components::{seed_table1, Components};
 use crate::model::{parse_model, Expr};
-use crate::term::parse_term;
+use crate::term::{parse_term, NodeKind};
 
 /// Coefficients in seed 000's tables are rounded to (about) two decimals.
 const SEED_TABLE_REL_TOL: f64 = 1e-4;
@@ -472,8 +472,8 @@ fn predict_suggests_replicating_a_slow_stage() {
         .iter()
         .find(|s| s.kind == "replicate-stage")
         .unwrap();
-    // 517.085 * 18 / 536.185 = 17.4 -> 18 times the workers.
-    assert_eq!(s.replacement, "tpool(36, qsort)");
+    // qsort / inc = 1034.17 * 18 / 536.185 = 34.7 -> 35 workers (not 2 * ⌈17.4⌉ = 36).
+    assert_eq!(s.replacement, "tpool(35, qsort)");
     let p = predict(
         &term("pipe(tpool(2, qsort), inc)"),
         &c,
@@ -482,6 +482,85 @@ fn predict_suggests_replicating_a_slow_stage() {
     )
     .unwrap();
     assert!(p.suggestions.iter().all(|s| s.kind != "replicate-stage"));
+}
+
+/// Issue 61, item 6: every suggested count is the fewest reaching the stated speedup —
+/// with it the pipeline is that much faster, with one worker less it is not.
+#[test]
+fn suggested_counts_are_the_fewest_that_reach_the_stated_speedup() {
+    let c = seed_table1();
+    let g = Grid::parse(&["x=1024,4096,65536,262144,1048576".to_string()]).unwrap();
+    let speedup = |old: &str, new: &str, cores: Option<u64>, x: f64| {
+        let opts = ComposeOptions { cores };
+        let m = |t: &str| at(&compose(&term(t), &c, opts).unwrap().model, &[("x", x)]);
+        m(old) / m(new)
+    };
+    let count = |replacement: &str| match term(replacement).root.kind {
+        NodeKind::Tpool { threads, .. } => threads.as_int().unwrap(),
+        _ => panic!("{replacement}"),
+    };
+    let mut checked = 0;
+    for n in 1..=8 {
+        for cores in [None, Some(64), Some(2)] {
+            for design in [
+                format!("pipe(tpool({n}, qsort), seq(inc, nop))"),
+                format!("pipe(nop, tpool({n}, qsort), inc)"),
+                "pipe(qsort, inc, nop)".to_string(),
+            ] {
+                let opts = ComposeOptions { cores };
+                let p = predict(&term(&design), &c, opts, &g).unwrap();
+                for s in &p.suggestions {
+                    let x = s.at["x"];
+                    let w = count(&s.replacement);
+                    // What the suggestion replaces: the stage, or the whole pipeline.
+                    let part = match s.kind.as_str() {
+                        "replicate-stage" => s.text["stage ".len()..].split(" is ").next().unwrap(),
+                        _ => s.pipeline.as_str(),
+                    };
+                    let body = &s.replacement
+                        [s.replacement.find(", ").unwrap() + 2..s.replacement.len() - 1];
+                    let with = |w: u64| {
+                        let new = design.replacen(part, &format!("tpool({w}, {body})"), 1);
+                        assert_ne!(new, design);
+                        speedup(&design, &new, cores, x)
+                    };
+                    assert!(
+                        close(with(w), s.speedup, 1e-9),
+                        "{design}, {cores:?}: {} gives {}, stated {}",
+                        s.replacement,
+                        with(w),
+                        s.speedup
+                    );
+                    if w > 1 {
+                        assert!(
+                            with(w - 1) < s.speedup * (1.0 - 1e-9),
+                            "{design}, {cores:?}: {} workers less than {} reach {}",
+                            w - 1,
+                            s.replacement,
+                            s.speedup
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "{checked}");
+    // The README's example.
+    let g = Grid::parse(&["x=1024,262144".to_string()]).unwrap();
+    let p = predict(
+        &term("pipe(tpool(4, qsort), seq(inc, nop))"),
+        &c,
+        ComposeOptions::default(),
+        &g,
+    )
+    .unwrap();
+    let s = p
+        .suggestions
+        .iter()
+        .find(|s| s.kind == "replicate-stage")
+        .unwrap();
+    assert_eq!(s.replacement, "tpool(35, qsort)");
 }
 
 #[test]

@@ -2,17 +2,18 @@
 
 use serde::Serialize;
 
+use super::parts::Solver;
 use super::{Evaluator, Request};
-use crate::compose::{compose_node, threads_with, ComposeOptions};
-use crate::diag::Diagnostic;
-use crate::model::Expr;
+use crate::compose::threads_with;
+use crate::diag::{Diagnostic, Span};
 use crate::term::{CountValue, Hole, Node, NodeKind, Term};
 
-/// Most allocations enumerated one by one before a local search takes over.
+/// Most allocations of one part scored one by one: past it, a local search takes over,
+/// within as many evaluations.
 pub const EXHAUSTIVE_LIMIT: u64 = 200_000;
 
 /// Two times this close (relatively) are equal; the fewer threads win.
-const TIE: f64 = 1e-12;
+pub(crate) const TIE: f64 = 1e-12;
 
 /// How an allocation was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -20,11 +21,14 @@ const TIE: f64 = 1e-12;
 pub enum Method {
     /// No `?`: the design as written.
     AsWritten,
-    /// The pipeline allocation (exact).
+    /// A pipeline of task pools (or one task pool) solved by parts (exact).
     Pipeline,
+    /// Any other design solved by parts: nested task pools, `seq`s and pipelines (exact).
+    ByParts,
     /// Every allocation within the budget (exact).
     Exhaustive,
-    /// A local search (not guaranteed to be the best).
+    /// A bounded local search, for a part too big to enumerate (not guaranteed to be the
+    /// best).
     LocalSearch,
 }
 
@@ -35,6 +39,8 @@ pub struct Allocation {
     pub threads: u64,
     pub value: f64,
     pub method: Method,
+    /// The parts whose counts come from a bounded local search.
+    pub searched: Vec<Span>,
 }
 
 /// The design's threads with these counts in its holes.
@@ -59,116 +65,112 @@ fn better(a: (f64, u64), b: (f64, u64)) -> bool {
     }
 }
 
-/// The best allocation of `holes`.
+/// The best allocation of `holes`: by parts, unless `force` asks for the whole design's
+/// every allocation or a local search (tests compare them). `progress` hears the number
+/// of allocations scored one by one so far.
 pub(crate) fn best(
     req: &Request<'_>,
     term: &Term,
     holes: &[Hole],
     eval: &Evaluator,
     force: Option<Method>,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<Allocation, Diagnostic> {
-    let finish = |counts: Vec<u64>, method| {
+    let finish = |counts: Vec<u64>, method, searched| {
         let threads = threads(term, req.cores, holes, &counts).unwrap_or(u64::MAX);
         Allocation {
             value: eval.value(&counts),
             counts,
             threads,
             method,
+            searched,
         }
     };
     if holes.is_empty() {
-        return Ok(finish(Vec::new(), Method::AsWritten));
+        return Ok(finish(Vec::new(), Method::AsWritten, Vec::new()));
     }
-    let method = match force {
-        Some(m) => m,
-        None if pipeline_stages(term, holes).is_some() => Method::Pipeline,
-        None if allocations_within(req.cores, holes.len()) <= EXHAUSTIVE_LIMIT => {
-            Method::Exhaustive
+    let threads_of = |c: &[u64]| threads(term, req.cores, holes, c);
+    let value_of = |c: &[u64]| eval.value(c);
+    let mut chosen: Option<(Vec<u64>, f64, u64)> = None;
+    let mut keep = |c: &[u64], t: u64, v: f64| {
+        if chosen
+            .as_ref()
+            .is_none_or(|(_, bv, bt)| better((v, t), (*bv, *bt)))
+        {
+            chosen = Some((c.to_vec(), v, t));
         }
-        None => Method::LocalSearch,
     };
-    let counts = match method {
-        Method::AsWritten => vec![1; holes.len()],
-        Method::Pipeline => pipeline(req, term, holes)?,
-        Method::Exhaustive => exhaustive(
-            req.cores,
-            holes.len(),
-            &|c| threads(term, req.cores, holes, c),
-            eval,
-        ),
-        Method::LocalSearch => local_search(
-            req.cores,
-            holes.len(),
-            &|c| threads(term, req.cores, holes, c),
-            eval,
-        ),
-    };
-    Ok(finish(counts, method))
-}
-
-/// Allocations of `holes` counts of at least 1 with a total of at most `cores` (an upper
-/// bound on those within the budget: `C(cores, holes)`), saturating.
-fn allocations_within(cores: u64, holes: usize) -> u64 {
-    let k = holes as u64;
-    if k > cores {
-        return 0;
-    }
-    // Compositions of at most `cores` into `k` positive parts: C(cores, k).
-    let mut c: u128 = 1;
-    for i in 0..k.min(cores - k) {
-        c = c * (cores - i) as u128 / (i + 1) as u128;
-        if c > u64::MAX as u128 {
-            return u64::MAX;
+    match force {
+        Some(Method::Exhaustive) => {
+            enumerate(
+                holes.len(),
+                req.cores,
+                &threads_of,
+                &value_of,
+                None,
+                &mut keep,
+            );
+            let counts = chosen.map_or_else(|| vec![1; holes.len()], |(c, _, _)| c);
+            return Ok(finish(counts, Method::Exhaustive, Vec::new()));
         }
+        Some(Method::LocalSearch) => {
+            local_search(
+                holes.len(),
+                req.cores,
+                &threads_of,
+                &value_of,
+                super::EXHAUSTIVE_LIMIT,
+                &mut keep,
+            );
+            let counts = chosen.map_or_else(|| vec![1; holes.len()], |(c, _, _)| c);
+            return Ok(finish(counts, Method::LocalSearch, Vec::new()));
+        }
+        _ => {}
     }
-    c as u64
+    let solved =
+        Solver::new(term, holes, req.components, &req.point, req.cores, progress).solve()?;
+    let counts = match solved.frontier.points.len() {
+        0 => vec![1; holes.len()],
+        n => solved.counts(n - 1, holes.len()),
+    };
+    let method = if !solved.searched.is_empty() {
+        Method::LocalSearch
+    } else if pipeline_shape(term, holes) {
+        Method::Pipeline
+    } else if matches!(
+        term.root.kind,
+        NodeKind::MapReduce(_) | NodeKind::Dc(_) | NodeKind::Matmul(_)
+    ) {
+        Method::Exhaustive
+    } else {
+        Method::ByParts
+    };
+    Ok(finish(counts, method, solved.searched))
 }
 
-/// A stage of a pipeline design: its time with one thread, and which hole divides it.
-struct StageCost {
-    /// Index of the hole of `tpool(?, body)`, or `None` for a fixed stage.
-    hole: Option<usize>,
-    /// The body's time (an open stage) or the stage's time (a fixed one).
-    value: f64,
-    /// Threads of a fixed stage.
-    threads: u64,
-}
-
-/// The stages of a design that is a pipeline (or one task pool) whose open stages are
-/// `tpool(?, body)` with hole-free bodies and whose other stages have no holes.
-fn pipeline_stages<'t>(term: &'t Term, holes: &[Hole]) -> Option<Vec<(&'t Node, Option<usize>)>> {
+/// Whether the design is a pipeline (or one task pool) whose open stages are
+/// `tpool(?, body)` with bodies free of holes, and whose other stages hold none.
+fn pipeline_shape(term: &Term, holes: &[Hole]) -> bool {
     let mut stages = Vec::new();
     flatten_pipe(&term.root, &mut stages);
-    let mut out = Vec::new();
-    let mut seen = 0;
+    let mut open = 0;
     for s in stages {
-        let hole_here = |n: &Node| holes_in(n, holes);
         match &s.kind {
-            NodeKind::Tpool { threads, body } => match &threads.value {
-                CountValue::Param(p) => {
-                    let i = holes.iter().position(|h| &h.name == p)?;
-                    if hole_here(body) > 0 {
-                        return None;
-                    }
-                    seen += 1;
-                    out.push((&**body, Some(i)));
+            NodeKind::Tpool { threads, body } if matches!(&threads.value, CountValue::Param(p) if holes.iter().any(|h| &h.name == p)) =>
+            {
+                if holes_in(body, holes) > 0 {
+                    return false;
                 }
-                CountValue::Int(_) => {
-                    if hole_here(s) > 0 {
-                        return None;
-                    }
-                    out.push((s, None));
-                }
-            },
+                open += 1;
+            }
             _ => {
-                if hole_here(s) > 0 {
-                    return None;
+                if holes_in(s, holes) > 0 {
+                    return false;
                 }
-                out.push((s, None));
             }
         }
     }
-    (seen == holes.len()).then_some(out)
+    open == holes.len()
 }
 
 fn flatten_pipe<'t>(n: &'t Node, out: &mut Vec<&'t Node>) {
@@ -179,127 +181,39 @@ fn flatten_pipe<'t>(n: &'t Node, out: &mut Vec<&'t Node>) {
 }
 
 fn holes_in(n: &Node, holes: &[Hole]) -> usize {
-    let mut count = 0;
-    let mut stack = vec![n];
-    while let Some(m) = stack.pop() {
-        let counts: Vec<&crate::term::Count> = match &m.kind {
-            NodeKind::Tpool { threads, .. } => vec![threads],
-            NodeKind::MapReduce(mr) => vec![&mr.threads, &mr.nodes],
-            _ => Vec::new(),
-        };
-        count += counts
-            .iter()
-            .filter(
-                |c| matches!(&c.value, CountValue::Param(p) if holes.iter().any(|h| &h.name == p)),
-            )
-            .count();
-        stack.extend(m.children());
-    }
-    count
-}
-
-/// The exact pipeline allocation (module docs of [`super`]).
-fn pipeline(req: &Request<'_>, term: &Term, holes: &[Hole]) -> Result<Vec<u64>, Diagnostic> {
-    let stages = pipeline_stages(term, holes).ok_or_else(|| {
-        Diagnostic::new(
-            &term.origin,
-            &term.source,
-            term.root.span,
-            "not a pipeline of task pools with `?` threads",
-        )
-    })?;
-    let opts = ComposeOptions {
-        cores: Some(req.cores),
-    };
-    let point: Vec<(&str, f64)> = req.point.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-    let mut costs = Vec::new();
-    for (node, hole) in stages {
-        let model = compose_node(term, node, req.components, opts, &Expr::one())?;
-        let value = model
-            .eval_at(&point)
-            .map_err(|e| Diagnostic::new(&term.origin, &term.source, node.span, e.to_string()))?;
-        let threads = match hole {
-            Some(_) => 0,
-            None => threads_with(node, Some(req.cores), &|_| None).unwrap_or(1),
-        };
-        costs.push(StageCost {
-            hole,
-            value,
-            threads,
-        });
-    }
-    let fixed_threads: u64 = costs.iter().map(|c| c.threads).sum();
-    let budget = req.cores.saturating_sub(fixed_threads);
-    let floor = costs
+    holes
         .iter()
-        .filter(|c| c.hole.is_none())
-        .map(|c| c.value)
-        .fold(0.0, f64::max);
-    let open: Vec<&StageCost> = costs.iter().filter(|c| c.hole.is_some()).collect();
-    let need = |t: f64| -> u64 { open.iter().map(|c| needed(c.value, t)).sum() };
-    // Candidate times: each open stage with k threads, and the fixed stages' floor.
-    let mut candidates: Vec<f64> = open
-        .iter()
-        .flat_map(|c| (1..=budget.max(1)).map(move |k| c.value / k as f64))
-        .filter(|t| *t >= floor)
-        .collect();
-    candidates.push(floor);
-    candidates.sort_by(f64::total_cmp);
-    candidates.dedup();
-    let target = candidates
-        .into_iter()
-        .find(|&t| t > 0.0 && need(t) <= budget)
-        .unwrap_or_else(|| open.iter().map(|c| c.value).fold(floor, f64::max));
-    let mut counts = vec![1u64; holes.len()];
-    for c in &open {
-        if let Some(i) = c.hole {
-            counts[i] = needed(c.value, target);
-        }
-    }
-    Ok(counts)
+        .filter(|h| n.span.start <= h.span.start && h.span.end <= n.span.end)
+        .count()
 }
 
-/// Threads a stage of time `v` alone needs to take at most `t` (at least 1).
-fn needed(v: f64, t: f64) -> u64 {
-    if v.is_nan() || t.is_nan() || v <= 0.0 || t <= 0.0 {
-        return 1;
-    }
-    let k = v / t;
-    // A ratio within rounding of an integer is that integer.
-    let r = k.round();
-    let k = if (k - r).abs() <= 1e-9 * r.max(1.0) {
-        r
-    } else {
-        k.ceil()
-    };
-    (k as u64).max(1)
-}
-
-/// Every allocation within the budget; the best.
-fn exhaustive(
-    cores: u64,
+/// Every allocation of `holes` counts from 1 whose threads fit `cores`, each handed to
+/// `visit` with its threads and time; stops after `limit` of them. Whether every one was
+/// visited.
+pub(crate) fn enumerate(
     holes: usize,
+    cores: u64,
     threads: &dyn Fn(&[u64]) -> Option<u64>,
-    eval: &Evaluator,
-) -> Vec<u64> {
+    value: &dyn Fn(&[u64]) -> f64,
+    limit: Option<u64>,
+    visit: &mut dyn FnMut(&[u64], u64, f64),
+) -> bool {
     let mut counts = vec![1u64; holes];
-    let mut best: Option<(Vec<u64>, f64, u64)> = None;
+    let mut visited = 0u64;
     loop {
         if let Some(t) = threads(&counts).filter(|&t| t <= cores) {
-            let v = eval.value(&counts);
-            if best
-                .as_ref()
-                .is_none_or(|(_, bv, bt)| better((v, t), (*bv, *bt)))
-            {
-                best = Some((counts.clone(), v, t));
+            if limit.is_some_and(|l| visited >= l) {
+                return false;
             }
+            visited += 1;
+            visit(&counts, t, value(&counts));
         }
         // Next vector in [1, cores]^holes, skipping the rest of a digit once its
         // threads exceed the budget (threads grow with every count).
         let mut i = 0;
         loop {
             if i == holes {
-                return best.map_or_else(|| vec![1; holes], |(c, _, _)| c);
+                return true;
             }
             counts[i] += 1;
             if counts[i] <= cores && threads(&counts).is_some_and(|t| t <= cores) {
@@ -312,21 +226,27 @@ fn exhaustive(
 }
 
 /// Moves of single threads (add, remove, move between two holes) while the time drops,
-/// from one thread each.
-fn local_search(
-    cores: u64,
+/// from one thread each, for at most `limit` evaluations; every allocation scored goes to
+/// `visit`. The allocation it ends at.
+pub(crate) fn local_search(
     holes: usize,
+    cores: u64,
     threads: &dyn Fn(&[u64]) -> Option<u64>,
-    eval: &Evaluator,
+    value: &dyn Fn(&[u64]) -> f64,
+    limit: u64,
+    visit: &mut dyn FnMut(&[u64], u64, f64),
 ) -> Vec<u64> {
     let mut counts = vec![1u64; holes];
-    let score = |c: &[u64]| -> Option<(f64, u64)> {
+    let mut score = |c: &[u64]| -> Option<(f64, u64)> {
         let t = threads(c).filter(|&t| t <= cores)?;
-        Some((eval.value(c), t))
+        let v = value(c);
+        visit(c, t, v);
+        Some((v, t))
     };
     let Some(mut current) = score(&counts) else {
         return counts;
     };
+    let mut spent = 1u64;
     loop {
         let mut improved = false;
         let mut moves: Vec<Vec<u64>> = Vec::new();
@@ -347,6 +267,10 @@ fn local_search(
             }
         }
         for m in moves {
+            if spent >= limit {
+                return counts;
+            }
+            spent += 1;
             if let Some(s) = score(&m) {
                 if better(s, current) {
                     counts = m;

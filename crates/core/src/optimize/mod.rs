@@ -3,21 +3,21 @@
 //! A design leaves thread counts open with `?` (`pipe(tpool(?, a), tpool(?, b), c)`,
 //! [`crate::term::parse_design`]); each `?` becomes a parameter of the composed model.
 //! [`optimize`] chooses them, at least 1 each, so that the design's threads (a pipeline
-//! adds its stages', a task pool multiplies, as [`crate::compose`] counts them) stay
-//! within the budget and the predicted time at the given point is smallest; equal times
-//! go to the allocation with fewer threads.
+//! adds its stages', a task pool multiplies, a `seq` takes its largest part's, as
+//! [`crate::compose`] counts them) stay within the budget and the predicted time at the
+//! given point is smallest; equal times go to the allocation with fewer threads.
 //!
-//! How, by shape ([`allocate`]):
-//!
-//! - a pipeline whose open stages are `tpool(?, body)` (or a single such task pool):
-//!   exact. The time is `max(fixed stages, max_i v_i/n_i)` with `v_i` the body's time,
-//!   so for a target time `T` stage `i` needs `⌈v_i/T⌉` threads; the smallest feasible
-//!   `T` is one of the `v_i/k`, found in order, and the allocation is the least threads
-//!   that reach it;
-//! - any other design with few enough allocations: every allocation within the budget
-//!   (exact);
-//! - otherwise a local search from one thread each (moving, adding and removing single
-//!   threads while the time drops): not guaranteed to be the best, and said so.
+//! How ([`parts`]): by parts, exactly. Every sub-term holding a `?` gets its best time
+//! for every budget up to the cores, as the allocations no other beats; a `seq`, a
+//! pipeline and a task pool combine their parts' (a pipeline's stages share the budget,
+//! a `tpool(?, t)` with `n` workers over `t` on `c` threads uses `n·c`, so its best is a
+//! search over the divisors of each budget). Nested task pools are thus a product of
+//! independent subproblems under one budget, solved in time polynomial in the cores. The
+//! one case left to a search is a `?` inside a MapReduce, a divide and conquer or a
+//! matrix product, whose parts are timed at other sizes than the whole: that pattern's
+//! own allocations are enumerated up to [`EXHAUSTIVE_LIMIT`], past which a local search
+//! within as many evaluations takes over, and the outcome names the part and says the
+//! allocation may not be the best ([`Method::LocalSearch`]).
 //!
 //! With rewrites ([`rewrites`]) the designs seed 000's relational laws make comparable are
 //! scored the same way: the design's blocks in order, cut into consecutive groups, each
@@ -25,9 +25,12 @@
 //! `tpool(?, seq(a, b))` (law iv) and every merge and split between them.
 
 mod allocate;
+mod parts;
 mod rewrites;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_parts;
 
 use serde::Serialize;
 
@@ -68,6 +71,10 @@ pub struct Ranked {
     pub bottleneck: String,
     /// How the allocation was found.
     pub method: Method,
+    /// The parts whose counts come from a bounded local search (their allocation may
+    /// not be the best); empty, and left out of the JSON, when the allocation is exact.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub searched_parts: Vec<String>,
     /// The prediction interval, when a component has an uncertainty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<crate::uncertainty::Interval>,
@@ -98,20 +105,58 @@ pub struct Skipped {
     pub why: String,
 }
 
+/// Most cores a budget may have: every sub-term's best time is kept for every budget up
+/// to it.
+pub const MAX_CORES: u64 = 1 << 20;
+
+/// How far [`optimize_with_progress`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Designs scored (the given one and its rewrites).
+    pub designs_done: usize,
+    pub designs: usize,
+    /// Allocations of parts scored one by one in the design being scored (a `?` inside
+    /// a MapReduce, a divide and conquer or a matrix product).
+    pub evaluations: u64,
+}
+
 /// Optimize `req.design` (and its rewrites). Errors are the given design's own: a term
 /// that does not parse, an unknown component, a budget below its minimum.
 pub fn optimize(req: &Request<'_>) -> Result<Outcome, Diagnostic> {
+    optimize_with_progress(req, &mut |_| {})
+}
+
+/// [`optimize`], telling `progress` how far it is after every design and every few
+/// thousand allocations scored one by one.
+pub fn optimize_with_progress(
+    req: &Request<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Outcome, Diagnostic> {
     let (term, holes) = parse_design("<term>", req.design)?;
-    let first = optimize_term(req, &term, &holes, None)?;
+    let texts = if req.rewrites {
+        rewrite_designs(&term)
+    } else {
+        Vec::new()
+    };
+    let total = 1 + texts.len();
+    let mut report = |done: usize, evaluations: u64| {
+        progress(Progress {
+            designs_done: done,
+            designs: total,
+            evaluations,
+        })
+    };
+    report(0, 0);
+    let first = optimize_term_with(req, &term, &holes, None, &mut |e| report(0, e))?;
+    report(1, 0);
     let mut designs = vec![first];
     let mut skipped = Vec::new();
-    if req.rewrites {
-        for text in rewrite_designs(&term) {
-            if designs.iter().any(|d| d.design == text) {
-                continue;
-            }
+    for (i, text) in texts.into_iter().enumerate() {
+        // Designs before this one: the given one and `i` rewrites.
+        let done = i + 1;
+        if !designs.iter().any(|d| d.design == text) {
             let scored = parse_design("<rewrite>", &text)
-                .and_then(|(t, h)| optimize_term(req, &t, &h, None));
+                .and_then(|(t, h)| optimize_term_with(req, &t, &h, None, &mut |e| report(done, e)));
             match scored {
                 Ok(r) => designs.push(r),
                 Err(e) => skipped.push(Skipped {
@@ -120,6 +165,7 @@ pub fn optimize(req: &Request<'_>) -> Result<Outcome, Diagnostic> {
                 }),
             }
         }
+        report(done + 1, 0);
     }
     designs.sort_by(|a, b| {
         a.value
@@ -178,13 +224,35 @@ fn intervals(req: &Request<'_>, designs: &mut [Ranked]) -> Result<Option<f64>, D
 }
 
 /// The best allocation of one design's holes; `force` picks the method (tests compare
-/// them), else the exact one its shape allows.
+/// them), else by parts.
 pub fn optimize_term(
     req: &Request<'_>,
     term: &Term,
     holes: &[Hole],
     force: Option<Method>,
 ) -> Result<Ranked, Diagnostic> {
+    optimize_term_with(req, term, holes, force, &mut |_| {})
+}
+
+/// [`optimize_term`], telling `progress` the allocations scored one by one so far.
+pub fn optimize_term_with(
+    req: &Request<'_>,
+    term: &Term,
+    holes: &[Hole],
+    force: Option<Method>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Ranked, Diagnostic> {
+    if req.cores > MAX_CORES {
+        return Err(Diagnostic::new(
+            &term.origin,
+            &term.source,
+            term.root.span,
+            format!(
+                "a budget of {} cores is more than the {MAX_CORES} this search supports",
+                req.cores
+            ),
+        ));
+    }
     let opts = ComposeOptions {
         cores: Some(req.cores),
     };
@@ -214,7 +282,7 @@ pub fn optimize_term(
         }
     }
     let eval = Evaluator::new(&composed.model, &req.point, holes, term)?;
-    let alloc = allocate::best(req, term, holes, &eval, force)?;
+    let alloc = allocate::best(req, term, holes, &eval, force, progress)?;
     let filled = fill(term, holes, &alloc.counts);
     let filled_term = parse_term("<design>", &filled).map_err(|mut d| {
         d.message = format!(
@@ -231,6 +299,11 @@ pub fn optimize_term(
         value: alloc.value,
         bottleneck,
         method: alloc.method,
+        searched_parts: alloc
+            .searched
+            .iter()
+            .map(|s| term.text(*s).to_string())
+            .collect(),
         interval: None,
     })
 }

@@ -173,15 +173,17 @@ fn rewrites_cut_the_blocks_into_consecutive_groups() {
 }
 
 #[test]
-fn other_shapes_are_searched_and_say_so() {
+fn nested_designs_are_solved_by_parts() {
     let comps = seed_table1();
     // A task pool of a pipeline of task pools: not the pipeline shape.
     let design = "tpool(?, pipe(tpool(?, qsort), inc))";
     let (term, holes) = parse_design("<t>", design).unwrap();
     let req = request(design, &comps, 8, 4096.0);
     let r = optimize_term(&req, &term, &holes, None).unwrap();
-    assert_eq!(r.method, Method::Exhaustive);
+    assert_eq!(r.method, Method::ByParts);
     assert!(r.threads <= 8);
+    let brute = optimize_term(&req, &term, &holes, Some(Method::Exhaustive)).unwrap();
+    assert!(close(r.value, brute.value) && r.threads == brute.threads);
     let local = optimize_term(&req, &term, &holes, Some(Method::LocalSearch)).unwrap();
     assert!(local.value >= r.value * (1.0 - 1e-12));
     assert!(local.threads <= 8);
@@ -223,6 +225,8 @@ fn mistakes_are_located_errors() {
         "{}",
         e.message
     );
+    let e = optimize(&request("tpool(?, qsort)", &comps, MAX_CORES + 1, 64.0)).unwrap_err();
+    assert!(e.message.contains("this search supports"), "{}", e.message);
     let mut req = request("tpool(?, qsort)", &comps, 4, 64.0);
     req.point.clear();
     let e = optimize(&req).unwrap_err();
