@@ -39,7 +39,9 @@ fn ok(o: &Output) -> String {
 /// Compile `source` with the MPI compiler `compiler` into `dir`.
 fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
     let exe = dir.join(source.replace('.', "_"));
+    // In `dir`, where Fortran's module files go too.
     let o = Command::new(compiler)
+        .current_dir(dir)
         .arg("-O1")
         .arg("-o")
         .arg(&exe)
