@@ -1,7 +1,8 @@
 ! The Fortran twin of phases.c for `perfcompose record`'s tests: a ring, a halo exchange,
 ! an allreduce (also MPI_IN_PLACE), a communicator split, receives from MPI_ANY_SOURCE
 ! (in a routine that includes mpif.h; the rest uses the mpi module), every covered
-! collective, and two calls the recorder does not cover (MPI_Iprobe, MPI_Scan). Wrong
+! collective, a cancelled receive, and two calls the recorder does not cover (MPI_Iprobe,
+! MPI_Scan). Wrong
 ! results stop the program with status 1.
 !
 !     mpif90 -O1 -o phases_f phases.F90 && mpirun -np 4 ./phases_f
@@ -204,7 +205,9 @@ program phases
   use mpi
   use checks
   implicit none
-  integer :: rank, size, ierr, half, dup, s, prefix
+  integer :: rank, size, ierr, half, dup, s, prefix, never, nothing
+  integer :: cancelled(MPI_STATUS_SIZE)
+  logical :: flag
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
@@ -219,6 +222,12 @@ program phases
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free(half, ierr)
   call any_source(rank, size)
+  ! A receive nobody sends to, cancelled: left out of the trace.
+  call MPI_Irecv(nothing, 1, MPI_INTEGER, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, never, ierr)
+  call MPI_Cancel(never, ierr)
+  call MPI_Wait(never, cancelled, ierr)
+  call MPI_Test_cancelled(cancelled, flag, ierr)
+  call check(flag, __LINE__)
   s = 1
   call MPI_Scan(s, prefix, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(prefix == rank + 1, __LINE__)

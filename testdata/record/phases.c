@@ -1,6 +1,7 @@
 /* A small MPI program for `perfcompose record`'s tests: a ring, a halo exchange, an
  * allreduce, a communicator split, receives from MPI_ANY_SOURCE, every collective the
- * recorder covers, and two calls it does not (MPI_Iprobe, MPI_Scan). It checks its own
+ * recorder covers, a cancelled receive, and two calls it does not cover (MPI_Iprobe,
+ * MPI_Scan). It checks its own
  * results and exits with status 1 on a wrong one, so that a recorder that changed what the
  * program computes fails the test. Runs on any number of processes; `phases fail` exits
  * with status 3 instead (a program that fails).
@@ -201,6 +202,16 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);
     any_source();
+    /* A receive nobody sends to, cancelled: left out of the trace. */
+    MPI_Request never;
+    int nothing;
+    MPI_Irecv(&nothing, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &never);
+    MPI_Cancel(&never);
+    MPI_Status cancelled;
+    MPI_Wait(&never, &cancelled);
+    int flag = 0;
+    MPI_Test_cancelled(&cancelled, &flag);
+    CHECK(flag);
     /* Scan is not covered: counted, not traced. */
     int s = 1, prefix = 0;
     MPI_Scan(&s, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

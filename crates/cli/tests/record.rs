@@ -113,6 +113,16 @@ fn record_and_replay(exe: &Path, np: usize, dir: &Path, config: &Path, speed: Op
     };
     assert_eq!(count("MPI_Scan"), Some(np as u64), "{m}");
     assert_eq!(count("MPI_Iprobe"), Some(np as u64 - 1), "{m}");
+    // Each rank cancelled one receive: counted, and left out (the replays end).
+    assert_eq!(count("MPI_Cancel"), Some(np as u64), "{m}");
+    assert_eq!(
+        count("request cancelled by MPI_Cancel (left out of the trace)"),
+        Some(np as u64),
+        "{m}"
+    );
+    assert!(!std::fs::read_to_string(dir.join("trace_1.txt"))
+        .unwrap()
+        .contains(" 99 "));
     if let Some(s) = speed {
         assert_eq!(m["speed_source"], format!("given: --speed {s}"));
     }

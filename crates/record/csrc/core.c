@@ -562,7 +562,14 @@ void pc_done(int call, const MPI_Request *reqs, const MPI_Status *statuses, cons
         if (!r)
             continue;
         extra[4 * k] = r->id;
-        if (r->is_recv && statuses) {
+        int cancelled = 0;
+        if (statuses)
+            PC_REAL(PMPI_Test_cancelled)(&statuses[j], &cancelled);
+        if (cancelled) {
+            extra[4 * k + 1] = -2;
+            extra[4 * k + 2] = 0;
+            extra[4 * k + 3] = 0;
+        } else if (r->is_recv && statuses) {
             const MPI_Status *st = &statuses[j];
             extra[4 * k + 1] = to_world(r->comm, st->MPI_SOURCE);
             extra[4 * k + 2] = st->MPI_TAG;

@@ -58,7 +58,8 @@ enum pc_kind {
     /* a0 source world rank (-1: any), a1 tag (-1: any), a2 bytes posted, a3 request id */
     PC_K_IRECV = 7,
     /* requests completed by one call: a0 the call (enum pc_done); extra: 4 values per
-     * completed request: id, source world rank (receives; -1 for sends), tag, bytes */
+     * completed request: id, source world rank (receives; -1 for sends; -2 for a request
+     * MPI_Cancel cancelled), tag, bytes */
     PC_K_DONE = 8,
     /* a0 destination world rank (-1: MPI_PROC_NULL), a1 send tag, a2 bytes sent,
      * a3 source world rank (-1: MPI_PROC_NULL), a4 tag received, a5 bytes received */
@@ -105,7 +106,7 @@ enum pc_coll {
 
 /* Typed pointers to the PMPI functions the recorder calls, each looked up once. */
 #define PC_REAL_FUNCTIONS(X)                                                                   \
-    X(PMPI_Init) X(PMPI_Init_thread) X(PMPI_Finalize) X(PMPI_Comm_rank) X(PMPI_Comm_size)     \
+    X(PMPI_Init) X(PMPI_Init_thread) X(PMPI_Finalize) X(PMPI_Comm_rank) X(PMPI_Comm_size) X(PMPI_Test_cancelled) \
     X(PMPI_Comm_group) X(PMPI_Group_translate_ranks) X(PMPI_Group_free) X(PMPI_Comm_test_inter) \
     X(PMPI_Comm_free) X(PMPI_Comm_disconnect) X(PMPI_Type_size) X(PMPI_Get_count)              \
     X(PMPI_Comm_f2c) X(PMPI_Type_f2c) X(PMPI_Request_f2c) X(PMPI_Status_f2c)                   \

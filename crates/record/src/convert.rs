@@ -6,9 +6,10 @@
 //!   recorder does not cover, a failed `MPI_Test`, a wait on requests it does not track)
 //!   is part of it.
 //! - Point to point: `send`/`recv`/`isend`/`irecv` with world ranks, tags and bytes (a
-//!   receive's actual size, source and tag, read from its status). An `irecv` from
-//!   `MPI_ANY_SOURCE` or with `MPI_ANY_TAG` is held back until its completion says who sent
-//!   it, then written in its place; the lines after it wait in memory meanwhile. Each
+//!   receive's actual size, source and tag, read from its status). An `irecv` is held back
+//!   until its completion says who sent it (`MPI_ANY_SOURCE`, `MPI_ANY_TAG`) and how much,
+//!   or that `MPI_Cancel` cancelled it (then it is left out: a replay would wait for it
+//!   forever), and written in its place; the lines after it wait in memory meanwhile. Each
 //!   completed request (wait, waitall, waitany, waitsome, test and friends) becomes one
 //!   `wait SRC DST TAG` (SimGrid's `waitall` would wait for every pending request, not the
 //!   ones the program named). `MPI_Sendrecv` becomes `isend`, `irecv` and two `wait`s with
@@ -106,15 +107,18 @@ struct Comm {
 struct Pending {
     /// (source, destination, tag) as SimGrid's `wait` names it.
     key: (u32, u32, i32),
-    /// Position of its held-back `irecv` line (any source or any tag).
+    /// Position of its held-back `irecv` line.
     held: Option<u64>,
     bytes: f64,
 }
 
 enum Slot {
     Ready(Action),
-    /// An `irecv` from any source or with any tag, until its completion names them.
-    Held,
+    /// An `irecv` until its completion: as posted, or nothing for one from any source or
+    /// with any tag.
+    Held(Option<Action>),
+    /// A cancelled `irecv`.
+    Dropped,
 }
 
 /// The trace lines of one rank, written in order; a held line stops the writing until it
@@ -146,41 +150,43 @@ impl<W: Write> Lines<W> {
         Ok(())
     }
 
-    fn hold(&mut self) -> u64 {
-        self.queue.push_back(Slot::Held);
+    fn hold(&mut self, posted: Option<Action>) -> u64 {
+        self.queue.push_back(Slot::Held(posted));
         self.first + self.queue.len() as u64 - 1
     }
 
-    fn resolve(&mut self, at: u64, a: Action, path: &Path) -> Result<(), Error> {
+    /// The held line at `at` becomes `a` (`None`: nothing).
+    fn resolve(&mut self, at: u64, a: Option<Action>, path: &Path) -> Result<(), Error> {
         if let Some(slot) = self.queue.get_mut((at - self.first) as usize) {
-            *slot = Slot::Ready(a);
+            *slot = a.map_or(Slot::Dropped, Slot::Ready);
         }
         self.flush_ready(path)
     }
 
     fn flush_ready(&mut self, path: &Path) -> Result<(), Error> {
-        while let Some(Slot::Ready(_)) = self.queue.front() {
-            let Some(Slot::Ready(a)) = self.queue.pop_front() else {
-                unreachable!()
-            };
+        while matches!(self.queue.front(), Some(Slot::Ready(_) | Slot::Dropped)) {
+            let slot = self.queue.pop_front();
             self.first += 1;
-            self.written += 1;
-            write_action(&mut self.w, self.rank, &a).map_err(|e| Self::io(e, path))?;
+            if let Some(Slot::Ready(a)) = slot {
+                self.written += 1;
+                write_action(&mut self.w, self.rank, &a).map_err(|e| Self::io(e, path))?;
+            }
         }
         Ok(())
     }
 
-    /// Write what is left; held lines never resolved are dropped. Returns how many were
-    /// dropped and how many written.
+    /// Write what is left: a receive never completed as posted, or (from any source or
+    /// with any tag) not at all. Returns how many were left out and how many written.
     fn finish(mut self, path: &Path) -> Result<(u64, u64, W), Error> {
         let mut dropped = 0;
         while let Some(slot) = self.queue.pop_front() {
             match slot {
-                Slot::Ready(a) => {
+                Slot::Ready(a) | Slot::Held(Some(a)) => {
                     self.written += 1;
                     write_action(&mut self.w, self.rank, &a).map_err(|e| Self::io(e, path))?;
                 }
-                Slot::Held => dropped += 1,
+                Slot::Held(None) => dropped += 1,
+                Slot::Dropped => {}
             }
         }
         self.w.flush().map_err(|e| Self::io(e, path))?;
@@ -191,6 +197,8 @@ impl<W: Write> Lines<W> {
 /// The name under which held receives that never completed are reported.
 pub const UNRESOLVED_ANY_SOURCE: &str =
     "MPI_Irecv from MPI_ANY_SOURCE or with MPI_ANY_TAG that no wait or test completed";
+/// The name under which cancelled requests are reported.
+pub const CANCELLED: &str = "request cancelled by MPI_Cancel (left out of the trace)";
 
 /// Convert the log at `path` into `out` (the rank's trace file), computation at
 /// `flops_per_s`.
@@ -229,6 +237,7 @@ pub fn convert_rank<W: Write>(
     let mut pending: HashMap<i64, Pending> = HashMap::new();
     let mut last = start.t1;
     let mut acts: Vec<Action> = Vec::new();
+    let mut cancelled = 0u64;
     let ns = |t: u64| t as f64 * 1e-9;
     loop {
         let offset = rd.offset();
@@ -253,7 +262,7 @@ pub fn convert_rank<W: Write>(
         };
         acts.clear();
         // Lines resolved out of order (held receives) are written through `resolved`.
-        let mut resolved: Vec<(u64, Action)> = Vec::new();
+        let mut resolved: Vec<(u64, Option<Action>)> = Vec::new();
         match r.kind {
             Kind::Start => return Err(fail(RawError::Malformed(Kind::Start))),
             Kind::End => {
@@ -326,34 +335,33 @@ pub fn convert_rank<W: Write>(
                 );
             }
             Kind::Irecv => {
+                // Held until its completion names the source, tag and size, or says it was
+                // cancelled.
                 let bytes = r.a[2] as f64;
-                if r.a[0] < 0 || r.a[1] < 0 {
-                    // Written when a completion names the source and tag.
-                    push_compute(&mut lines, &mut summary, last, r.t0, flops_per_s, path)?;
-                    last = r.t1;
-                    let at = lines.hold();
-                    pending.insert(
-                        r.a[3],
-                        Pending {
-                            key: (0, me, 0),
-                            held: Some(at),
-                            bytes,
-                        },
-                    );
-                    summary.recorded_calls += 1;
-                    summary.recorded_call_s += ns(r.t1.saturating_sub(r.t0));
-                    continue;
-                }
-                let (src, tag) = (rank_of(r.a[0])?, tag_of(r.a[1])?);
-                acts.push(Action::Irecv { src, tag, bytes });
+                let posted = if r.a[0] >= 0 && r.a[1] >= 0 {
+                    let (src, tag) = (rank_of(r.a[0])?, tag_of(r.a[1])?);
+                    Some(Action::Irecv { src, tag, bytes })
+                } else {
+                    None
+                };
+                push_compute(&mut lines, &mut summary, last, r.t0, flops_per_s, path)?;
+                last = r.t1;
+                let key = match &posted {
+                    Some(Action::Irecv { src, tag, .. }) => (*src, me, *tag),
+                    _ => (0, me, 0),
+                };
+                let at = lines.hold(posted);
                 pending.insert(
                     r.a[3],
                     Pending {
-                        key: (src, me, tag),
-                        held: None,
+                        key,
+                        held: Some(at),
                         bytes,
                     },
                 );
+                summary.recorded_calls += 1;
+                summary.recorded_call_s += ns(r.t1.saturating_sub(r.t0));
+                continue;
             }
             Kind::Done => {
                 if r.extra.len() % 4 != 0 {
@@ -363,11 +371,20 @@ pub fn convert_rank<W: Write>(
                     let Some(p) = pending.remove(&c[0]) else {
                         continue;
                     };
+                    if c[1] == -2 {
+                        // Cancelled: a held receive is left out; a send, already written,
+                        // stays (counted).
+                        if let Some(at) = p.held {
+                            resolved.push((at, None));
+                        }
+                        cancelled += 1;
+                        continue;
+                    }
                     let key = match p.held {
                         Some(at) => {
                             let (src, tag) = (rank_of(c[1])?, tag_of(c[2])?);
                             let bytes = if c[3] >= 0 { c[3] as f64 } else { p.bytes };
-                            resolved.push((at, Action::Irecv { src, tag, bytes }));
+                            resolved.push((at, Some(Action::Irecv { src, tag, bytes })));
                             (src, me, tag)
                         }
                         None => p.key,
@@ -432,13 +449,14 @@ pub fn convert_rank<W: Write>(
                 collective(op, &r, comm, &mut acts).map_err(fail)?;
             }
         }
-        if acts.is_empty() && resolved.is_empty() {
-            continue;
+        // A call that writes nothing (a wait that only found cancelled requests) stays
+        // part of the computation around it.
+        if !acts.is_empty() || resolved.iter().any(|(_, a)| a.is_some()) {
+            push_compute(&mut lines, &mut summary, last, r.t0, flops_per_s, path)?;
+            last = r.t1;
+            summary.recorded_calls += 1;
+            summary.recorded_call_s += ns(r.t1.saturating_sub(r.t0));
         }
-        push_compute(&mut lines, &mut summary, last, r.t0, flops_per_s, path)?;
-        last = r.t1;
-        summary.recorded_calls += 1;
-        summary.recorded_call_s += ns(r.t1.saturating_sub(r.t0));
         for (at, a) in resolved {
             lines.resolve(at, a, path)?;
         }
@@ -452,6 +470,9 @@ pub fn convert_rank<W: Write>(
         summary
             .uncovered
             .push((UNRESOLVED_ANY_SOURCE.to_string(), dropped));
+    }
+    if cancelled > 0 {
+        summary.uncovered.push((CANCELLED.to_string(), cancelled));
     }
     Ok((summary, out))
 }

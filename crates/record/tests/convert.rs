@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use perfcompose_record::convert::{convert_rank, UNRESOLVED_ANY_SOURCE};
+use perfcompose_record::convert::{convert_rank, CANCELLED, UNRESOLVED_ANY_SOURCE};
 use perfcompose_record::expand::tag;
 use perfcompose_record::raw::{pack_text, Coll, Kind, Record, MAGIC};
 use perfcompose_record::{RecordDir, SetError};
@@ -153,6 +153,32 @@ fn an_any_source_receive_that_never_completes_is_dropped_and_named() {
         ]
     );
     assert_eq!(s.uncovered, [(UNRESOLVED_ANY_SOURCE.to_string(), 1)]);
+}
+
+#[test]
+fn a_cancelled_receive_is_left_out_and_one_never_completed_is_written_as_posted() {
+    let mut r = start(0, 2);
+    // Request 1 from any source, cancelled; its wait writes nothing, so its time stays
+    // computation. Request 2 from rank 1, tag 4, never completed: written as posted.
+    r.push(rec(Kind::Irecv, 2000, 2000, [-1, -1, 8, 1, 0, 0], vec![]));
+    r.push(rec(Kind::Irecv, 2500, 2500, [1, 4, 16, 2, 0, 0], vec![]));
+    r.push(rec(Kind::Done, 3000, 3500, [0; 6], vec![1, -2, 0, 0]));
+    r.push(rec(Kind::Send, 4000, 4000, [0, 1, 1, 8, 0, 0], vec![]));
+    r.push(end(4000));
+    let (l, s) = lines(&r);
+    assert_eq!(
+        l,
+        [
+            "0 init",
+            "0 compute 1000",
+            "0 compute 500",
+            "0 irecv 1 4 16",
+            "0 compute 1500",
+            "0 send 1 1 8",
+            "0 finalize"
+        ]
+    );
+    assert_eq!(s.uncovered, [(CANCELLED.to_string(), 1)]);
 }
 
 #[test]
