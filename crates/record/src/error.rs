@@ -25,6 +25,20 @@ pub enum Error {
     },
     #[error(transparent)]
     Set(#[from] SetError),
+    #[error("{}:{line}:{column}: not a measured.json of `perfcompose record`", path.display())]
+    Json {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{} is measured.json version {}, this perfcompose reads version {expected}; record again", path.display(), found.map_or("(none)".to_string(), |v| v.to_string()))]
+    Version {
+        path: PathBuf,
+        found: Option<u32>,
+        expected: u32,
+    },
 }
 
 /// A raw log that is not what the library writes.

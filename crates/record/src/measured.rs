@@ -1,7 +1,11 @@
 //! `DIR/measured.json`: what a recording measured (the time of every rank and of the whole
 //! run), the speed its computation was written at, and the calls it did not cover.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
 
 /// The version of `measured.json` this crate writes and reads.
 pub const MEASURED_VERSION: u32 = 1;
@@ -66,8 +70,100 @@ pub struct Uncovered {
 }
 
 impl Measured {
-    /// Read `measured.json`, checking its version.
-    pub fn from_json(text: &str) -> Result<Measured, serde_json::Error> {
-        serde_json::from_str(text)
+    /// Write as pretty JSON (newline-terminated).
+    pub fn write(&self, path: &Path) -> Result<(), Error> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::Write {
+            path: path.to_path_buf(),
+            source: e.into(),
+        })?;
+        std::fs::write(path, text + "\n").map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Read what [`Measured::write`] wrote, checking its version.
+    pub fn read(path: &Path) -> Result<Measured, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        #[derive(Deserialize)]
+        struct Versioned {
+            version: Option<u32>,
+        }
+        let malformed = |e: serde_json::Error| Error::Json {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            source: e,
+        };
+        let v: Versioned = serde_json::from_str(&text).map_err(malformed)?;
+        if v.version != Some(MEASURED_VERSION) {
+            return Err(Error::Version {
+                path: path.to_path_buf(),
+                found: v.version,
+                expected: MEASURED_VERSION,
+            });
+        }
+        serde_json::from_str(&text).map_err(malformed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Measured {
+        Measured {
+            version: MEASURED_VERSION,
+            command: vec!["mpirun".into(), "./a".into()],
+            processes: 1,
+            hosts: vec!["vm".into()],
+            flops_per_s: 1e9,
+            speed_source: "given".into(),
+            measured_time_s: 1.5,
+            run_wall_s: 2.0,
+            ranks: vec![RankTime {
+                rank: 0,
+                host: "vm".into(),
+                pid: 7,
+                seconds: 1.5,
+                compute_s: 1.0,
+                recorded_call_s: 0.5,
+                recorded_calls: 3,
+                actions: 9,
+            }],
+            recorded_calls: 3,
+            uncovered_calls: 1,
+            uncovered: vec![Uncovered {
+                call: "MPI_Scan".into(),
+                count: 1,
+                ranks: vec![0],
+            }],
+            trace: "trace.txt".into(),
+            platform: "platform.xml".into(),
+            hostfile: "hostfile".into(),
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn written_then_read_back_and_other_versions_refused() {
+        let dir = std::env::temp_dir().join(format!("pc-measured-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("measured.json");
+        sample().write(&p).unwrap();
+        assert_eq!(Measured::read(&p).unwrap(), sample());
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("\"version\": 1", "\"version\": 9");
+        std::fs::write(&p, text).unwrap();
+        let e = Measured::read(&p).unwrap_err().to_string();
+        assert!(e.contains("version 9") && e.contains("version 1"), "{e}");
+        std::fs::write(&p, "{\"version\": 1,\n \"command\": 3}").unwrap();
+        let e = Measured::read(&p).unwrap_err().to_string();
+        assert!(e.contains(":2:"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -132,9 +132,8 @@ mod imp {
             run_wall_s,
             notes,
         );
+        measured.write(&dir.measured())?;
         let json = serde_json::to_string_pretty(&measured)? + "\n";
-        std::fs::write(dir.measured(), &json)
-            .with_context(|| format!("cannot write {}", dir.measured().display()))?;
         dir.remove_raw()
             .with_context(|| format!("cannot remove {}", dir.raw_dir().display()))?;
         let out = if args.json {
