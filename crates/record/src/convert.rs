@@ -130,7 +130,12 @@ struct Lines<W: Write> {
     /// Position of `queue[0]` among all lines.
     first: u64,
     written: u64,
+    /// Most lines held in memory behind unresolved receives (see `push`).
+    hold_limit: usize,
 }
+
+/// Most trace lines kept in memory behind receives that have not completed yet.
+pub const HOLD_LIMIT: usize = 1 << 20;
 
 impl<W: Write> Lines<W> {
     fn io(e: std::io::Error, path: &Path) -> Error {
@@ -147,6 +152,19 @@ impl<W: Write> Lines<W> {
             return write_action(&mut self.w, self.rank, &a).map_err(|e| Self::io(e, path));
         }
         self.queue.push_back(Slot::Ready(a));
+        if self.queue.len() > self.hold_limit {
+            // Memory stays bounded: receives from a named source are written as posted
+            // (a cancel that comes later can no longer take them out).
+            for slot in self.queue.iter_mut() {
+                if let Slot::Held(Some(_)) = slot {
+                    let Slot::Held(Some(a)) = std::mem::replace(slot, Slot::Dropped) else {
+                        unreachable!()
+                    };
+                    *slot = Slot::Ready(a);
+                }
+            }
+            self.flush_ready(path)?;
+        }
         Ok(())
     }
 
@@ -157,7 +175,11 @@ impl<W: Write> Lines<W> {
 
     /// The held line at `at` becomes `a` (`None`: nothing).
     fn resolve(&mut self, at: u64, a: Option<Action>, path: &Path) -> Result<(), Error> {
-        if let Some(slot) = self.queue.get_mut((at - self.first) as usize) {
+        // A line before `first` was written already (see `push`).
+        let slot = at
+            .checked_sub(self.first)
+            .and_then(|i| self.queue.get_mut(i as usize));
+        if let Some(slot @ Slot::Held(_)) = slot {
             *slot = a.map_or(Slot::Dropped, Slot::Ready);
         }
         self.flush_ready(path)
@@ -207,6 +229,17 @@ pub fn convert_rank<W: Write>(
     flops_per_s: f64,
     out: W,
 ) -> Result<(RankSummary, W), Error> {
+    convert_rank_holding(path, flops_per_s, out, HOLD_LIMIT)
+}
+
+/// [`convert_rank`] holding at most `hold_limit` lines behind receives from a named source
+/// that have not completed (those from any source are held however long it takes).
+pub fn convert_rank_holding<W: Write>(
+    path: &Path,
+    flops_per_s: f64,
+    out: W,
+    hold_limit: usize,
+) -> Result<(RankSummary, W), Error> {
     let mut rd = RawReader::open(path)?;
     let start = match rd.next_record()? {
         Some(r) if r.kind == Kind::Start => r,
@@ -226,6 +259,7 @@ pub fn convert_rank<W: Write>(
         queue: VecDeque::new(),
         first: 0,
         written: 0,
+        hold_limit,
     };
     let mut summary = RankSummary {
         rank: me,

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use perfcompose_record::convert::{convert_rank, CANCELLED, UNRESOLVED_ANY_SOURCE};
+use perfcompose_record::convert::{
+    convert_rank, convert_rank_holding, CANCELLED, UNRESOLVED_ANY_SOURCE,
+};
 use perfcompose_record::expand::tag;
 use perfcompose_record::raw::{pack_text, Coll, Kind, Record, MAGIC};
 use perfcompose_record::{RecordDir, SetError};
@@ -179,6 +181,30 @@ fn a_cancelled_receive_is_left_out_and_one_never_completed_is_written_as_posted(
         ]
     );
     assert_eq!(s.uncovered, [(CANCELLED.to_string(), 1)]);
+}
+
+#[test]
+fn lines_held_behind_a_receive_from_a_named_source_are_bounded() {
+    // A receive from rank 1 posted first and completed last, 10 sends between: with room
+    // for 4 held lines, it is written as posted once the queue passes 4, and its late
+    // completion still gives its wait.
+    let mut r = start(0, 2);
+    r.push(rec(Kind::Irecv, 1000, 1000, [1, 4, 16, 1, 0, 0], vec![]));
+    for _ in 0..10 {
+        r.push(rec(Kind::Send, 1000, 1000, [0, 1, 1, 8, 0, 0], vec![]));
+    }
+    r.push(rec(Kind::Done, 1000, 1000, [0; 6], vec![1, 1, 4, 16]));
+    r.push(end(1000));
+    let d = scratch("bounded");
+    let p = d.join("1.bin");
+    write_log(&p, &r);
+    let (_, out) = convert_rank_holding(&p, 1e9, Vec::new(), 4).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let l: Vec<&str> = text.lines().collect();
+    assert_eq!(l[1], "0 irecv 1 4 16");
+    assert_eq!(l.iter().filter(|x| x.contains(" send ")).count(), 10);
+    assert_eq!(l[l.len() - 2], "0 wait 1 0 4");
+    assert_eq!(l.len(), 1 + 1 + 10 + 1 + 1);
 }
 
 #[test]
