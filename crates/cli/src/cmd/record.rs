@@ -144,7 +144,7 @@ mod imp {
         use std::io::Write;
         crate::report::stdout().write_all(out.as_bytes())?;
         if !measured.uncovered.is_empty() {
-            eprint!("{}", uncovered_text(&measured.uncovered));
+            perfcompose_core::stderr_line!("{}", uncovered_text(&measured.uncovered).trim_end());
         }
         Ok(())
     }
