@@ -48,6 +48,9 @@ enum Command {
     Validate(Box<cmd::validate::Args>),
     /// Replay message-passing traces on a platform description.
     Simulate(cmd::simulate::Args),
+    /// Run an MPI program under a recorder and write its SimGrid traces, its measured
+    /// times and a platform to replay them on: `record -o DIR -- mpirun -np P PROGRAM`.
+    Record(cmd::record::Args),
     /// Pictures of models, designs, validations and replays as one HTML file.
     Report(cmd::report::Args),
 }
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Validate(a) => cmd::validate::run(*a),
         Command::Simulate(a) => cmd::simulate::run(a),
+        Command::Record(a) => cmd::record::run(a),
         Command::Report(a) => cmd::report::run(a),
     };
     // Flush here rather than at exit, where a failed flush would go unnoticed.

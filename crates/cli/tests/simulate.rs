@@ -96,6 +96,45 @@ fn json_report_has_the_documented_fields() {
 }
 
 #[test]
+fn speed_scale_divides_computation_and_leaves_communication_alone() {
+    let d = Dir::new("speed-scale");
+    setup(
+        &d,
+        "0 init\n0 compute 1e9\n0 send 1 0 1e6\n0 finalize\n",
+        "1 init\n1 recv 0 0 1e6\n1 finalize\n",
+    );
+    let time = |extra: &[&str]| {
+        let out = run(&d, &[&["--json"], extra].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            v["simulated_time_s"].as_f64().unwrap(),
+            v["ranks"][0]["compute_s"].as_f64().unwrap(),
+            v["notes"].to_string(),
+        )
+    };
+    let (t1, c1, _) = time(&[]);
+    let (t2, c2, notes) = time(&["--speed-scale", "2"]);
+    assert!(
+        (c1 - 1.0).abs() < 1e-12 && (c2 - 0.5).abs() < 1e-12,
+        "{c1} {c2}"
+    );
+    // The message's time (after the computation) is the same.
+    assert!(((t1 - c1) - (t2 - c2)).abs() < 1e-12, "{t1} {t2}");
+    assert!(notes.contains("--speed-scale 2"), "{notes}");
+    for bad in ["0", "-1", "nan", "inf"] {
+        let out = run(&d, &[&format!("--speed-scale={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--speed-scale"), "{bad}: {err}");
+    }
+}
+
+#[test]
 fn text_report_and_index_relative_to_working_directory() {
     let d = Dir::new("text");
     setup(&d, "0 init\n0 compute 1e9\n", "1 init\n");

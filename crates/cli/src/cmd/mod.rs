@@ -10,6 +10,7 @@ pub mod input;
 pub mod measure;
 pub mod optimize;
 pub mod predict;
+pub mod record;
 pub mod report;
 pub mod runtime_args;
 pub mod simulate;

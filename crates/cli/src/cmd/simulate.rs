@@ -47,6 +47,10 @@ pub struct Args {
     /// (SimGrid's smpi/send-is-detached-thresh).
     #[arg(long, default_value_t = 65536.0, value_name = "BYTES")]
     pub eager_threshold: f64,
+    /// Every host computes this many times faster (2: cores twice as fast); computation
+    /// replays in 1/F of its time, communication is unchanged.
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    pub speed_scale: f64,
     /// Multiplies route latencies (SimGrid's network/latency-factor; CM02: 1).
     #[arg(long, default_value_t = 1.0)]
     pub latency_factor: f64,
@@ -128,7 +132,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.window == 0 {
         bail!("--window must be at least 1");
     }
-    let platform = Platform::from_file(&args.platform)?;
+    if !(args.speed_scale.is_finite() && args.speed_scale > 0.0) {
+        bail!("--speed-scale must be a positive number (2: cores twice as fast)");
+    }
+    let mut platform = Platform::from_file(&args.platform)?;
+    if args.speed_scale != 1.0 {
+        platform = platform.with_speeds_scaled(args.speed_scale);
+    }
     let slots = match &args.hostfile {
         Some(h) => {
             let text = std::fs::read_to_string(h)
@@ -201,6 +211,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })?;
     }
     let mut notes: Vec<String> = platform.notes().to_vec();
+    if args.speed_scale != 1.0 {
+        notes.push(format!(
+            "every host computes {}× as fast as the platform says (--speed-scale {})",
+            args.speed_scale, args.speed_scale
+        ));
+    }
     notes.extend(report.notes.iter().cloned());
     let out = if args.json {
         render_json(&args, &report, wall, &notes)?

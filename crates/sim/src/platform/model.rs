@@ -100,6 +100,15 @@ impl Platform {
         self.host_index.get(name).copied()
     }
 
+    /// The same platform with every host `factor` times as fast (dPerf's what-if "cores
+    /// `factor`× faster"); `factor` must be positive and finite.
+    pub fn with_speeds_scaled(mut self, factor: f64) -> Platform {
+        for h in &mut self.hosts {
+            h.speed *= factor;
+        }
+        self
+    }
+
     /// Things in the file that were read but have no effect here (properties, configs).
     pub fn notes(&self) -> &[String] {
         &self.notes
