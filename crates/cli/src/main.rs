@@ -3,7 +3,9 @@
 //! Parses flags (clap), dispatches to one module per subcommand under `cmd/`, and turns
 //! every error into a message on stderr with exit status 2 (user errors: bad files,
 //! bad terms, bad flags) — except a closed standard output (`perfcompose ... | head`),
-//! which ends the command quietly with status 0. All logic lives in the library crates.
+//! which ends the command quietly with status 0. Under `mpirun`, an error every rank
+//! meets alike (a flag) is printed by rank 0 alone. All logic lives in the library
+//! crates.
 #![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 mod cmd;
@@ -56,7 +58,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Under `mpirun` every rank parses the same flags: rank 0 alone says what is
+        // wrong (or prints the help), the others end with the same status.
+        Err(e) if perfcompose_runtime::host::launcher_rank().is_some_and(|r| r != 0) => {
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Predict(a) => cmd::predict::run(a),
         Command::Check(a) => cmd::check::run(a),

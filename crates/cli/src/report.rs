@@ -29,6 +29,16 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[error("reported by rank 0")]
 pub struct ReportedElsewhere;
 
+/// An error every process of an MPI job hits alike (a flag, a file read before MPI is
+/// up): the process the launcher made rank 0 (or one no launcher started) returns it to
+/// be printed, the others [`ReportedElsewhere`], so that the job prints it once.
+pub fn once_per_job(e: impl Into<anyhow::Error>) -> anyhow::Error {
+    match perfcompose_runtime::host::launcher_rank() {
+        Some(rank) if rank != 0 => ReportedElsewhere.into(),
+        _ => e.into(),
+    }
+}
+
 /// Whether the error is [`ReportedElsewhere`].
 pub fn is_reported_elsewhere(e: &anyhow::Error) -> bool {
     e.downcast_ref::<ReportedElsewhere>().is_some()

@@ -113,7 +113,15 @@ fn calibrate_network_writes_its_json_and_files_other_commands_read() {
         .output()
         .unwrap();
     let p: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
-    assert!(p.to_string().contains("value"), "{p}");
+    // In nanoseconds, like the block models it is composed with.
+    let predicted = p["values"][0]["value"].as_f64().unwrap();
+    let alpha = v["hockney_eager"]["alpha_s"].as_f64().unwrap();
+    let beta = v["hockney"]["beta_s_per_byte"].as_f64().unwrap();
+    let want = (alpha + beta * 8000.0) * 1e9;
+    assert!(
+        (predicted - want).abs() <= 1e-6 * want,
+        "{predicted} ns, want {want} ns"
+    );
     // The platform replays a trace.
     let trace = dir.join("trace.txt");
     std::fs::write(&trace, "0 send 1 0 1000000\n1 recv 0 0 1000000\n").unwrap();
@@ -341,5 +349,130 @@ fn mistakes_end_the_job_with_status_2_and_one_message() {
         .unwrap();
     assert_eq!(single.status.code(), Some(2), "{}", text(&single.stderr));
     assert!(text(&single.stderr).contains("at least 2 MPI processes"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `perfcompose ARGS` started without `mpirun`.
+fn alone(args: &[&str], config: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfcompose"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap()
+}
+
+/// The job ended with status 2 and printed `message` once, without a panic.
+#[track_caller]
+fn refused_once(o: &Output, message: &str) {
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.matches(message).count(), 1, "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn the_mpi_suite_without_mpirun_is_refused_like_calibrate_network() {
+    let dir = scratch("alone");
+    let o = alone(&["validate", "--suite", "mpi"], &dir);
+    refused_once(
+        &o,
+        "validate --suite mpi needs at least 2 MPI processes, this job has 1 (it was not started by mpirun); start it as `mpirun -np 2 perfcompose …`",
+    );
+    let o = alone(&["calibrate", "network", "--no-save"], &dir);
+    refused_once(
+        &o,
+        "calibrate network needs at least 2 MPI processes, this job has 1 (it was not started by mpirun)",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn flag_mistakes_under_mpirun_are_printed_once_and_never_panic() {
+    let dir = scratch("flags");
+    for (args, message) in [
+        (
+            &["validate", "--suite", "mpi", "--time-limit", "1e20"][..],
+            "1e20 s is longer than a year",
+        ),
+        (
+            &["calibrate", "network", "--no-save", "--time-limit", "1e19"][..],
+            "1e19 s is longer than a year",
+        ),
+        (
+            &["validate", "--suite", "mpi", "--time-limit=-5"][..],
+            "give a positive number of seconds, not -5",
+        ),
+        (
+            &["validate", "--suite", "mpi", "--cores", "0"][..],
+            "--cores must be at least 1",
+        ),
+        (
+            &["validate", "--suite", "mpi", "--modeler", "nosuch"][..],
+            "unknown modeler `nosuch`",
+        ),
+    ] {
+        refused_once(&mpirun(args, &dir), message);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unknown_kernel_under_mpirun_is_located_with_a_suggestion() {
+    let dir = scratch("kernel");
+    let term = "dc(cc_divide, cc_combin, cc_leaf, procs=2, exchange=ex, size=1024)";
+    let net = dir.join("none.json");
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            term,
+            "--network",
+            net.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    refused_once(&o, "unknown kernel `cc_combin` (<term>:1:15)");
+    let e = text(&o.stderr);
+    assert!(e.contains("────┬────"), "{e}");
+    assert!(e.contains("did you mean `cc_combine`?"), "{e}");
+    // The thread runtime says the same about its terms.
+    let o = alone(&["validate", "--term", "seq(qsort, incc)"], &dir);
+    refused_once(&o, "unknown kernel `incc` (<term>:1:12)");
+    assert!(text(&o.stderr).contains("did you mean `inc`?"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hand_edited_calibration_with_a_negative_start_up_is_refused_at_its_line() {
+    let dir = scratch("edited");
+    calibrate(&dir);
+    let net = dir.join("net.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&net).unwrap()).unwrap();
+    v["hockney_eager"]["alpha_s"] = serde_json::json!(-1.0);
+    let edited = dir.join("edited.json");
+    std::fs::write(&edited, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let term = "mapreduce(map, reduce_per_key, nodes=2, threads=1, keys=768, per_key=x)";
+    let o = mpirun(
+        &[
+            "validate",
+            "--term",
+            term,
+            "--network",
+            edited.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    refused_once(
+        &o,
+        "`hockney_eager.alpha_s` is -1e0, and it must be a finite time ≥ 0",
+    );
+    assert!(
+        text(&o.stderr).contains("edited.json:"),
+        "{}",
+        text(&o.stderr)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

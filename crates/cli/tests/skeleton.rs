@@ -14,6 +14,8 @@ use perfcompose_core::skeleton::{Hypercube, Matmul, StandardLibrary};
 
 /// Two evaluation paths of the same model agree to rounding.
 const EXACT_TOL: f64 = 1e-12;
+/// The seeds' files are in seconds (`unit = "s"`); predictions are in nanoseconds.
+const NS_PER_S: f64 = 1e9;
 /// Seed 004 prints 1.916492 s; our reading of its coefficient table gives 1.928202 s.
 const SEED004_TOL: f64 = 1e-2;
 
@@ -52,7 +54,7 @@ fn seed004_dc_term_matches_the_skeleton_model() {
         "g=1.51e-7",
         "--json",
     ]);
-    let predicted = v["values"][0]["value"].as_f64().unwrap();
+    let predicted = v["values"][0]["value"].as_f64().unwrap() / NS_PER_S;
     let hdc = Hypercube {
         procs: Expr::constant(8.0),
         divided: vec!["M".into()],
@@ -93,9 +95,9 @@ fn seed002_table3_row_through_predict() {
             .map(|(c, _)| c)
             .unwrap()
     };
-    // Printed: 3.727e-8 * M^2 + 9.259e-12 * M^3 (4 digits).
-    assert!((coeff(2) / 3.727e-8 - 1.0).abs() < 5e-4);
-    assert!((coeff(3) / 9.259e-12 - 1.0).abs() < 5e-4);
+    // Printed: 3.727e-8 * M^2 + 9.259e-12 * M^3 (4 digits), in seconds.
+    assert!((coeff(2) / NS_PER_S / 3.727e-8 - 1.0).abs() < 5e-4);
+    assert!((coeff(3) / NS_PER_S / 9.259e-12 - 1.0).abs() < 5e-4);
 }
 
 #[test]
@@ -125,7 +127,7 @@ fn seed002_matmul_term_is_the_skeletons_fox_model() {
             "x=30000",
             "--json",
         ]);
-        let predicted = v["values"][0]["value"].as_f64().unwrap();
+        let predicted = v["values"][0]["value"].as_f64().unwrap() / NS_PER_S;
         let want = mm
             .fox(algorithm, segments.map(Expr::constant).as_ref())
             .unwrap()

@@ -11,6 +11,7 @@
 //! | [`comm`] | communication models: Hockney, LogGP, collective algorithms |
 //! | [`skeleton`] | analytic skeleton models: matrix multiplication (seed 002), hypercube D&C (seed 004) |
 //! | [`diag`] | spans and located diagnostics shared by every parser |
+//! | [`units`] | units of time: what files state, and the one unit (ns) models are composed in |
 //!
 //! No threads and no `unsafe` live here; the simulator, the runtime and the binary build
 //! on top.
@@ -40,6 +41,7 @@ pub mod optimize;
 pub mod skeleton;
 pub mod term;
 pub mod uncertainty;
+pub mod units;
 
 pub use diag::{Diagnostic, Span};
 pub use model::{Expr, Model, Monomial, Pmnf, Power, Q};

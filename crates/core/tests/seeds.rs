@@ -323,7 +323,8 @@ fn seed004_through_the_dc_term() {
         ("l", s.at["l"]),
         ("g", s.at["g"]),
     ];
-    let via_term = composed.eval_at(&env).unwrap();
+    // The file states its seconds (`unit = "s"`); composed models are in ns.
+    let via_term = composed.eval_at(&env).unwrap() / 1e9;
 
     // The skeleton model of the same blocks.
     let hdc = Hypercube {

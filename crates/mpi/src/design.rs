@@ -58,6 +58,7 @@ impl Design {
         config: &Config,
     ) -> Result<(Term, Design), Error> {
         let (term, plan) = parse_plan("<term>", term_text)?;
+        registry.check_term(&term)?;
         if let NodeKind::Matmul(mm) = &term.root.kind {
             let NodeKind::Component(multiply) = &mm.multiply.kind else {
                 return Err(Error::Design(

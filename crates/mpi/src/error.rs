@@ -11,12 +11,16 @@ use perfcompose_core::Diagnostic;
 pub enum Error {
     #[error("MPI is already initialised in this process")]
     AlreadyStarted,
-    #[error("{what} needs at least {need} MPI processes, this job has {have}; start it as `mpirun -np {need} perfcompose …`")]
+    #[error("{what} needs at least {need} MPI processes, this job has {have}{}; start it as `mpirun -np {need} perfcompose …`", if *launched { "" } else { " (it was not started by mpirun)" })]
     TooFewProcesses {
         what: &'static str,
         need: usize,
         have: usize,
+        /// Whether an MPI launcher started this process.
+        launched: bool,
     },
+    #[error("a time limit of {seconds} s is further ahead than this machine's clock reaches")]
+    TimeLimit { seconds: f64 },
     #[error("{0}")]
     Options(String),
     #[error("the design cannot run on MPI: {0}")]
@@ -46,6 +50,17 @@ pub enum Error {
         line: usize,
         column: usize,
         message: String,
+    },
+    #[error("{path}:{line}:{column}: `{}{field}` is {value:e}, and it must be {rule}; recalibrate with `mpirun -np 2 perfcompose calibrate network`", if table.is_empty() { String::new() } else { format!("{table}.") })]
+    BadParameter {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        /// The object holding the field (empty: the top level).
+        table: &'static str,
+        field: &'static str,
+        value: f64,
+        rule: &'static str,
     },
     #[error("{path} is a network calibration of {found}, this perfcompose reads version {expected}; recalibrate with `mpirun -np 2 perfcompose calibrate network`")]
     Version {

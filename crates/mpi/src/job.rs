@@ -36,6 +36,10 @@ pub struct Job {
     size: usize,
     /// The block this rank is in, for the watchdog's message.
     block: Arc<Mutex<String>>,
+    /// Whether an MPI launcher (`mpirun`) started this process, as its environment said
+    /// before MPI was initialised (a process initialised alone gets a launcher's
+    /// variables too).
+    launched: bool,
     watchdog: Watchdog,
     /// Dropped last: finalises MPI.
     _universe: Universe,
@@ -45,6 +49,12 @@ impl Job {
     /// Initialise MPI and start the watchdog: the job ends with status 2 when it runs
     /// longer than `time_limit`.
     pub fn start(time_limit: Duration) -> Result<Job, Error> {
+        if Instant::now().checked_add(time_limit).is_none() {
+            return Err(Error::TimeLimit {
+                seconds: time_limit.as_secs_f64(),
+            });
+        }
+        let launched = perfcompose_runtime::host::launcher_rank().is_some();
         let (universe, _threading) =
             mpi::initialize_with_threading(Threading::Funneled).ok_or(Error::AlreadyStarted)?;
         let world = universe.world();
@@ -57,6 +67,7 @@ impl Job {
             rank,
             size,
             block,
+            launched,
             watchdog,
             _universe: universe,
         })
@@ -87,13 +98,16 @@ impl Job {
         self.watchdog.limit
     }
 
-    /// An error unless the job has at least `need` processes.
+    /// An error unless the job has at least `need` processes: what every command that
+    /// needs several processes checks first (`calibrate network`, `validate --suite
+    /// mpi`), so that one started without `mpirun` says so instead of running alone.
     pub fn require(&self, what: &'static str, need: usize) -> Result<(), Error> {
         if self.size < need {
             return Err(Error::TooFewProcesses {
                 what,
                 need,
                 have: self.size,
+                launched: self.launched,
             });
         }
         Ok(())
@@ -231,11 +245,15 @@ impl Watchdog {
         let thread = std::thread::Builder::new()
             .name("perfcompose-watchdog".into())
             .spawn(move || {
-                let deadline = Instant::now() + limit;
+                // `Job::start` checked that the deadline exists; a clock that moved
+                // since then leaves the job without a watchdog rather than panicking.
+                let Some(deadline) = Instant::now().checked_add(limit) else {
+                    return;
+                };
                 let report_at = if rank == 0 {
                     deadline
                 } else {
-                    deadline + REPORT_GRACE
+                    deadline.checked_add(REPORT_GRACE).unwrap_or(deadline)
                 };
                 loop {
                     if flag.load(Ordering::Acquire) {

@@ -153,6 +153,16 @@ impl Plan {
         }
     }
 
+    /// Whether the runtime can run every part of the plan (no [`Plan::Unsupported`]).
+    pub fn runs(&self) -> bool {
+        match self {
+            Plan::Seq(p) | Plan::Pipe(p) => p.iter().all(Plan::runs),
+            Plan::TPool(_, t) => t.runs(),
+            Plan::Kernel(_) | Plan::MapReduce { .. } => true,
+            Plan::Unsupported { .. } => false,
+        }
+    }
+
     /// Every kernel the plan names, left to right.
     pub fn kernels(&self) -> Vec<String> {
         let mut out = Vec::new();

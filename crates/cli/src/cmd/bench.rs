@@ -203,7 +203,12 @@ fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>
 fn design(args: &DesignArgs, registry: &Registry) -> anyhow::Result<Vec<Series>> {
     let sweep = &args.sweep;
     let spec = sampling(sweep)?;
-    let (_, plan) = parse_plan("<term>", &args.term)?;
+    let (term, plan) = parse_plan("<term>", &args.term)?;
+    // A construct the runtime cannot run says so first (when it builds); a name that is
+    // no kernel is located in the term.
+    if plan.runs() {
+        registry.check_term(&term)?;
+    }
     let sizes = match &sweep.sizes {
         Some(s) => s.clone(),
         None => default_sizes_for(registry, &plan, sweep.full),

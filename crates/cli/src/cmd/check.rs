@@ -50,6 +50,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let components = input::components(args.components.as_deref())?;
     let grid = input::grid(&args.at)?;
+    input::check_machine(&components, &grid)?;
     let opts = ComposeOptions { cores: args.cores };
     let mut out = crate::report::stdout();
     if args.laws {

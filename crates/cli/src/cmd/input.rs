@@ -56,15 +56,15 @@ pub fn grid(at: &[String]) -> Result<Grid, Diagnostic> {
 /// Refuse `--at NAME=...` for a name the components file's `[machine]` table already
 /// fixed: the value would be silently ignored.
 pub fn check_machine(components: &Components, grid: &Grid) -> anyhow::Result<()> {
-    if let Some(name) = grid
+    if let Some((name, param)) = grid
         .names()
         .into_iter()
-        .find(|n| components.machine().contains_key(*n))
+        .find_map(|n| components.machine().get_key_value(n))
     {
         anyhow::bail!(
-            "`{name}` is fixed to {} by the [machine] table of {}; remove it there to vary it with --at",
-            num(components.machine()[name]),
-            components.origin
+            "`{name}` is fixed to {} ns by the [machine] table at {}; remove it there to vary it with --at",
+            num(param.ns),
+            param.at
         );
     }
     Ok(())

@@ -1,5 +1,5 @@
 //! One module per subcommand: each has an `Args` (clap) and a `run`; `input`,
-//! `runtime_args` and `timing_args` hold what several of them share.
+//! `runtime_args`, `timing_args` and `seconds` hold what several of them share.
 
 pub mod bench;
 pub mod calibrate;
@@ -13,6 +13,7 @@ pub mod predict;
 pub mod record;
 pub mod report;
 pub mod runtime_args;
+pub mod seconds;
 pub mod simulate;
 pub mod timing_args;
 pub mod validate;

@@ -47,8 +47,8 @@ pub struct TimingArgs {
     pub target: Option<f64>,
     /// Spend at most about this long on the whole grid: each point stops repeating
     /// after its share, once it has --reps repetitions.
-    #[arg(long, value_name = "SECONDS", requires = "command")]
-    pub budget: Option<f64>,
+    #[arg(long, value_name = "SECONDS", requires = "command", value_parser = super::seconds::seconds)]
+    pub budget: Option<Duration>,
     /// Measure the points in a random order (fixed by --seed), so that a drift of the
     /// machine does not line up with a parameter.
     #[arg(long, requires = "command")]
@@ -91,10 +91,7 @@ impl TimingArgs {
         }
         let max_point_time = match self.budget {
             None => Duration::from_secs(24 * 3600),
-            Some(b) if b.is_finite() && b > 0.0 => {
-                Duration::from_secs_f64(b / points.max(1) as f64)
-            }
-            Some(b) => bail!("--budget {b}: give a positive number of seconds"),
+            Some(b) => b.div_f64(points.max(1) as f64),
         };
         Ok(Sampling {
             warmup: self.warmup.unwrap_or(1),
@@ -192,13 +189,14 @@ mod tests {
             a(Some(40), None, None, None).sampling(1).unwrap().max_reps,
             40
         );
-        let s = a(None, None, None, Some(8.0)).sampling(4).unwrap();
+        let s = a(None, None, None, Some(Duration::from_secs(8)))
+            .sampling(4)
+            .unwrap();
         assert_eq!(s.max_point_time, Duration::from_secs(2));
         for (bad, msg) in [
             (a(Some(0), None, None, None), "at least 1"),
             (a(Some(5), Some(3), None, None), "below --reps"),
             (a(None, None, Some(1.5), None), "between 0 and 1"),
-            (a(None, None, None, Some(-1.0)), "positive"),
         ] {
             let e = bad.sampling(2).unwrap_err().to_string();
             assert!(e.contains(msg), "{e}");

@@ -1,6 +1,6 @@
-//! Reading a components file: the TOML tables, the `[machine]` table and its file, and
-//! each component's model, measurements or stated uncertainty, with every error located
-//! in the file.
+//! Reading a components file: the TOML tables, the unit of the models, and each
+//! component's model, measurements or stated uncertainty, with every error located in
+//! the file (the `[machine]` table and its file: [`super::machine`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,31 +8,30 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::machine;
 use super::stated::RawStated;
 use super::{Component, ComponentSource, Components, LoadOptions};
 use crate::diag::{Diagnostic, Span};
 use crate::model::{parse_model_with, Expr, Functions};
 use crate::term::PATTERNS;
+use crate::units::TimeUnit;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    /// The unit of every model's times (default: ns).
+    unit: Option<Spanned<toml::Value>>,
     components: Option<BTreeMap<String, Spanned<RawComponent>>>,
-    machine: Option<BTreeMap<String, Spanned<f64>>>,
+    machine: Option<machine::RawTable>,
     machine_file: Option<Spanned<String>>,
-}
-
-/// A file that holds only a `[machine]` table (`calibrate network --machine-out`).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMachineFile {
-    machine: Option<BTreeMap<String, Spanned<f64>>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawComponent {
     model: Option<Spanned<String>>,
+    /// The unit of this model's times (default: the file's).
+    unit: Option<Spanned<toml::Value>>,
     measurements: Option<Spanned<String>>,
     callpath: Option<Spanned<String>>,
     description: Option<String>,
@@ -53,7 +52,7 @@ impl Components {
         let raw: RawFile = toml::from_str(source).map_err(|e| {
             let d = toml_error(origin, source, &e);
             if e.message().contains("unknown field") {
-                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"`), and optionally `description`; a model may state `relative_error`, `stderr` or `covariance`, and `measured`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"")
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"`), and optionally `description` and `unit`; a model may state `relative_error`, `stderr` or `covariance`, and `measured`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"; the file's top may state unit = \"s\" (or ms, us, ns)")
             } else {
                 d
             }
@@ -61,29 +60,20 @@ impl Components {
         let Some(table) = raw.components else {
             return Err(no_components(origin, source));
         };
-        let mut machine = BTreeMap::new();
-        if let Some(file) = &raw.machine_file {
-            let path = base_dir.join(file.get_ref());
-            let span = Span::new(file.span().start, file.span().end);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                Diagnostic::new(
-                    origin,
-                    source,
-                    span,
-                    format!("cannot read machine file `{}`: {e}", path.display()),
-                )
-                .with_hint("the path is relative to the components file's directory")
-            })?;
-            let file_origin = path.display().to_string();
-            let parsed: RawMachineFile =
-                toml::from_str(&text).map_err(|e| toml_error(&file_origin, &text, &e))?;
-            machine = read_machine(&file_origin, &text, parsed.machine.unwrap_or_default())?;
-        }
+        let file_unit = match &raw.unit {
+            Some(u) => machine::unit_of(origin, source, u)?,
+            None => TimeUnit::INTERNAL,
+        };
+        let mut machine = match &raw.machine_file {
+            Some(file) => machine::read_file(origin, source, base_dir, file)?,
+            None => BTreeMap::new(),
+        };
         // The file's own table overrides the machine file's values.
-        machine.extend(read_machine(
+        machine.extend(machine::read_table(
             origin,
             source,
             raw.machine.unwrap_or_default(),
+            None,
         )?);
         let mut entries = BTreeMap::new();
         for (key, comp) in table {
@@ -191,12 +181,28 @@ impl Components {
                     .with_hint("add model = \"536.185 * x\" (x is the component's input size)"))
                 }
             };
-            let model = machine
-                .iter()
-                .fold(model, |m, (p, v)| m.subst(p, &Expr::constant(*v)));
+            let unit = match &comp.unit {
+                Some(u) => machine::unit_of(origin, source, u)?,
+                None => file_unit,
+            };
+            // The model is written in `unit`, its machine parameters too; the whole is
+            // then converted to nanoseconds (a model is a time: scaling every time in
+            // it scales its value).
+            let model = machine.iter().fold(model, |m, (p, v)| {
+                m.subst(p, &Expr::constant(unit.from_internal(v.ns)))
+            });
             let (measured, uncertainty) = match fitted {
                 Some(f) => (f.measured, f.uncertainty),
                 None => stated.read(origin, source, &name, &model)?,
+            };
+            let (model, uncertainty) = if unit == TimeUnit::INTERNAL {
+                (model, uncertainty)
+            } else {
+                let f = unit.nanoseconds();
+                (
+                    Expr::mul(Expr::constant(f), model),
+                    uncertainty.map(|u| u.scaled(f)),
+                )
             };
             entries.insert(
                 name.clone(),
@@ -265,7 +271,7 @@ fn no_components(origin: &str, source: &str) -> Diagnostic {
 }
 
 /// A TOML syntax or shape error at its line and column.
-fn toml_error(origin: &str, source: &str, e: &toml::de::Error) -> Diagnostic {
+pub(super) fn toml_error(origin: &str, source: &str, e: &toml::de::Error) -> Diagnostic {
     let span = e
         .span()
         .map_or(Span::new(0, 0), |r| Span::new(r.start, r.end));
@@ -276,47 +282,10 @@ fn toml_error(origin: &str, source: &str, e: &toml::de::Error) -> Diagnostic {
     Diagnostic::new(origin, source, span, msg)
 }
 
-/// The values of a `[machine]` table, each name checked.
-fn read_machine(
-    origin: &str,
-    source: &str,
-    table: BTreeMap<String, Spanned<f64>>,
-) -> Result<BTreeMap<String, f64>, Diagnostic> {
-    let mut machine = BTreeMap::new();
-    for (name, value) in table {
-        let span = Span::new(value.span().start, value.span().end);
-        let key = key_span(source, &name, value.span());
-        if let Err((msg, hint)) = check_name(&name) {
-            let msg = msg.replace("a component name", "a machine parameter");
-            return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
-        }
-        if RESERVED.contains(&name.as_str()) {
-            return Err(Diagnostic::new(
-                origin,
-                source,
-                key,
-                format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
-            )
-            .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
-        }
-        let v = value.into_inner();
-        if !v.is_finite() {
-            return Err(Diagnostic::new(
-                origin,
-                source,
-                span,
-                format!("machine parameter `{name}` must be a finite number"),
-            ));
-        }
-        machine.insert(name, v);
-    }
-    Ok(machine)
-}
-
 /// Where the key naming a component is written. serde gives no spans for map keys, so
 /// look for the key text (bare or quoted) standing as a key — after `.`, `{`, `,` or a
 /// line start, before `]`, `=` or `.` — nearest to the component's value.
-fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
+pub(super) fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
     let b = source.as_bytes();
     let prev = |mut i: usize| {
         while i > 0 && (b[i - 1] == b' ' || b[i - 1] == b'\t') {
@@ -353,7 +322,7 @@ fn key_span(source: &str, name: &str, value: std::ops::Range<usize>) -> Span {
 
 /// A component name must be usable in a term.
 /// Names the patterns bind inside component models (see the module docs).
-const RESERVED: &[&str] = &["x", "m", "n", "k"];
+pub(super) const RESERVED: &[&str] = &["x", "m", "n", "k"];
 
 pub(super) fn check_name(name: &str) -> Result<(), (String, String)> {
     let mut chars = name.chars();

@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [components.qsort]
-//! model = "1034.17 * x * log2(x)"     # ns per element; x = the component's input size
+//! model = "1034.17 * x * log2(x)"     # ns per element (the default unit); x = the component's input size
 //! description = "quicksort of the array"
 //!
 //! [components.shuffle]
@@ -22,12 +22,31 @@
 //! other name stays a free parameter of the composed model and needs a value (`--at`)
 //! when the model is evaluated.
 //!
+//! Units: every model of a components file is a time in nanoseconds unless the file
+//! says otherwise, at its top (`unit = "s"`, for every model) or per component (`unit =
+//! "us"` in its table); `s`, `ms`, `us` (`µs`) and `ns` are understood. Models are
+//! converted to nanoseconds as they are read ([`crate::units`]), so that the models
+//! composed together are always in one unit.
+//!
+//! ```toml
+//! unit = "s"                          # every model below is in seconds ...
+//!
+//! [components.leaf]
+//! model = "8.3e-8 * N + 2.56e-7 * x"
+//!
+//! [components.scan]
+//! model = "536.185 * x"
+//! unit = "ns"                         # ... except this one
+//! ```
+//!
 //! A `[machine]` table fixes machine parameters for every model of the file (a
 //! calibration's `alpha`, `beta`, `T_flops`, ...): each name is replaced by its value as
-//! the models are read.
+//! the models are read, in the unit of the model that uses it. The table must state the
+//! unit of its values, which are times (or times per byte, word or flop):
 //!
 //! ```toml
 //! [machine]
+//! unit = "s"
 //! alpha = 2.6e-6     # s, from a ping-pong
 //! beta = 4.8e-11     # s per byte
 //!
@@ -37,8 +56,9 @@
 //!
 //! The table may also come from a file of its own, named at the top of the components
 //! file (before any table): `machine_file = "network.toml"` reads that file's `[machine]`
-//! table (what `perfcompose calibrate network --machine-out` writes); a value the
-//! components file's own `[machine]` table gives as well overrides the file's.
+//! table (what `perfcompose calibrate network --machine-out` writes; versioned, see
+//! [`machine`]); a value the components file's own `[machine]` table gives as well
+//! overrides the file's.
 //!
 //! Model strings are parsed with a pluggable function library
 //! ([`crate::model::Functions`]), and a bad model is reported at its own line and column
@@ -47,11 +67,13 @@
 
 mod file;
 mod fitted;
+pub mod machine;
 mod stated;
 #[cfg(test)]
 mod tests;
 
 pub use fitted::{measured_ranges, ComponentFitter, DEFAULT_FITTER};
+pub use machine::{MachineParam, MACHINE_FILE_VERSION};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,7 +128,7 @@ pub struct Components {
     pub origin: String,
     entries: BTreeMap<String, Component>,
     /// The `[machine]` table: parameters already replaced by these values in every model.
-    machine: BTreeMap<String, f64>,
+    machine: BTreeMap<String, MachineParam>,
 }
 
 /// What fitting a component's measurements gives.
@@ -171,8 +193,9 @@ impl Components {
         Components::parse(&origin, &source, base, opts)
     }
 
-    /// The `[machine]` table of the file (its values are already in the models).
-    pub fn machine(&self) -> &BTreeMap<String, f64> {
+    /// The `[machine]` table of the file, in nanoseconds, with where each value was
+    /// written (its values are already in the models).
+    pub fn machine(&self) -> &BTreeMap<String, MachineParam> {
         &self.machine
     }
 

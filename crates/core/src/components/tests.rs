@@ -183,7 +183,7 @@ fn a_machine_table_fixes_parameters_in_every_model() {
             vec!["hockney".into()]
         }
     }
-    let src = "[machine]\nalpha = 2e-6\nbeta = 1\n\n[components.msg]\nmodel = \"hockney(8 * x) + gamma\"\n";
+    let src = "[machine]\nunit = \"ns\"\nalpha = 2e-6\nbeta = 1\n\n[components.msg]\nmodel = \"hockney(8 * x) + gamma\"\n";
     let opts = LoadOptions {
         library: &Lib,
         ..LoadOptions::default()
@@ -193,14 +193,19 @@ fn a_machine_table_fixes_parameters_in_every_model() {
         c.get("msg").unwrap().model.to_string(),
         "2e-6 + gamma + 8 * x"
     );
-    assert_eq!(c.machine().get("beta"), Some(&1.0));
+    assert_eq!(c.machine()["beta"].ns, 1.0);
+    assert_eq!(c.machine()["beta"].at, "m.toml:4:8");
     // Pattern-bound names and non-numbers are rejected where they are written.
-    let bad = "[machine]\nx = 3\n[components.a]\nmodel = \"x\"\n";
+    let bad = "[machine]\nunit = \"s\"\nx = 3\n[components.a]\nmodel = \"x\"\n";
     let d = Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).unwrap_err();
     assert!(d.message.contains("bound by the patterns"), "{}", d.message);
-    assert_eq!(crate::diag::line_col(bad, d.span.start), (2, 1));
-    let bad = "[machine]\nalpha = \"fast\"\n[components.a]\nmodel = \"x\"\n";
-    assert!(Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).is_err());
+    assert_eq!(crate::diag::line_col(bad, d.span.start), (3, 1));
+    let bad = "[machine]\nunit = \"s\"\nalpha = \"fast\"\n[components.a]\nmodel = \"x\"\n";
+    let d = Components::parse("m.toml", bad, Path::new("."), LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        d.message,
+        "machine parameter `alpha` must be a number, not a string"
+    );
 }
 
 #[test]
@@ -209,13 +214,20 @@ fn a_machine_file_supplies_the_table_and_the_file_overrides_it() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("net.toml"),
-        "# from calibrate network\n[machine]\nalpha = 3e-6  # s\nbeta = 2\n",
+        "# from calibrate network\nversion = 1\n[machine]\nunit = \"us\"\nalpha = 3  # us\nbeta = 2\n",
     )
     .unwrap();
-    let src = "machine_file = \"net.toml\"\n[machine]\nbeta = 5\n[components.a]\nmodel = \"alpha + beta * x\"\n";
+    let src = "machine_file = \"net.toml\"\n[machine]\nunit = \"ns\"\nbeta = 5\n[components.a]\nmodel = \"alpha + beta * x\"\n";
     let c = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap();
-    assert_eq!(c.get("a").unwrap().model.to_string(), "3e-6 + 5 * x");
-    assert_eq!(c.machine().get("alpha"), Some(&3e-6));
+    assert_eq!(c.get("a").unwrap().model.to_string(), "3000 + 5 * x");
+    assert_eq!(c.machine()["alpha"].ns, 3000.0);
+    // Each value names the file and line it came from.
+    assert!(
+        c.machine()["alpha"].at.ends_with("net.toml:5:9"),
+        "{:?}",
+        c.machine()["alpha"]
+    );
+    assert_eq!(c.machine()["beta"].at, "c.toml:4:8");
     // A missing file is reported where it is named; a bad one at its own line.
     let src = "machine_file = \"none.toml\"\n[components.a]\nmodel = \"x\"\n";
     let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
@@ -225,7 +237,11 @@ fn a_machine_file_supplies_the_table_and_the_file_overrides_it() {
         d.message
     );
     assert_eq!(crate::diag::line_col(src, d.span.start), (1, 16));
-    std::fs::write(dir.join("bad.toml"), "[machine]\nalpha = 1\nx = 2\n").unwrap();
+    std::fs::write(
+        dir.join("bad.toml"),
+        "[machine]\nunit = \"s\"\nalpha = 1\nx = 2\n",
+    )
+    .unwrap();
     let src = "machine_file = \"bad.toml\"\n[components.a]\nmodel = \"x\"\n";
     let d = Components::parse("c.toml", src, &dir, LoadOptions::default()).unwrap_err();
     assert!(d.message.contains("bound by the patterns"), "{}", d.message);
@@ -314,4 +330,182 @@ fn stated_uncertainties_are_checked_where_they_are_written() {
     let d = parse("[components.a]\nmeasurements = \"a.txt\"\nrelative_error = 0.1\n").unwrap_err();
     assert!(d.message.contains("comes from the fit"), "{}", d.message);
     assert_eq!(d.line_col(), (3, 18));
+}
+
+/// A folder of its own for a test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pc-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn models_are_converted_to_nanoseconds_from_the_unit_they_state() {
+    let src = r#"
+unit = "s"
+
+[components.leaf]
+model = "2e-9 * x"
+
+[components.scan]
+model = "536 * x"
+unit = "ns"
+
+[components.step]
+model = "1.5"
+unit = "us"
+"#;
+    let c = parse(src).unwrap();
+    let at = |name: &str| {
+        c.get(name)
+            .unwrap()
+            .model
+            .eval_at(&[("x", 1000.0)])
+            .unwrap()
+    };
+    assert!((at("leaf") - 2000.0).abs() < 1e-9);
+    assert_eq!(at("scan"), 536_000.0);
+    assert_eq!(at("step"), 1500.0);
+    // A unit that is not one is refused where it is written.
+    let d = parse("unit = \"sec\"\n[components.a]\nmodel = \"x\"\n").unwrap_err();
+    assert_eq!(d.message, "`sec` is not a unit of time (s, ms, us or ns)");
+    assert_eq!(
+        crate::diag::line_col("unit = \"sec\"", d.span.start),
+        (1, 8)
+    );
+    let d = parse("[components.a]\nmodel = \"x\"\nunit = 1\n").unwrap_err();
+    assert_eq!(d.message, "a unit is a string, not a integer");
+}
+
+#[test]
+fn machine_values_enter_a_model_in_its_own_unit() {
+    // Seconds in the table; one model in ns (the default), one in seconds: both come out
+    // in ns, with the machine's start-up counted as the same time.
+    let src = r#"
+[machine]
+unit = "s"
+alpha = 2e-6
+
+[components.ns]
+model = "100 + alpha"
+
+[components.s]
+model = "1e-7 + alpha"
+unit = "s"
+"#;
+    let c = parse(src).unwrap();
+    let v = |n: &str| c.get(n).unwrap().model.as_constant().unwrap();
+    assert!((v("ns") - 2100.0).abs() < 1e-9, "{}", v("ns"));
+    assert!((v("s") - 2100.0).abs() < 1e-9, "{}", v("s"));
+    assert_eq!(c.machine()["alpha"].ns, 2000.0);
+}
+
+#[test]
+fn a_machine_table_must_state_its_unit() {
+    let src = "[machine]\nalpha = 2.8e-6\nbeta = 4.9e-11\n[components.a]\nmodel = \"alpha\"\n";
+    let d = parse(src).unwrap_err();
+    assert_eq!(
+        d.message,
+        "the [machine] table does not say the unit of its times"
+    );
+    assert!(d.hint.unwrap().contains("unit = \"s\""));
+    assert_eq!(crate::diag::line_col(src, d.span.start), (2, 1));
+    // An empty table needs none.
+    assert!(parse("[machine]\n[components.a]\nmodel = \"x\"\n").is_ok());
+}
+
+#[test]
+fn negative_or_infinite_machine_values_are_refused_in_the_file_they_come_from() {
+    let dir = scratch("machine-negative");
+    std::fs::write(
+        dir.join("net.toml"),
+        "version = 1\n[machine]\nunit = \"s\"\nalpha = -1\n",
+    )
+    .unwrap();
+    let src = "machine_file = \"net.toml\"\n[components.a]\nmodel = \"alpha\"\n";
+    let d = Components::parse("comp.toml", src, &dir, LoadOptions::default()).unwrap_err();
+    assert!(d.origin.ends_with("net.toml"), "{}", d.origin);
+    assert_eq!(
+        d.message,
+        "machine parameter `alpha` must be a finite time ≥ 0, got -1"
+    );
+    assert_eq!(d.line_col(), (4, 9));
+    let src = "[machine]\nunit = \"s\"\nbeta = inf\n[components.a]\nmodel = \"beta\"\n";
+    let d = parse(src).unwrap_err();
+    assert!(
+        d.message.contains("must be a finite time ≥ 0"),
+        "{}",
+        d.message
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn machine_files_are_versioned_and_old_calibrations_read_as_seconds() {
+    let dir = scratch("machine-versions");
+    let comp = "machine_file = \"net.toml\"\n[components.a]\nmodel = \"alpha + beta * x\"\n";
+    let load = || Components::parse("comp.toml", comp, &dir, LoadOptions::default());
+    // What `calibrate network --machine-out` wrote before its files had a version:
+    // seconds, no unit.
+    std::fs::write(
+        dir.join("net.toml"),
+        "# The network of host1 as `perfcompose calibrate network` measured it: 2 processes, Open MPI v4.1.\n[machine]\nalpha = 4.5e-7  # s: start-up\nbeta = 2e-10  # s per byte\n",
+    )
+    .unwrap();
+    let c = load().unwrap();
+    let v = c.get("a").unwrap().model.eval_at(&[("x", 1000.0)]).unwrap();
+    assert!((v - 650.0).abs() < 1e-9, "{v}");
+    // The same values without that first line: the unit is not known.
+    std::fs::write(
+        dir.join("net.toml"),
+        "[machine]\nalpha = 4.5e-7\nbeta = 2e-10\n",
+    )
+    .unwrap();
+    let d = load().unwrap_err();
+    assert!(d.message.contains("does not say the unit"), "{}", d.message);
+    // Version 1 states its unit; a newer version is refused at its line.
+    std::fs::write(
+        dir.join("net.toml"),
+        "version = 1\n[machine]\nunit = \"ns\"\nalpha = 450\nbeta = 0.2\n",
+    )
+    .unwrap();
+    let v = load()
+        .unwrap()
+        .get("a")
+        .unwrap()
+        .model
+        .eval_at(&[("x", 1000.0)]);
+    assert!((v.unwrap() - 650.0).abs() < 1e-9);
+    std::fs::write(
+        dir.join("net.toml"),
+        "version = 2\n[machine]\nunit = \"ns\"\nalpha = 450\n",
+    )
+    .unwrap();
+    let d = load().unwrap_err();
+    assert_eq!(
+        d.message,
+        "machine file version 2: this perfcompose reads versions 0 to 1"
+    );
+    assert_eq!(d.line_col(), (1, 11));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_stated_uncertainty_is_converted_with_its_model() {
+    let src = "unit = \"us\"\n[components.a]\nmodel = \"2 + 3 * x\"\nstderr = [0.5, 0.1]\n";
+    let c = parse(src).unwrap();
+    let a = c.get("a").unwrap();
+    let u = a.uncertainty.as_ref().unwrap();
+    let at = [("x", 10.0)];
+    let centre: Vec<(String, f64)> = u
+        .coefficients
+        .iter()
+        .cloned()
+        .zip(u.center.iter().copied())
+        .chain(at.iter().map(|(k, v)| (k.to_string(), *v)))
+        .collect();
+    let from_template = u.template.eval(&centre).unwrap();
+    let model = a.model.eval_at(&at).unwrap();
+    assert!((model - 32_000.0).abs() < 1e-9, "{model}");
+    assert!((from_template - model).abs() < 1e-9, "{from_template}");
 }

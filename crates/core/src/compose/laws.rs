@@ -133,6 +133,8 @@ pub fn compare_terms(
     }
     let mut points = Vec::new();
     for pt in grid.points() {
+        super::mesh::check_meshes(first, &pt)?;
+        super::mesh::check_meshes(second, &pt)?;
         let va = a
             .eval(&pt)
             .map_err(|e| eval_error(first, components, opts, &pt, e))?;

@@ -36,6 +36,7 @@ pub mod crossover;
 pub mod grid;
 pub mod interval;
 pub mod laws;
+mod mesh;
 mod overhead;
 pub mod predict;
 #[cfg(test)]

@@ -257,6 +257,7 @@ pub fn predict_with(
         }
         let root_pipe = root_index.map(|i| &analysed[i]);
         for point in grid.points() {
+            super::mesh::check_meshes(term, &point)?;
             let v = model
                 .eval(&point)
                 .map_err(|e| eval_error(term, components, opts, &point, e))?;

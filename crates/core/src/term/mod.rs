@@ -322,11 +322,8 @@ impl Node {
 }
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a
-/// plausible typo.
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// plausible typo (for "did you mean" hints).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
     candidates
         .into_iter()

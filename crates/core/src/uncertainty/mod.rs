@@ -274,6 +274,15 @@ impl Uncertainty {
         }
     }
 
+    /// The uncertainty of the model times `factor` (a model converted to another unit):
+    /// the template is scaled, the coefficients and their distribution stay as they are.
+    pub fn scaled(&self, factor: f64) -> Uncertainty {
+        Uncertainty {
+            template: Expr::mul(Expr::constant(factor), self.template.clone()),
+            ..self.clone()
+        }
+    }
+
     /// Bootstrap refits in the mixture (1 for a single normal distribution).
     pub fn replicates(&self) -> usize {
         self.parts.len()

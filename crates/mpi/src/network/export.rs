@@ -1,13 +1,18 @@
-//! A calibration written for the other tools: a components file's `[machine]` table and a
-//! SimGrid platform of this machine.
+//! A calibration written for the other tools: a machine file for components files (in
+//! nanoseconds, versioned) and a SimGrid platform of this machine (SI units, as SimGrid
+//! reads them).
 
 use std::fmt::Write as _;
+
+use perfcompose_core::components::MACHINE_FILE_VERSION;
+use perfcompose_core::units::TimeUnit;
 
 use super::calibration::NetworkCalibration;
 
 impl NetworkCalibration {
-    /// A components file's `[machine]` table with this network's parameters; a components
-    /// file takes it with `machine_file = "FILE"` (or the table pasted in).
+    /// A machine file with this network's parameters in nanoseconds (the unit of every
+    /// block model), format version [`MACHINE_FILE_VERSION`]: a components file takes it
+    /// with `machine_file = "FILE"` (or its `[machine]` table pasted in, `unit` and all).
     ///
     /// It binds `alpha`, `beta` (Hockney: the eager start-up and the bulk time per byte),
     /// `L`, `o`, `G` (LogGP) and seed 004's `l` and `g`. LogGP's own `g` (the gap between
@@ -15,51 +20,64 @@ impl NetworkCalibration {
     /// which `exchange()` and `dc(...)` use, and states LogGP's in a comment.
     pub fn machine_table(&self) -> String {
         let m = self.machine_hockney();
+        // Ten significant digits: far finer than the measurements, and no
+        // `4.5000000000000006e2` from the conversion.
+        let ns = |seconds: f64| {
+            let v = TimeUnit::S.to_internal(seconds);
+            format!("{v:.9e}").parse::<f64>().unwrap_or(v)
+        };
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "# The network of {} as `perfcompose calibrate network` measured it: {} processes, {}.",
+            "# The network of {} measured by `perfcompose calibrate network`: {} processes, {}.",
             self.host,
             self.processes,
             self.mpi_library.lines().next().unwrap_or("").trim()
         );
-        let _ = writeln!(s, "[machine]");
         let _ = writeln!(
             s,
-            "alpha = {:e}  # s: start-up of a message (eager range, up to {} B)",
-            m.alpha_s, self.eager_limit_bytes
+            "version = {MACHINE_FILE_VERSION}  # of this file's format (docs/formats.md)"
+        );
+        let _ = writeln!(s, "[machine]");
+        let _ = writeln!(s, "unit = \"ns\"  # of every value below");
+        let _ = writeln!(
+            s,
+            "alpha = {:e}  # ns: start-up of a message (eager range, up to {} B)",
+            ns(m.alpha_s),
+            self.eager_limit_bytes
         );
         let _ = writeln!(
             s,
-            "beta = {:e}  # s per byte: bulk transfers; alpha + beta*bytes is within {:.1}% of every size measured",
-            m.beta_s_per_byte,
+            "beta = {:e}  # ns per byte: bulk transfers; alpha + beta*bytes is within {:.1}% of every size measured",
+            ns(m.beta_s_per_byte),
             100.0 * self.fit.machine_max_relative_error
         );
-        let _ = writeln!(s, "L = {:e}  # s: LogGP latency", self.loggp.latency_s);
+        let _ = writeln!(s, "L = {:e}  # ns: LogGP latency", ns(self.loggp.latency_s));
         let _ = writeln!(
             s,
-            "o = {:e}  # s: LogGP overhead (the send call of a small message)",
-            self.loggp.o_s
+            "o = {:e}  # ns: LogGP overhead (the send call of a small message)",
+            ns(self.loggp.o_s)
         );
         let _ = writeln!(
             s,
-            "G = {:e}  # s per byte: LogGP gap per byte",
-            self.loggp.gap_per_byte_s
+            "G = {:e}  # ns per byte: LogGP gap per byte",
+            ns(self.loggp.gap_per_byte_s)
         );
         let _ = writeln!(
             s,
-            "l = {:e}  # s: seed 004's start-up of an exchange (all-to-all under load)",
-            self.exchange.l_s
+            "l = {:e}  # ns: seed 004's start-up of an exchange (all-to-all under load)",
+            ns(self.exchange.l_s)
         );
         let _ = writeln!(
             s,
-            "g = {:e}  # s per {}-byte word: seed 004's time per word under load",
-            self.exchange.g_s_per_word, self.exchange.word_bytes
+            "g = {:e}  # ns per {}-byte word: seed 004's time per word under load",
+            ns(self.exchange.g_s_per_word),
+            self.exchange.word_bytes
         );
         let _ = writeln!(
             s,
-            "# LogGP's gap between messages is {:e} s; it is not bound here because `g` is seed 004's above.",
-            self.loggp.g_s
+            "# LogGP's gap between messages is {:e} ns; it is not bound here because `g` is seed 004's above.",
+            ns(self.loggp.g_s)
         );
         s
     }

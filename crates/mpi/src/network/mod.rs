@@ -7,8 +7,8 @@
 //! - `calibration`: the parameters fitted to them ([`NetworkCalibration`]): Hockney in the
 //!   eager and the rendezvous range, LogGP, seed 004's `l` and `g`.
 //! - `store`: where a machine's calibration is kept, and reading it back.
-//! - `export`: the calibration as a components file's `[machine]` table and as a SimGrid
-//!   platform.
+//! - `export`: the calibration as a machine file for components files (ns, versioned)
+//!   and as a SimGrid platform (SI units).
 
 mod calibration;
 mod export;

@@ -4,6 +4,8 @@
 //! `$XDG_CONFIG_HOME/perfcompose/network-HOST.json` (or `~/.config/perfcompose/…`), next to
 //! the overhead calibration, so that later distributed runs on the same machine find it.
 //! The file carries [`NETWORK_VERSION`]; a file of another version is an error that says so.
+//! Its times are in seconds (the `_s` of every field name), as SimGrid's are; a parameter
+//! no network has (a negative or infinite time, edited in by hand) is refused at its line.
 
 use std::path::{Path, PathBuf};
 
@@ -58,8 +60,77 @@ impl NetworkCalibration {
                 expected: NETWORK_VERSION,
             });
         }
-        serde_json::from_str(&text).map_err(malformed)
+        let cal: NetworkCalibration = serde_json::from_str(&text).map_err(malformed)?;
+        cal.check(path, &text)?;
+        Ok(cal)
     }
+
+    /// Refuse parameters no network has (a hand-edited file): times that are negative
+    /// or not finite, a flop rate that is not positive. The bulk line's start-up alone may
+    /// be negative (it holds above the eager limit only).
+    fn check(&self, path: &Path, text: &str) -> Result<(), Error> {
+        let times: [(&'static str, &'static str, f64); 8] = [
+            ("hockney_eager", "alpha_s", self.hockney_eager.alpha_s),
+            (
+                "hockney_eager",
+                "beta_s_per_byte",
+                self.hockney_eager.beta_s_per_byte,
+            ),
+            ("hockney", "beta_s_per_byte", self.hockney.beta_s_per_byte),
+            ("loggp", "L_s", self.loggp.latency_s),
+            ("loggp", "o_s", self.loggp.o_s),
+            ("loggp", "g_s", self.loggp.g_s),
+            ("exchange", "l_s", self.exchange.l_s),
+            ("exchange", "g_s_per_word", self.exchange.g_s_per_word),
+        ];
+        let bad = |table: &'static str, field: &'static str, value: f64, rule: &'static str| {
+            let (line, column) = locate(text, table, field);
+            Error::BadParameter {
+                path: path.to_path_buf(),
+                line,
+                column,
+                table,
+                field,
+                value,
+                rule,
+            }
+        };
+        for (table, field, value) in times {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(bad(table, field, value, "a finite time ≥ 0"));
+            }
+        }
+        if !self.hockney.alpha_s.is_finite() {
+            return Err(bad("hockney", "alpha_s", self.hockney.alpha_s, "finite"));
+        }
+        if !(self.flops_per_s.is_finite() && self.flops_per_s > 0.0) {
+            return Err(bad(
+                "",
+                "flops_per_s",
+                self.flops_per_s,
+                "a finite rate > 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The line and column of `"field"` inside the object `"table"` of a calibration's JSON
+/// (the top level for an empty `table`), 1-based; `(1, 1)` when it cannot be found.
+fn locate(text: &str, table: &str, field: &str) -> (usize, usize) {
+    let from = if table.is_empty() {
+        Some(0)
+    } else {
+        text.find(&format!("\"{table}\""))
+    };
+    let at = from.and_then(|f| text[f..].find(&format!("\"{field}\"")).map(|i| f + i));
+    let Some(at) = at else {
+        return (1, 1);
+    };
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
 }
 
 /// Just the version, read before the rest.

@@ -166,28 +166,38 @@ fn the_machine_table_is_a_components_files_machine_file() {
         ..Default::default()
     };
     let comps = perfcompose_core::components::Components::parse("c.toml", src, &dir, opts).unwrap();
+    // Every value in nanoseconds, as the block models are.
     let machine = comps.machine();
     let m = c.machine_hockney();
-    assert_eq!(machine["alpha"], m.alpha_s);
-    assert_eq!(machine["beta"], m.beta_s_per_byte);
-    assert_eq!(machine["L"], c.loggp.latency_s);
-    assert_eq!(machine["o"], c.loggp.o_s);
-    assert_eq!(machine["G"], c.loggp.gap_per_byte_s);
-    assert_eq!(machine["l"], c.exchange.l_s);
-    assert_eq!(machine["g"], c.exchange.g_s_per_word);
+    let ns = |name: &str, seconds: f64| {
+        let got = machine[name].ns;
+        assert!(
+            (got - seconds * 1e9).abs() <= 1e-6 * (seconds * 1e9).abs(),
+            "{name}: {got} ns for {seconds} s"
+        );
+    };
+    ns("alpha", m.alpha_s);
+    ns("beta", m.beta_s_per_byte);
+    ns("L", c.loggp.latency_s);
+    ns("o", c.loggp.o_s);
+    ns("G", c.loggp.gap_per_byte_s);
+    ns("l", c.exchange.l_s);
+    ns("g", c.exchange.g_s_per_word);
     // Every model is a number once the table is in.
     for name in ["msg", "ex"] {
         let model = &comps.get(name).unwrap().model;
         let params: Vec<String> = model.params().into_iter().collect();
         assert_eq!(params, vec!["x".to_string()], "{name}: {model}");
     }
+    // A message's time in ns, next to block models in ns.
     let msg = comps
         .get("msg")
         .unwrap()
         .model
         .eval_at(&[("x", 1000.0)])
         .unwrap();
-    assert!((msg - m.time(8000.0)).abs() < 1e-15);
+    let want = m.time(8000.0) * 1e9;
+    assert!((msg - want).abs() < 1e-6 * want, "{msg} ns, want {want} ns");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -232,5 +242,38 @@ fn a_stored_calibration_reads_back_and_other_versions_are_refused() {
     assert!(NetworkCalibration::path_in(Path::new("/cfg"))
         .to_string_lossy()
         .starts_with("/cfg/perfcompose/network-"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hand_edited_calibration_with_a_negative_time_is_refused_at_its_line() {
+    let c = calibration();
+    let dir = std::env::temp_dir().join(format!("pc-net-negative-{}", std::process::id()));
+    let path = dir.join("network.json");
+    let mut edited = c.clone();
+    edited.hockney_eager.alpha_s = -1.0;
+    edited.save(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let e = NetworkCalibration::load(&path).unwrap_err().to_string();
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"alpha_s\": -1"))
+        .unwrap()
+        + 1;
+    assert!(
+        e.contains(&format!("network.json:{line}:"))
+            && e.contains("`hockney_eager.alpha_s` is -1e0, and it must be a finite time ≥ 0"),
+        "{e}"
+    );
+    // The bulk line's start-up may be negative; a flop rate may not be 0.
+    let mut bulk = c.clone();
+    bulk.hockney.alpha_s = -1e-7;
+    bulk.save(&path).unwrap();
+    assert!(NetworkCalibration::load(&path).is_ok());
+    let mut flops = c.clone();
+    flops.flops_per_s = 0.0;
+    flops.save(&path).unwrap();
+    let e = NetworkCalibration::load(&path).unwrap_err().to_string();
+    assert!(e.contains("`flops_per_s` is 0e0"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,7 +5,7 @@
 //!
 //! | module | what lives there |
 //! |---|---|
-//! | [`system`](mod@system) | [`hostname`], [`available_cores`], [`available_memory`] |
+//! | [`system`](mod@system) | [`hostname`], [`available_cores`], [`available_memory`], [`launcher_rank`] |
 //! | [`caches`](mod@caches) | [`cache_sizes`], [`cache_bytes`], [`last_level_cache_bytes`] |
 //! | [`states`] | each core's speed state, sampled on a pinned thread per core |
 //! | [`neighbour`] | the host check: the speed of a block alone and next to a busy core |
@@ -16,4 +16,6 @@ pub mod states;
 pub mod system;
 
 pub use caches::{cache_bytes, cache_sizes, last_level_cache_bytes};
-pub use system::{available_cores, available_memory, config_home, hostname, machine_file};
+pub use system::{
+    available_cores, available_memory, config_home, hostname, launcher_rank, machine_file,
+};

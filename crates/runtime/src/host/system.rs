@@ -1,9 +1,24 @@
-//! The machine as the OS describes it to this process: its name, the cores it may use
-//! and the memory available.
+//! The machine as the OS describes it to this process: its name, the cores it may use,
+//! the memory available, and the rank an MPI launcher gave the process.
 
 /// Cores the OS lets this process use.
 pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The variables MPI launchers set to a process's rank in its job: Open MPI's
+/// `mpirun`, PMIx launchers (`prterun`, `srun --mpi=pmix`), and MPICH's Hydra (PMI).
+const LAUNCHER_RANK: [&str; 3] = ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"];
+
+/// This process's rank when an MPI launcher (`mpirun`) started it, from the launcher's
+/// environment; `None` for a process started otherwise. Known before MPI is
+/// initialised, so that an error every rank hits alike (a bad flag) is printed by rank
+/// 0 alone.
+pub fn launcher_rank() -> Option<usize> {
+    LAUNCHER_RANK
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .and_then(|r| r.trim().parse().ok())
 }
 
 /// This machine's name (`/etc/hostname`, `$HOSTNAME`, or `unknown-host`).

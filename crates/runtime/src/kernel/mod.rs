@@ -13,6 +13,9 @@ pub mod qsort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use perfcompose_core::diag::Diagnostic;
+use perfcompose_core::term::{closest, NodeKind, Term};
+
 use crate::data::{Data, DataKind, ImageSize};
 use crate::error::{BuildError, KernelError};
 
@@ -208,6 +211,36 @@ impl Registry {
 
     pub fn names(&self) -> Vec<String> {
         self.kernels.keys().cloned().collect()
+    }
+
+    /// Every block `term` names is a registered kernel: its components (stages, a
+    /// MapReduce's map and reduce, a dc's divide, combine and leaf, a matmul's block
+    /// product), not the communication components (`shuffle=`, `exchange=`,
+    /// `message=`), which are models. A name that is not is located in the term, with
+    /// the nearest registered name.
+    pub fn check_term(&self, term: &Term) -> Result<(), Diagnostic> {
+        let mut stack = vec![&term.root];
+        while let Some(node) = stack.pop() {
+            if let NodeKind::Component(name) = &node.kind {
+                if !self.kernels.contains_key(name) {
+                    let names = self.names();
+                    let list = names.join(", ");
+                    let hint = match closest(name, names.iter().map(String::as_str)) {
+                        Some(c) => format!("did you mean `{c}`? registered kernels: {list}"),
+                        None => format!("registered kernels: {list}"),
+                    };
+                    return Err(Diagnostic::new(
+                        &term.origin,
+                        &term.source,
+                        node.span,
+                        format!("unknown kernel `{name}`"),
+                    )
+                    .with_hint(hint));
+                }
+            }
+            stack.extend(node.children().into_iter().rev());
+        }
+        Ok(())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Kernel>> {

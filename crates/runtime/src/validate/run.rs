@@ -51,6 +51,11 @@ fn parse_cases(
         .iter()
         .map(|c| {
             let (term, plan) = parse_plan("<term>", &c.term)?;
+            // A construct the runtime cannot run says so first; a name that is no
+            // kernel is located in the term.
+            if plan.runs() {
+                registry.check_term(&term)?;
+            }
             let placement = place(&plan, registry, cores, c.image);
             Ok((term, plan, placement))
         })

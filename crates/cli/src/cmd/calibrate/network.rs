@@ -18,8 +18,8 @@ pub struct NetworkArgs {
     /// Calibrate without storing the result.
     #[arg(long)]
     pub no_save: bool,
-    /// Also write the parameters as a components file's [machine] table; a components
-    /// file takes it with `machine_file = "FILE"` at its top.
+    /// Also write the parameters as a machine file (a [machine] table in nanoseconds,
+    /// versioned); a components file takes it with `machine_file = "FILE"` at its top.
     #[arg(long, value_name = "FILE")]
     pub machine_out: Option<PathBuf>,
     /// Also write a SimGrid platform of this machine (one host per process of the job,
@@ -38,8 +38,8 @@ pub struct NetworkArgs {
     pub reps: usize,
     /// End the job with status 2 when it runs longer than this, so that a lost message
     /// cannot hang it.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
-    pub time_limit: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = crate::cmd::seconds::seconds)]
+    pub time_limit: std::time::Duration,
     /// Print the calibration as JSON (schema in docs/mpi.md) instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -47,13 +47,12 @@ pub struct NetworkArgs {
 
 #[cfg(not(feature = "mpi"))]
 pub fn run(_: &NetworkArgs) -> anyhow::Result<()> {
-    anyhow::bail!("this perfcompose was built without MPI; build it with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose calibrate network`")
+    Err(crate::report::once_per_job(anyhow::anyhow!("this perfcompose was built without MPI; build it with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose calibrate network`")))
 }
 
 #[cfg(feature = "mpi")]
 mod on_mpi {
     use std::io::Write;
-    use std::time::Duration;
 
     use anyhow::{bail, Context};
     use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
@@ -65,34 +64,13 @@ mod on_mpi {
     use crate::report::ReportedElsewhere;
 
     pub fn run(args: &NetworkArgs) -> anyhow::Result<()> {
-        if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
-            return once(anyhow::anyhow!(
-                "--time-limit must be a positive number of seconds, got {}",
-                args.time_limit
-            ));
-        }
-        let job = Job::start(Duration::from_secs_f64(args.time_limit))?;
+        let job = Job::start(args.time_limit).map_err(crate::report::once_per_job)?;
         let root = job.is_root();
         let result = measure_and_report(&job, args);
         drop(job);
         match result {
             Err(_) if !root => Err(ReportedElsewhere.into()),
             r => r,
-        }
-    }
-
-    /// An error before MPI is up: printed by the process that MPI will make rank 0 (as the
-    /// launcher says), silent elsewhere.
-    fn once(e: anyhow::Error) -> anyhow::Result<()> {
-        let rank = ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
-            .iter()
-            .find_map(|v| std::env::var(v).ok())
-            .and_then(|r| r.parse::<usize>().ok())
-            .unwrap_or(0);
-        if rank == 0 {
-            Err(e)
-        } else {
-            Err(ReportedElsewhere.into())
         }
     }
 
@@ -148,7 +126,7 @@ mod on_mpi {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             if !args.json {
                 perfcompose_core::stderr_line!(
-                "wrote the [machine] table to {0}; a components file takes it with machine_file = \"{0}\"",
+                "wrote the [machine] table (ns) to {0}; a components file takes it with machine_file = \"{0}\"",
                 path.display()
             );
             }

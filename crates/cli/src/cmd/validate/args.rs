@@ -90,8 +90,8 @@ pub struct Args {
     pub trace: Option<PathBuf>,
     /// A distributed run ends with status 2 when it runs longer than this, so that a
     /// lost message cannot hang it.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0)]
-    pub time_limit: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = crate::cmd::seconds::seconds)]
+    pub time_limit: std::time::Duration,
     #[command(flatten)]
     pub runtime: RuntimeArgs,
     #[command(flatten)]

@@ -47,6 +47,25 @@ fn processes(plan: &perfcompose_runtime::Plan) -> usize {
     }
 }
 
+/// The checks of flags that clap cannot make alone.
+fn check_flags(args: &Args) -> anyhow::Result<()> {
+    if perfcompose_core::fit::modeler(&args.modeler).is_none() {
+        bail!(
+            "unknown modeler `{}` (available: {})",
+            args.modeler,
+            perfcompose_core::fit::modelers()
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if args.cores == Some(0) {
+        bail!("--cores must be at least 1");
+    }
+    Ok(())
+}
+
 /// The suite `--suite` and `--term` ask for.
 fn suite_of(args: &Args) -> anyhow::Result<Suite> {
     if let Some(term) = &args.term {
@@ -77,20 +96,14 @@ fn suite_of(args: &Args) -> anyhow::Result<Suite> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     quiet_caught_panics();
     perfcompose_runtime::bench::keep_freed_memory();
-    if perfcompose_core::fit::modeler(&args.modeler).is_none() {
-        bail!(
-            "unknown modeler `{}` (available: {})",
-            args.modeler,
-            perfcompose_core::fit::modelers()
-                .iter()
-                .map(|m| m.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if args.cores == Some(0) {
-        bail!("--cores must be at least 1");
-    }
+    // Under `mpirun` every process checks the same flags: rank 0 alone reports them.
+    check_flags(&args).map_err(|e| {
+        if distributed(&args) {
+            crate::report::once_per_job(e)
+        } else {
+            e
+        }
+    })?;
     if !args.command.is_empty() {
         return program::run(&args);
     }
@@ -171,7 +184,7 @@ fn validate_distributed(
 
 #[cfg(not(feature = "mpi"))]
 fn validate_distributed(_: &Args, _: &perfcompose_runtime::Registry) -> anyhow::Result<()> {
-    bail!("distributed designs (mapreduce over nodes > 1, dc, matmul, --suite mpi) run on MPI processes: build perfcompose with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose validate ...`")
+    Err(crate::report::once_per_job(anyhow::anyhow!("distributed designs (mapreduce over nodes > 1, dc, matmul, --suite mpi) run on MPI processes: build perfcompose with `cargo build --release --features mpi` (after `bash scripts/install-mpi`) and start it as `mpirun -np 2 perfcompose validate ...`")))
 }
 
 /// A calibration measured with the workers placed otherwise than this run's.

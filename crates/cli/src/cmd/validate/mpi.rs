@@ -4,7 +4,6 @@
 //! schema). An error is printed once, by rank 0.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
 use perfcompose_mpi::network::NetworkCalibration;
@@ -27,13 +26,7 @@ pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
     perfcompose_mpi::graph::register(&mut registry);
     perfcompose_mpi::matrix::register(&mut registry);
     let registry = &registry;
-    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
-        bail!(
-            "--time-limit must be a positive number of seconds, got {}",
-            args.time_limit
-        );
-    }
-    let job = Job::start(Duration::from_secs_f64(args.time_limit))?;
+    let job = Job::start(args.time_limit).map_err(crate::report::once_per_job)?;
     let root = job.is_root();
     let result = run(&job, args, registry);
     drop(job);
@@ -123,6 +116,12 @@ fn network(args: &Args) -> anyhow::Result<NetworkCalibration> {
 }
 
 fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
+    // The suite is made for the job's processes: alone it would be MapReduces over one
+    // node with nothing to send. A --term states its processes (nodes=, procs=), which
+    // the design checks against the job's.
+    if args.term.is_none() {
+        job.require("validate --suite mpi", 2)?;
+    }
     let cases = cases(args, job.size())?;
     let config = args.runtime.config();
     // Every configuration checked on every process before anything runs.
