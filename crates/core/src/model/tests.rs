@@ -240,6 +240,20 @@ fn long_models_parse_quickly() {
     let product = ["(a + b + c + d + e)"; 12].join(" * ");
     let e = m(&product);
     assert!(e.node_count() < 10_000, "{}", e.node_count());
+    // Found by fuzzing: sums of a polynomial and one other term stayed under the
+    // term-pair cap at every step but doubled at every factor (a 400-character model
+    // printed as 600 kB). Products are distributed only up to `MAX_EXPANSION_NODES`.
+    let product: Vec<String> = (0..8)
+        .map(|i| format!("(a{i} + b{i} + c{i} + q^z{i})"))
+        .collect();
+    let e = m(&product.join(" * "));
+    assert!(e.node_count() < 20_000, "{}", e.node_count());
+    let e = m(&std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/seeds/model_roundtrip/regression-slow-doubling-expansion"),
+    )
+    .expect("regression seed"));
+    assert!(e.to_string().len() < 50_000, "{}", e.to_string().len());
 }
 
 #[test]
