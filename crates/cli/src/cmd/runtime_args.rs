@@ -95,7 +95,7 @@ impl Sizes {
             bail!("--sizes: size {z} is not positive (sizes start at 1)");
         }
         if let (true, Some(note)) = (say, &self.note) {
-            eprintln!("{note}");
+            perfcompose_core::stderr_line!("{note}");
         }
         Ok(self.sizes.clone())
     }

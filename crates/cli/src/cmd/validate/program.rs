@@ -36,7 +36,7 @@ fn sizes(args: &Args) -> anyhow::Result<Vec<u64>> {
     let xs = grid.values_of(PARAMETER).unwrap_or_default();
     let whole = WholeSizes::new(xs).map_err(|e| anyhow!("--at x: {e}"))?;
     if let Some(note) = whole.note("--at x") {
-        eprintln!("{note}");
+        perfcompose_core::stderr_line!("{note}");
     }
     Ok(whole.sizes)
 }
