@@ -257,6 +257,33 @@ fn long_models_parse_quickly() {
 }
 
 #[test]
+fn exponents_made_past_the_parsers_limit_stay_unsimplified() {
+    // Found by fuzzing: `(e^15066)^156` simplified to `e^2350296`, whose exponent is past
+    // what the parser reads as exact (numerator and denominator up to 1e6), so it read
+    // back as a general power and printed differently.
+    for src in [
+        "((e^15066)^156)",
+        "max(+(e^15066)^156)",
+        "x^600000 * x^600000",
+        "x^600000 * x^600000 * y",
+        "(x^(1/1000))^(1/1001)",
+        "log2(x)^600000 * log2(x)^600000",
+        "x^2 / x^(-999999)",
+    ] {
+        let e = m(src);
+        let printed = e.to_string();
+        assert_eq!(m(&printed).to_string(), printed, "{src} printed {printed}");
+        let want = m(src).eval_at(&[("x", 1.0000001), ("e", 1.000001), ("y", 2.0)]);
+        assert_eq!(
+            m(&printed).eval_at(&[("x", 1.0000001), ("e", 1.000001), ("y", 2.0)]),
+            want
+        );
+    }
+    // Below the limit, powers of powers still simplify.
+    assert_eq!(m("(e^1000)^1000").to_string(), "e^1000000");
+}
+
+#[test]
 fn extreme_exponents_do_not_overflow() {
     // Exponent arithmetic is checked; overflow keeps a tree or reports an error.
     let src = "((((x^(1/999983))^(1/999979))^(1/999961))^(1/999959))^(1/999953)";
