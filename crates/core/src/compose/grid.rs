@@ -4,7 +4,9 @@
 //! A value is a constant model expression (`1024`, `2^18`, `1.5e6`), so errors inside a
 //! value are located like any other model error, in the `--at` argument. `A..B` is a
 //! range: [`RANGE_POINTS`] log-spaced points from A to B (`A..B:N` for N points), so
-//! `--at x=2^10..2^20` covers six decades without listing them.
+//! `--at x=2^10..2^20` covers six decades without listing them; a point whose exact value
+//! is round (2048 in `2^10..2^12:3`) is exactly that ([`log_spaced`]). Commands that run
+//! at whole sizes round the other values with [`WholeSizes`], which says what it did.
 
 use crate::diag::{Diagnostic, Span};
 use crate::model::parse_model_in;
@@ -185,9 +187,9 @@ const SNAP: f64 = 1e-12;
 ///
 /// A point whose exact value is a round number is that number, not a neighbour a few ulps
 /// off: powers of two between powers of two are computed exactly, and a point within
-/// relative 1e-12 of an integer, or of a decimal of at most six significant digits, is that
-/// number (see [`snap`] for the limits above 1e13). Every command that evaluates, runs or prints a range gets its
-/// points from here, so they all see the same values.
+/// relative 1e-12 of an integer, or of a decimal of at most six significant digits, is
+/// that number (see [`snap`] for the limits above 1e13). Every command that evaluates,
+/// runs or prints a range gets its points from here, so they all see the same values.
 ///
 /// ```
 /// use perfcompose_core::compose::grid::log_spaced;
@@ -395,6 +397,7 @@ impl WholeSizes {
             rounded: Vec::new(),
             dropped: 0,
         };
+        let mut seen = std::collections::HashSet::with_capacity(values.len());
         for &v in values {
             if !(v >= 0.0 && v.round() <= MAX_SIZE) {
                 return Err(NotASize(v));
@@ -403,10 +406,10 @@ impl WholeSizes {
             if v.fract() != 0.0 {
                 out.rounded.push((v, size));
             }
-            if out.sizes.contains(&size) {
-                out.dropped += 1;
-            } else {
+            if seen.insert(size) {
                 out.sizes.push(size);
+            } else {
+                out.dropped += 1;
             }
         }
         Ok(out)
