@@ -6,6 +6,7 @@
 
 use std::io;
 
+use perfcompose_core::diag::{clip_line, MAX_LINE_CHARS};
 use perfcompose_core::Diagnostic;
 
 /// Standard output, locked, for a command's results: write with `writeln!(out, ...)?`.
@@ -64,24 +65,101 @@ pub fn print_error(e: &anyhow::Error) {
 }
 
 /// Render a diagnostic with miette: `origin:line:col`, the source line, a caret and the
-/// hint. Falls back to the plain rendering for sources without text.
+/// hint. Falls back to the plain rendering for sources without text. Lines longer than
+/// [`MAX_LINE_CHARS`] are shown as a window around the problem (see [`Shown`]).
 pub fn render(d: &Diagnostic) -> String {
     if d.source.is_empty() {
         return d.render();
     }
     let (line, col) = d.line_col();
-    let len = d.span.end.saturating_sub(d.span.start).max(1);
-    let start = d.span.start.min(d.source.len().saturating_sub(1));
+    let shown = Shown::new(d);
     let mut diag =
         miette::MietteDiagnostic::new(format!("{} ({}:{}:{})", d.message, d.origin, line, col))
-            .with_label(miette::LabeledSpan::at(
-                start..start + len.min(d.source.len() - start),
-                "here",
-            ));
+            .with_label(miette::LabeledSpan::at(shown.label.clone(), "here"));
     if let Some(h) = &d.hint {
         diag = diag.with_help(h.clone());
     }
-    let report = miette::Report::new(diag)
-        .with_source_code(miette::NamedSource::new(d.origin.clone(), d.source.clone()));
+    let report = miette::Report::new(diag).with_source_code(shown);
     format!("{report:?}")
+}
+
+/// The source as miette shows it: every line longer than [`MAX_LINE_CHARS`] characters
+/// clipped (the diagnostic's line around its span, the others to their start), the span
+/// moved into the clipped text, and the header's `origin:line:col` that of the original
+/// (line and column in characters, as in the message).
+struct Shown {
+    name: String,
+    text: String,
+    /// The span in `text`, never empty (a caret needs a character).
+    label: std::ops::Range<usize>,
+    /// 0-based line and character column of the span in the original source.
+    line: usize,
+    column: usize,
+}
+
+impl Shown {
+    fn new(d: &Diagnostic) -> Shown {
+        let own_start = d.line_start();
+        let (from, to) = d.span_on_line();
+        let mut text = String::with_capacity(d.source.len().min(64 * 1024));
+        let mut label = 0..0;
+        let mut start = 0;
+        for raw in d.source.split_inclusive('\n') {
+            let body = raw.trim_end_matches('\n');
+            if start == own_start {
+                let e = d.excerpt();
+                let at = text.len() + e.offset_of(from - own_start);
+                let end = text.len() + e.offset_of(to - own_start);
+                label = at..end;
+                text.push_str(&e.text);
+            } else {
+                text.push_str(&clip_line(body, 0, 0, MAX_LINE_CHARS).text);
+            }
+            text.push_str(&raw[body.len()..]);
+            start += raw.len();
+        }
+        if own_start == d.source.len() {
+            // The span is past a final newline: an empty last line.
+            label = text.len()..text.len();
+        }
+        // A caret needs a character: widen an empty span to the next one (or stay at the end).
+        if label.is_empty() {
+            let next = text[label.start..].chars().next().map_or(0, char::len_utf8);
+            label.end = label.start + next;
+        }
+        let (line, col) = d.line_col();
+        Shown {
+            name: d.origin.clone(),
+            text,
+            label,
+            line: line - 1,
+            column: col - 1,
+        }
+    }
+}
+
+impl miette::SourceCode for Shown {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let c = self.text.as_str().read_span(span, before, after)?;
+        // The header reads the label's own span without context: give it the original
+        // place; context reads keep the line numbers of the (line-preserving) clipped text.
+        let (line, column) = if before == 0 && span.offset() == self.label.start {
+            (self.line, self.column)
+        } else {
+            (c.line(), c.column())
+        };
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            c.data(),
+            *c.span(),
+            line,
+            column,
+            c.line_count(),
+        )))
+    }
 }

@@ -447,6 +447,105 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
     assert!(err.contains("--reps"), "{err}");
 }
 
+/// The distinct lines of `dir/file`, in the order they first appear.
+fn distinct_lines(dir: &Path, file: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for l in std::fs::read_to_string(dir.join(file)).unwrap().lines() {
+        if !seen.iter().any(|s| s == l) {
+            seen.push(l.to_string());
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_points_of_a_range_are_the_sizes_a_command_gets() {
+    let dir = temp_dir("range");
+    let measure = |at: &str, log: &str| {
+        let cmd = format!("echo {{x}} >> {log}");
+        ok(
+            &dir,
+            &[
+                "measure",
+                "--name",
+                "a",
+                "--at",
+                at,
+                "-o",
+                "m.txt",
+                "--reps",
+                "1",
+                "--max-reps",
+                "1",
+                "--warmup",
+                "0",
+                "--shell",
+                "--",
+                &cmd,
+            ],
+        )
+    };
+    measure("x=2^10..2^12:3", "args.log");
+    assert_eq!(distinct_lines(&dir, "args.log"), ["1024", "2048", "4096"]);
+    // Forty doublings: every power of two, exactly.
+    measure("x=2^0..2^40:41", "long.log");
+    let want: Vec<String> = (0..=40).map(|k| (1u64 << k).to_string()).collect();
+    assert_eq!(distinct_lines(&dir, "long.log"), want);
+    let exp = std::fs::read_to_string(dir.join("m.txt")).unwrap();
+    assert!(exp.contains("POINTS ( 2048.0 )\n"), "{exp}");
+    assert!(exp.contains("POINTS ( 4096.0 )\n"), "{exp}");
+
+    // validate takes the range's sizes as they are, and rounds the others, saying so.
+    measure_echo(&dir, "b", "x=1,2,4,8", "blocks.txt", &[]);
+    std::fs::write(
+        dir.join("blocks.toml"),
+        "[components.b]\nmeasurements = \"blocks.txt\"\ncallpath = \"b\"\n",
+    )
+    .unwrap();
+    let validate = |at: &str| {
+        let out = run(
+            &dir,
+            &[
+                "validate",
+                "--components",
+                "blocks.toml",
+                "--term",
+                "b",
+                "--at",
+                at,
+                "--reps",
+                "1",
+                "--max-reps",
+                "1",
+                "--shell",
+                "--time-from",
+                r"took ([0-9.]+) (ms)",
+                "--json",
+                "--",
+                "echo {x} >> validate.log; echo took {x} ms",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let err = validate("x=2^10..2^12:3");
+    assert_eq!(err, "");
+    assert_eq!(
+        distinct_lines(&dir, "validate.log"),
+        ["1024", "2048", "4096"]
+    );
+    std::fs::remove_file(dir.join("validate.log")).unwrap();
+    let err = validate("x=1..3:5");
+    assert_eq!(
+        err,
+        "note: --at x: rounded 3 values to whole sizes (1.31607401 to 1, 1.73205081 to 2, \
+         2.27950706 to 2) and dropped 2 duplicates\n"
+    );
+    let mut sizes = distinct_lines(&dir, "validate.log");
+    sizes.sort();
+    assert_eq!(sizes, ["1", "2", "3"]);
+}
+
 /// Write the executable `sh` script `name` in `dir`. Written by a `sh` of its own: a
 /// file this (multi-threaded) test process had open for writing could be inherited by a
 /// process another test forks at that moment, and starting it would fail ("text file

@@ -102,6 +102,37 @@ impl Diagnostic {
         &self.source[begin..end]
     }
 
+    /// Byte offset of the start of the line holding the span start.
+    pub fn line_start(&self) -> usize {
+        let start = floor_char_boundary(&self.source, self.span.start);
+        self.source[..start].rfind('\n').map_or(0, |i| i + 1)
+    }
+
+    /// The span's byte range cut to the line of its start (a span may run on past it, or
+    /// end inside a multi-byte character).
+    pub fn span_on_line(&self) -> (usize, usize) {
+        let start = floor_char_boundary(&self.source, self.span.start);
+        let line_end = self.line_start() + self.line_text().len();
+        let mut end = self.span.end.clamp(start, line_end);
+        while !self.source.is_char_boundary(end) {
+            end += 1;
+        }
+        (start, end)
+    }
+
+    /// The line of the span as shown: whole up to [`MAX_LINE_CHARS`] characters, else a
+    /// window around the span (see [`clip_line`]).
+    pub fn excerpt(&self) -> LineExcerpt {
+        let line_start = self.line_start();
+        let (from, to) = self.span_on_line();
+        clip_line(
+            self.line_text(),
+            from - line_start,
+            to - line_start,
+            MAX_LINE_CHARS,
+        )
+    }
+
     /// A multi-line rendering with the offending line and a caret, independent of any
     /// terminal library (the binary uses miette for colour; tests and library users use this).
     pub fn render(&self) -> String {
@@ -111,14 +142,17 @@ impl Diagnostic {
             self.message, self.origin, line, col
         );
         if !self.source.is_empty() {
-            let text = self.line_text();
-            let width = self.span_chars_on_line().max(1);
+            let e = self.excerpt();
+            let line_start = self.line_start();
+            let (from, to) = self.span_on_line();
+            let at = e.column_of(from - line_start);
+            let width = (e.column_of(to - line_start) - at).max(1);
             let gutter = line.to_string();
             let pad = " ".repeat(gutter.len());
-            out.push_str(&format!("{pad} |\n{gutter} | {text}\n"));
+            out.push_str(&format!("{pad} |\n{gutter} | {}\n", e.text));
             out.push_str(&format!(
                 "{pad} | {}{}\n",
-                " ".repeat(col - 1),
+                " ".repeat(at),
                 "^".repeat(width)
             ));
         }
@@ -148,6 +182,94 @@ fn floor_char_boundary(s: &str, pos: usize) -> usize {
         pos -= 1;
     }
     pos
+}
+
+/// Longest source line, in characters, shown whole under a diagnostic. A longer line is
+/// clipped to a window of this many characters around the problem (a 58 kB term on one
+/// line would otherwise be printed whole, twice padded by the caret lines).
+pub const MAX_LINE_CHARS: usize = 120;
+
+/// Where a line was clipped: `…` stands for the characters cut off.
+pub const ELLIPSIS: char = '…';
+
+/// A source line as a diagnostic shows it: whole, or clipped around the problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineExcerpt {
+    /// The text shown, with [`ELLIPSIS`] on each side that was cut.
+    pub text: String,
+    /// Byte range of the line kept in `text` (after the leading ellipsis, if any).
+    pub kept: std::ops::Range<usize>,
+    /// Whether the start of the line was cut (`text` then begins with the ellipsis).
+    pub cut_left: bool,
+}
+
+impl LineExcerpt {
+    /// Byte offset in `text` of byte `pos` of the line (clamped to the kept part).
+    pub fn offset_of(&self, pos: usize) -> usize {
+        let lead = if self.cut_left {
+            ELLIPSIS.len_utf8()
+        } else {
+            0
+        };
+        lead + pos.clamp(self.kept.start, self.kept.end) - self.kept.start
+    }
+
+    /// 0-based column in characters of byte `pos` of the line within `text`.
+    pub fn column_of(&self, pos: usize) -> usize {
+        self.text[..self.offset_of(pos)].chars().count()
+    }
+}
+
+/// `line`, or a window of at most `max` characters of it (ellipses included) showing the
+/// span `start..end` (bytes of `line`): the span's start always, with as much context on
+/// both sides as fits; a span wider than the window is shown from its start.
+///
+/// ```
+/// use perfcompose_core::diag::clip_line;
+/// let line = "x".repeat(300) + "BAD" + &"y".repeat(300);
+/// let e = clip_line(&line, 300, 303, 21);
+/// assert_eq!(e.text, "…xxxxxxxxBADyyyyyyyy…");
+/// assert_eq!(e.column_of(300), 9);
+/// ```
+pub fn clip_line(line: &str, start: usize, end: usize, max: usize) -> LineExcerpt {
+    let chars = line.chars().count();
+    if chars <= max {
+        return LineExcerpt {
+            text: line.to_string(),
+            kept: 0..line.len(),
+            cut_left: false,
+        };
+    }
+    let start = floor_char_boundary(line, start);
+    let end = floor_char_boundary(line, end.max(start));
+    let span_from = line[..start].chars().count();
+    let span_chars = line[start..end].chars().count().max(1);
+    // Room for the kept characters, the ellipses aside.
+    let room = max.saturating_sub(2).max(1);
+    let (from, to) = if span_chars >= room {
+        (span_from, span_from + room)
+    } else {
+        let before = (room - span_chars) / 2;
+        let from = span_from.saturating_sub(before);
+        let to = (from + room).min(chars);
+        (to.saturating_sub(room), to)
+    };
+    let byte_of = |c: usize| line.char_indices().nth(c).map_or(line.len(), |(i, _)| i);
+    let kept = byte_of(from)..byte_of(to);
+    let cut_left = from > 0;
+    let mut text = String::with_capacity(kept.len() + 2 * ELLIPSIS.len_utf8());
+    if cut_left {
+        text.push(ELLIPSIS);
+    }
+    text.push_str(&line[kept.clone()]);
+    if to < chars {
+        text.push(ELLIPSIS);
+    }
+    LineExcerpt {
+        text,
+        kept,
+        cut_left,
+    }
 }
 
 /// 1-based (line, column) of byte offset `pos`, columns counted in characters.
@@ -221,5 +343,79 @@ mod tests {
         assert!(r.contains("pipe(qsort, foo)\n"), "{r}");
         assert!(r.contains("|             ^^^"), "{r}");
         assert!(r.contains("hint: known components"), "{r}");
+    }
+
+    /// The character above the first caret of a rendering, and the caret line's width.
+    fn under_caret(r: &str) -> (char, usize) {
+        let lines: Vec<&str> = r.lines().collect();
+        let caret = lines.iter().position(|l| l.contains('^')).unwrap();
+        let at = lines[caret].chars().position(|c| c == '^').unwrap();
+        let width = lines[caret].chars().filter(|&c| c == '^').count();
+        (lines[caret - 1].chars().nth(at).unwrap(), width)
+    }
+
+    #[test]
+    fn a_long_line_is_clipped_around_the_caret() {
+        // 1,000 nested seq around an unknown name: 10 kB on one line.
+        let src = format!("{}bad{}", "seq(inc, ".repeat(1000), ")".repeat(1000));
+        let at = src.find("bad").unwrap();
+        let d = Diagnostic::new(
+            "<term>",
+            src.as_str(),
+            Span::new(at, at + 3),
+            "unknown `bad`",
+        );
+        let r = d.render();
+        assert!(r.len() < 400, "{} bytes:\n{r}", r.len());
+        assert!(r.contains("<term>:1:9001"), "{r}");
+        let shown = r.lines().nth(3).unwrap();
+        assert!(
+            shown.starts_with("1 | …") && shown.ends_with('…'),
+            "{shown}"
+        );
+        assert_eq!(shown.chars().count() - 4, MAX_LINE_CHARS, "{shown}");
+        assert_eq!(under_caret(&r), ('b', 3));
+        // At the ends of the line only one side is cut.
+        let d = Diagnostic::new("<term>", src.as_str(), Span::at(0), "here");
+        let shown = d.excerpt().text;
+        assert!(shown.starts_with("seq(") && shown.ends_with('…'), "{shown}");
+        assert_eq!(under_caret(&d.render()), ('s', 1));
+        let d = Diagnostic::new("<term>", src.as_str(), Span::at(src.len()), "end");
+        let shown = d.excerpt().text;
+        assert!(shown.starts_with('…') && shown.ends_with("))"), "{shown}");
+        // A short line is shown whole.
+        let d = Diagnostic::new("<term>", "pipe(a, b)", Span::at(5), "here");
+        assert_eq!(d.excerpt().text, "pipe(a, b)");
+    }
+
+    #[test]
+    fn clipping_keeps_the_caret_under_its_character_in_multibyte_text() {
+        // Two-byte and three-byte characters on both sides of the problem.
+        let src = format!("{}→X{}\nnext line", "é€".repeat(200), "ü".repeat(300));
+        let at = src.find('X').unwrap();
+        let d = Diagnostic::new("f.txt", src.as_str(), Span::at(at), "bad");
+        let r = d.render();
+        assert_eq!(under_caret(&r), ('X', 1), "{r}");
+        assert!(r.contains("f.txt:1:402"), "{r}");
+        // A span wider than the window starts at its first character and is cut.
+        let d = Diagnostic::new("f.txt", src.as_str(), Span::new(0, at), "wide");
+        let e = d.excerpt();
+        assert!(!e.cut_left && e.text.ends_with('…'), "{}", e.text);
+        assert_eq!(under_caret(&d.render()), ('é', MAX_LINE_CHARS - 2));
+        // Spans of any position and width on a long line: never a panic, caret in place.
+        let line = "aé€😀".repeat(80);
+        let mut ends: Vec<usize> = line.char_indices().map(|(i, _)| i).collect();
+        ends.push(line.len());
+        for (k, &i) in ends.iter().enumerate().step_by(7) {
+            for &j in ends[k..].iter().step_by(13).take(5) {
+                let d = Diagnostic::new("f", line.as_str(), Span::new(i, j), "m");
+                let r = d.render();
+                let want = line[i..].chars().next().unwrap_or('…');
+                if i < line.len() {
+                    assert_eq!(under_caret(&r).0, want, "{i}..{j}\n{r}");
+                }
+                assert!(d.excerpt().text.chars().count() <= MAX_LINE_CHARS);
+            }
+        }
     }
 }

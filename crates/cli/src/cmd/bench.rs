@@ -16,7 +16,7 @@ use perfcompose_runtime::validate::write_measurements;
 use perfcompose_runtime::{Plan, Registry};
 
 use super::runtime_args::{
-    bar, check_sizes, progress, quiet_caught_panics, registry, Image, RuntimeArgs,
+    bar, parse_sizes, progress, quiet_caught_panics, registry, Image, RuntimeArgs, Sizes,
 };
 
 /// What `perfcompose bench` measures.
@@ -43,9 +43,10 @@ pub struct SweepArgs {
     /// The seed's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
     #[arg(long)]
     pub full: bool,
-    /// Sizes to measure, comma separated (overrides the default sweep).
-    #[arg(long, value_delimiter = ',', value_name = "X,...")]
-    pub sizes: Option<Vec<usize>>,
+    /// Sizes to measure (overrides the default sweep): X,... or a range A..B[:N] as --at
+    /// takes them (values that are not whole numbers are rounded, and the rounding said).
+    #[arg(long, value_parser = parse_sizes, value_name = "X,...")]
+    pub sizes: Option<Sizes>,
     /// Fewest repetitions per point.
     #[arg(long, value_name = "N")]
     pub reps: Option<u32>,
@@ -146,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>> {
     let sweep = &args.sweep;
-    let spec = sampling(sweep)?;
+    let (spec, given) = sampling(sweep)?;
     let limit = sweep.runtime.memory_limit()?;
     let inputs = Inputs::with_image(ImageSize::from(sweep.image));
     let names = if args.kernels.is_empty() {
@@ -164,12 +165,7 @@ fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>
         })?;
     let sizes: Vec<Vec<usize>> = kernels
         .iter()
-        .map(|k| {
-            sweep
-                .sizes
-                .clone()
-                .unwrap_or_else(|| k.default_sizes(sweep.full))
-        })
+        .map(|k| given.clone().unwrap_or_else(|| k.default_sizes(sweep.full)))
         .collect();
     let total: usize = sizes.iter().map(Vec::len).sum();
     let bar = bar(total as u64, sweep.json);
@@ -202,15 +198,15 @@ fn kernels(args: &KernelArgs, registry: &Registry) -> anyhow::Result<Vec<Series>
 
 fn design(args: &DesignArgs, registry: &Registry) -> anyhow::Result<Vec<Series>> {
     let sweep = &args.sweep;
-    let spec = sampling(sweep)?;
+    let (spec, given) = sampling(sweep)?;
     let (term, plan) = parse_plan("<term>", &args.term)?;
     // A construct the runtime cannot run says so first (when it builds); a name that is
     // no kernel is located in the term.
     if plan.runs() {
         registry.check_term(&term)?;
     }
-    let sizes = match &sweep.sizes {
-        Some(s) => s.clone(),
+    let sizes = match given {
+        Some(s) => s,
         None => default_sizes_for(registry, &plan, sweep.full),
     };
     let bar = bar(sizes.len() as u64, sweep.json);
@@ -292,11 +288,9 @@ fn list(registry: &Registry) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The sampling the flags ask for.
-fn sampling(args: &SweepArgs) -> anyhow::Result<Sampling> {
-    if let Some(sizes) = &args.sizes {
-        check_sizes(sizes)?;
-    }
+/// The sampling the flags ask for, and the sizes of `--sizes` (checked, their rounding said).
+fn sampling(args: &SweepArgs) -> anyhow::Result<(Sampling, Option<Vec<usize>>)> {
+    let sizes = args.sizes.as_ref().map(|s| s.checked(true)).transpose()?;
     let mut s = if args.full {
         Sampling::full()
     } else {
@@ -327,7 +321,7 @@ fn sampling(args: &SweepArgs) -> anyhow::Result<Sampling> {
     if let Some(w) = args.warmup {
         s.warmup = w;
     }
-    Ok(s)
+    Ok((s, sizes))
 }
 
 /// The default sweep of a design: the sweep of its source kernel.

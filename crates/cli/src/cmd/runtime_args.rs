@@ -3,6 +3,7 @@
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
+use perfcompose_core::compose::grid::{parse_at, WholeSizes};
 use perfcompose_runtime::bench::{self, Progress};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::{Config, Registry};
@@ -78,15 +79,43 @@ pub fn registry() -> Registry {
     Registry::builtin()
 }
 
-/// Refuse an empty sweep or a size of zero.
-pub fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
-    if sizes.is_empty() {
-        bail!("--sizes needs at least one size");
+/// `--sizes`: values written as `--at` writes them (`4096,65536`, `2^12`, `2^10..2^18:9`),
+/// rounded to whole sizes, with the note saying so when that changed a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sizes {
+    sizes: Vec<usize>,
+    note: Option<String>,
+}
+
+impl Sizes {
+    /// The sizes, refusing a size of zero; the rounding note goes to stderr when `say`
+    /// (one MPI rank says it for the job).
+    pub fn checked(&self, say: bool) -> anyhow::Result<Vec<usize>> {
+        if let Some(z) = self.sizes.iter().find(|&&s| s == 0) {
+            bail!("--sizes: size {z} is not positive (sizes start at 1)");
+        }
+        if let (true, Some(note)) = (say, &self.note) {
+            perfcompose_core::stderr_line!("{note}");
+        }
+        Ok(self.sizes.clone())
     }
-    if let Some(z) = sizes.iter().find(|&&s| s == 0) {
-        bail!("--sizes: size {z} is not positive (sizes start at 1)");
-    }
-    Ok(())
+}
+
+/// Parse `--sizes` (clap's value parser).
+pub fn parse_sizes(text: &str) -> anyhow::Result<Sizes> {
+    let hint = "sizes are numbers, constant expressions or a range: 4096,65536 or 2^10..2^18:9";
+    let axis =
+        parse_at(&format!("x={text}")).map_err(|d| anyhow::anyhow!("{} ({hint})", d.message))?;
+    let whole = WholeSizes::new(&axis.values)?;
+    let sizes = whole
+        .sizes
+        .iter()
+        .map(|&s| usize::try_from(s))
+        .collect::<Result<_, _>>()?;
+    Ok(Sizes {
+        sizes,
+        note: whole.note("--sizes"),
+    })
 }
 
 /// A progress bar on stderr (hidden with `--json` and when stderr is not a terminal).

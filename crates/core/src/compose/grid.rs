@@ -4,7 +4,9 @@
 //! A value is a constant model expression (`1024`, `2^18`, `1.5e6`), so errors inside a
 //! value are located like any other model error, in the `--at` argument. `A..B` is a
 //! range: [`RANGE_POINTS`] log-spaced points from A to B (`A..B:N` for N points), so
-//! `--at x=2^10..2^20` covers six decades without listing them.
+//! `--at x=2^10..2^20` covers six decades without listing them; a point whose exact value
+//! is round (2048 in `2^10..2^12:3`) is exactly that ([`log_spaced`]). Commands that run
+//! at whole sizes round the other values with [`WholeSizes`], which says what it did.
 
 use crate::diag::{Diagnostic, Span};
 use crate::model::parse_model_in;
@@ -175,16 +177,83 @@ fn parse_range(text: &str, name: &str, from: usize, dots: usize) -> Result<Axis,
     })
 }
 
+/// Relative distance within which a computed range point is taken to be the round number
+/// it approximates. The log-domain computation is off by a few ulps times the logarithm of
+/// the range's ratio (below 1e-13 relative for any finite range); a point that truly is not
+/// round lands this close to a round number with a probability of about 1e-6.
+const SNAP: f64 = 1e-12;
+
 /// `n` ≥ 2 points from `a` to `b` (both > 0), evenly spaced in log scale; the ends exact.
+///
+/// A point whose exact value is a round number is that number, not a neighbour a few ulps
+/// off: powers of two between powers of two are computed exactly, and a point within
+/// relative 1e-12 of an integer, or of a decimal of at most six significant digits, is
+/// that number (see [`snap`] for the limits above 1e13). Every command that evaluates,
+/// runs or prints a range gets its points from here, so they all see the same values.
+///
+/// ```
+/// use perfcompose_core::compose::grid::log_spaced;
+/// assert_eq!(log_spaced(1024.0, 4096.0, 3), [1024.0, 2048.0, 4096.0]);
+/// assert_eq!(log_spaced(1.0, 1e6, 4), [1.0, 100.0, 1e4, 1e6]);
+/// ```
 pub fn log_spaced(a: f64, b: f64, n: usize) -> Vec<f64> {
     let (la, lb) = (a.ln(), b.ln());
+    let steps = (n - 1) as f64;
+    let exact_twos = power_of_two(a).zip(power_of_two(b));
     (0..n)
         .map(|i| match i {
             0 => a,
             i if i == n - 1 => b,
-            i => (la + (lb - la) * i as f64 / (n - 1) as f64).exp(),
+            i => {
+                if let Some((p, q)) = exact_twos {
+                    let k = (q - p) * i as i64;
+                    if k % (n as i64 - 1) == 0 {
+                        return exp2(p + k / (n as i64 - 1));
+                    }
+                }
+                snap((la + (lb - la) * i as f64 / steps).exp())
+            }
         })
         .collect()
+}
+
+/// `Some(k)` when `v` is exactly 2^k (a normal number).
+fn power_of_two(v: f64) -> Option<i64> {
+    if !(v.is_normal() && v > 0.0) {
+        return None;
+    }
+    let bits = v.to_bits();
+    let mantissa = bits & ((1u64 << 52) - 1);
+    (mantissa == 0).then(|| ((bits >> 52) & 0x7ff) as i64 - 1023)
+}
+
+/// 2^k, exactly, for `k` between the exponents of two normal numbers.
+fn exp2(k: i64) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `v` (> 0), or the round number it is within relative [`SNAP`] of: the nearest decimal
+/// of six significant digits (`0.01`, `3.5e-7`, `1e15`), else the nearest integer.
+///
+/// The decimal comes first because above about 1e13 the computed value can be an integer
+/// or more away from the exact one, so its nearest integer is not necessarily the exact
+/// value; a six-digit decimal (every power of ten among them) still is. Integers there
+/// that are neither powers of two nor six-digit decimals may come out one off.
+fn snap(v: f64) -> f64 {
+    let near = |r: f64| r != 0.0 && ((v - r) / v).abs() <= SNAP;
+    // Rust formats and parses decimals correctly rounded: this is the f64 a user typing
+    // the six digits would get.
+    if let Ok(d) = format!("{v:.5e}").parse::<f64>() {
+        if near(d) {
+            return d;
+        }
+    }
+    let whole = v.round();
+    if near(whole) {
+        whole
+    } else {
+        v
+    }
 }
 
 /// The points to evaluate at.
@@ -293,6 +362,93 @@ fn product(axes: &[&Axis]) -> Vec<Point> {
     out
 }
 
+/// A value that cannot be a size: below zero, or too large for a whole number of elements.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("{} is not a size (a whole number, 0 or more)", crate::model::format_number(*.0))]
+pub struct NotASize(pub f64);
+
+/// Sizes for a command that runs at whole numbers of elements, from grid values: each value
+/// rounded to the nearest whole number, duplicates after rounding dropped (the first kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WholeSizes {
+    /// The sizes, in the order of the values they came from.
+    pub sizes: Vec<u64>,
+    /// The values that were not whole numbers, with the size each became.
+    pub rounded: Vec<(f64, u64)>,
+    /// How many values were dropped because an earlier one rounded to the same size.
+    pub dropped: usize,
+}
+
+/// Largest size accepted: integers above 2^53 are not all representable as `f64`.
+const MAX_SIZE: f64 = 9_007_199_254_740_992.0;
+
+impl WholeSizes {
+    /// Round `values` to sizes.
+    ///
+    /// ```
+    /// use perfcompose_core::compose::grid::{log_spaced, WholeSizes};
+    /// let w = WholeSizes::new(&log_spaced(1000.0, 1e6, 7)).unwrap();
+    /// assert_eq!(w.sizes, [1000, 3162, 10000, 31623, 100000, 316228, 1000000]);
+    /// assert_eq!(w.rounded.len(), 3);
+    /// ```
+    pub fn new(values: &[f64]) -> Result<WholeSizes, NotASize> {
+        let mut out = WholeSizes {
+            sizes: Vec::with_capacity(values.len()),
+            rounded: Vec::new(),
+            dropped: 0,
+        };
+        let mut seen = std::collections::HashSet::with_capacity(values.len());
+        for &v in values {
+            if !(v >= 0.0 && v.round() <= MAX_SIZE) {
+                return Err(NotASize(v));
+            }
+            let size = v.round() as u64;
+            if v.fract() != 0.0 {
+                out.rounded.push((v, size));
+            }
+            if seen.insert(size) {
+                out.sizes.push(size);
+            } else {
+                out.dropped += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One line saying what rounding did to the values of `flag` (`--at x`, `--sizes`;
+    /// `None` when every value was a whole number already): the first few roundings and the
+    /// duplicates dropped.
+    pub fn note(&self, flag: &str) -> Option<String> {
+        if self.rounded.is_empty() {
+            return None;
+        }
+        const SHOWN: usize = 3;
+        let n = self.rounded.len();
+        let mut examples: Vec<String> = self
+            .rounded
+            .iter()
+            .take(SHOWN)
+            .map(|(v, s)| format!("{} to {s}", crate::model::format_significant(*v, 9)))
+            .collect();
+        if n > SHOWN {
+            examples.push("...".into());
+        }
+        let mut line = format!(
+            "note: {flag}: rounded {n} value{} to whole sizes ({})",
+            if n == 1 { "" } else { "s" },
+            examples.join(", ")
+        );
+        if self.dropped > 0 {
+            line.push_str(&format!(
+                " and dropped {} duplicate{}",
+                self.dropped,
+                if self.dropped == 1 { "" } else { "s" }
+            ));
+        }
+        Some(line)
+    }
+}
+
 /// `x=1024, n=4` for messages.
 pub fn format_point(p: &[(String, f64)]) -> String {
     p.iter()
@@ -347,15 +503,99 @@ mod tests {
         assert_eq!(a.values.len(), RANGE_POINTS);
         assert_eq!(a.values[0], 1024.0);
         assert_eq!(a.values[10], 1048576.0);
-        // Eleven points over ten doublings: every power of two, to rounding.
+        // Eleven points over ten doublings: every power of two.
         for (i, v) in a.values.iter().enumerate() {
-            let want = f64::powi(2.0, 10 + i as i32);
-            assert!((v - want).abs() / want < 1e-12, "{v} vs {want}");
+            assert_eq!(*v, f64::powi(2.0, 10 + i as i32));
         }
         let a = parse_at("n = 1 .. 100 : 3").unwrap();
         assert_eq!(a.name, "n");
-        assert_eq!(a.values.len(), 3);
-        assert!((a.values[1] - 10.0).abs() < 1e-12);
+        assert_eq!(a.values, [1.0, 10.0, 100.0]);
+    }
+
+    #[test]
+    fn range_points_whose_exact_value_is_round_are_that_value() {
+        assert_eq!(
+            parse_at("x=2^10..2^12:3").unwrap().values,
+            [1024.0, 2048.0, 4096.0]
+        );
+        // Powers of two between powers of two, also below 1 and on long ranges.
+        for (p, q) in [(0, 40), (-20, 0), (-30, 60), (10, 20), (3, 63)] {
+            for steps in 1..=(q - p) as usize {
+                if (q - p) as usize % steps != 0 {
+                    continue;
+                }
+                let v = log_spaced(2f64.powi(p), 2f64.powi(q), steps + 1);
+                let by = (q - p) / steps as i32;
+                for (i, x) in v.iter().enumerate() {
+                    assert_eq!(*x, 2f64.powi(p + by * i as i32), "{p} {q} {steps}");
+                }
+            }
+        }
+        // Integer ratios that are not powers of two: 3^k, 10^k, and the integer points of
+        // ranges whose other points are not integers.
+        let threes = log_spaced(3.0, 3f64.powi(20), 20);
+        for (i, x) in threes.iter().enumerate() {
+            assert_eq!(*x, 3f64.powi(i as i32 + 1));
+        }
+        for n in [2, 3, 4, 7, 10, 13, 19] {
+            let v = log_spaced(1.0, 1e18, n);
+            for (i, x) in v.iter().enumerate() {
+                let e = 18.0 * i as f64 / (n - 1) as f64;
+                if e.fract() == 0.0 {
+                    assert_eq!(*x, 10f64.powi(e as i32), "{n}: {v:?}");
+                }
+            }
+        }
+        let v = log_spaced(1000.0, 1e6, 7);
+        assert_eq!([v[0], v[2], v[4], v[6]], [1000.0, 1e4, 1e5, 1e6]);
+        assert!((v[1] - 1e3 * 10f64.sqrt()).abs() < 1e-9, "{v:?}");
+        // Round decimals below one: what typing them gives.
+        assert_eq!(log_spaced(0.001, 0.1, 3), [0.001, 0.01, 0.1]);
+        assert_eq!(log_spaced(1e-9, 1e-3, 4), [1e-9, 1e-7, 1e-5, 1e-3]);
+    }
+
+    #[test]
+    fn points_that_are_not_round_stay_within_rounding_of_the_exact_value() {
+        for (a, b, n) in [
+            (1.0, 2.0, 7),
+            (1000.0, 1e6, 7),
+            (0.3, 7e9, 23),
+            (1.5, 1e300, 9),
+        ] {
+            let v = log_spaced(a, b, n);
+            for (i, x) in v.iter().enumerate() {
+                let t = i as f64 / (n - 1) as f64;
+                let want = (a.ln() + (b.ln() - a.ln()) * t).exp();
+                assert!(((x - want) / want).abs() < 1e-12, "{x} vs {want}");
+            }
+            assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn whole_sizes_round_drop_duplicates_and_say_so() {
+        let w = WholeSizes::new(&[1024.0, 2048.0, 4096.0]).unwrap();
+        assert_eq!(w.sizes, [1024, 2048, 4096]);
+        assert_eq!(w.note("--at x"), None);
+        let w = WholeSizes::new(&log_spaced(1.0, 3.0, 5)).unwrap();
+        assert_eq!(w.sizes, [1, 2, 3]);
+        assert_eq!(w.dropped, 2);
+        assert_eq!(
+            w.note("--at x").unwrap(),
+            "note: --at x: rounded 3 values to whole sizes (1.31607401 to 1, 1.73205081 to 2, \
+             2.27950706 to 2) and dropped 2 duplicates"
+        );
+        let w = WholeSizes::new(&log_spaced(1000.0, 1e6, 9)).unwrap();
+        assert!(w.note("--sizes").unwrap().contains("7 values"), "{w:?}");
+        assert!(w.note("--sizes").unwrap().ends_with("...)"), "{w:?}");
+        assert_eq!(WholeSizes::new(&[0.5]).unwrap().sizes, [1]);
+        let e = WholeSizes::new(&[2.0, -1.0]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-1 is not a size (a whole number, 0 or more)"
+        );
+        assert!(WholeSizes::new(&[f64::NAN]).is_err());
+        assert!(WholeSizes::new(&[1e30]).is_err());
     }
 
     #[test]

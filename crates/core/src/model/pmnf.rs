@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use num_traits::{CheckedAdd, CheckedMul, One, Signed, ToPrimitive, Zero};
 
-use super::number::Q;
+use super::number::{MAX_EXPONENT_PART, Q};
 
 /// `p^exp · log2(p)^log` for one parameter `p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,26 +88,31 @@ impl Monomial {
         self.factors.keys().map(|k| k.as_str())
     }
 
-    /// Product; `None` only if an exponent no longer fits a 64-bit fraction.
+    /// Product; `None` when an exponent leaves what the parser reads as an exact
+    /// exponent ([`MAX_EXPONENT_PART`]), or a 64-bit fraction.
     pub fn mul(&self, other: &Monomial) -> Option<Monomial> {
         let mut out = self.clone();
         for (p, q) in &other.factors {
             let cur = out.get(p);
             out.set(
                 p,
-                Power::new(cur.exp.checked_add(&q.exp)?, cur.log.checked_add(&q.log)?),
+                readable(Power::new(
+                    cur.exp.checked_add(&q.exp)?,
+                    cur.log.checked_add(&q.log)?,
+                ))?,
             );
         }
         Some(out)
     }
 
-    /// `self^q`, exact in the exponents; `None` on exponent overflow.
+    /// `self^q`, exact in the exponents; `None` when an exponent leaves what the parser
+    /// reads as an exact exponent ([`MAX_EXPONENT_PART`]), or a 64-bit fraction.
     pub fn pow(&self, q: Q) -> Option<Monomial> {
         let mut out = Monomial::one();
         for (p, pw) in &self.factors {
             out.set(
                 p,
-                Power::new(pw.exp.checked_mul(&q)?, pw.log.checked_mul(&q)?),
+                readable(Power::new(pw.exp.checked_mul(&q)?, pw.log.checked_mul(&q)?))?,
             );
         }
         Some(out)
@@ -150,6 +155,17 @@ impl Monomial {
         }
         Some(v)
     }
+}
+
+/// `p` when the parser reads its exponents back exactly: numerators and denominators up
+/// to [`MAX_EXPONENT_PART`]. A larger exponent prints as a general power (`(e)^2350296`),
+/// so arithmetic that would make one leaves the product or power unsimplified instead,
+/// and printing stays a fixed point (`(e^15066)^156` stays that).
+fn readable(p: Power) -> Option<Power> {
+    let fits = |q: Q| {
+        q.numer().unsigned_abs() <= MAX_EXPONENT_PART as u64 && *q.denom() <= MAX_EXPONENT_PART
+    };
+    (fits(p.exp) && fits(p.log)).then_some(p)
 }
 
 /// `x^q` for a rational exponent, with an integer fast path (so negative bases work for

@@ -240,6 +240,47 @@ fn long_models_parse_quickly() {
     let product = ["(a + b + c + d + e)"; 12].join(" * ");
     let e = m(&product);
     assert!(e.node_count() < 10_000, "{}", e.node_count());
+    // Found by fuzzing: sums of a polynomial and one other term stayed under the
+    // term-pair cap at every step but doubled at every factor (a 400-character model
+    // printed as 600 kB). Products are distributed only up to `MAX_EXPANSION_NODES`.
+    let product: Vec<String> = (0..8)
+        .map(|i| format!("(a{i} + b{i} + c{i} + q^z{i})"))
+        .collect();
+    let e = m(&product.join(" * "));
+    assert!(e.node_count() < 20_000, "{}", e.node_count());
+    let e = m(&std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/seeds/model_roundtrip/regression-slow-doubling-expansion"),
+    )
+    .expect("regression seed"));
+    assert!(e.to_string().len() < 50_000, "{}", e.to_string().len());
+}
+
+#[test]
+fn exponents_made_past_the_parsers_limit_stay_unsimplified() {
+    // Found by fuzzing: `(e^15066)^156` simplified to `e^2350296`, whose exponent is past
+    // what the parser reads as exact (numerator and denominator up to 1e6), so it read
+    // back as a general power and printed differently.
+    for src in [
+        "((e^15066)^156)",
+        "max(+(e^15066)^156)",
+        "x^600000 * x^600000",
+        "x^600000 * x^600000 * y",
+        "(x^(1/1000))^(1/1001)",
+        "log2(x)^600000 * log2(x)^600000",
+        "x^2 / x^(-999999)",
+    ] {
+        let e = m(src);
+        let printed = e.to_string();
+        assert_eq!(m(&printed).to_string(), printed, "{src} printed {printed}");
+        let want = m(src).eval_at(&[("x", 1.0000001), ("e", 1.000001), ("y", 2.0)]);
+        assert_eq!(
+            m(&printed).eval_at(&[("x", 1.0000001), ("e", 1.000001), ("y", 2.0)]),
+            want
+        );
+    }
+    // Below the limit, powers of powers still simplify.
+    assert_eq!(m("(e^1000)^1000").to_string(), "e^1000000");
 }
 
 #[test]

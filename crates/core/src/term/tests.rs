@@ -437,3 +437,27 @@ proptest! {
         }
     }
 }
+
+/// The inputs the `term_roundtrip` fuzz target found where printing was not a fixed point
+/// (regression seeds in `fuzz/seeds/term_roundtrip/`): print → parse → print is one now.
+#[test]
+fn fuzz_regression_seeds_round_trip() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/term_roundtrip");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("regression seeds") {
+        let path = entry.expect("dir entry").path();
+        let Ok(src) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(t) = parse_term("<fuzz>", &src) else {
+            continue;
+        };
+        let printed = t.to_string();
+        let again = parse_term("<fuzz>", &printed)
+            .unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render()));
+        assert_eq!(again.to_string(), printed, "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} term seeds under {}", dir.display());
+}

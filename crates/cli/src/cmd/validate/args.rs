@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use perfcompose_core::fit::Measure;
 use perfcompose_runtime::validate;
 
-use crate::cmd::runtime_args::{Image, RuntimeArgs};
+use crate::cmd::runtime_args::{parse_sizes, Image, RuntimeArgs, Sizes};
 use crate::cmd::timing_args::TimingArgs;
 
 /// Flags of `perfcompose validate`.
@@ -39,9 +39,10 @@ pub struct Args {
     /// The sizes your program runs at: x=V1,V2,... (`{x}` in the command is replaced).
     #[arg(long = "at", value_name = "x=V1,V2,...", requires = "command")]
     pub at: Vec<String>,
-    /// Sizes of the sweep for --term, comma separated.
-    #[arg(long, value_delimiter = ',', value_name = "X,...", requires = "term")]
-    pub sizes: Option<Vec<usize>>,
+    /// Sizes of the sweep for --term: X,... or a range A..B[:N] as --at takes them
+    /// (values that are not whole numbers are rounded, and the rounding said).
+    #[arg(long, value_parser = parse_sizes, value_name = "X,...", requires = "term")]
+    pub sizes: Option<Sizes>,
     /// The picture a MapReduce given with --term runs on.
     #[arg(long, value_enum, default_value_t, requires = "term")]
     pub image: Image,

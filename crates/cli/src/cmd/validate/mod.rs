@@ -9,7 +9,7 @@ use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::plan::parse_plan;
 use perfcompose_runtime::validate::{self, Archive, Options, SavedRun, Suite};
 
-use crate::cmd::runtime_args::{bar, check_sizes, progress, quiet_caught_panics, registry};
+use crate::cmd::runtime_args::{bar, progress, quiet_caught_panics, registry};
 
 mod args;
 #[cfg(feature = "mpi")]
@@ -71,10 +71,7 @@ fn suite_of(args: &Args) -> anyhow::Result<Suite> {
     if let Some(term) = &args.term {
         let (_, plan) = parse_plan("<term>", term)?;
         let sizes = match &args.sizes {
-            Some(s) => {
-                check_sizes(s)?;
-                s.clone()
-            }
+            Some(s) => s.checked(true)?,
             None if plan.has_mapreduce() => vec![8, 16, 32, 64],
             None => vec![4096, 16384, 32768, 65536, 131072],
         };

@@ -16,7 +16,7 @@ use perfcompose_runtime::Registry;
 
 use super::args::Args;
 use super::print::print;
-use crate::cmd::runtime_args::{bar, check_sizes};
+use crate::cmd::runtime_args::bar;
 use crate::report::ReportedElsewhere;
 
 pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
@@ -44,16 +44,14 @@ fn from_mpi(e: perfcompose_mpi::Error) -> anyhow::Error {
     }
 }
 
-fn cases(args: &Args, processes: usize) -> anyhow::Result<Vec<Case>> {
+/// The configurations to run; `root` says the notes about them (once for the job).
+fn cases(args: &Args, processes: usize, root: bool) -> anyhow::Result<Vec<Case>> {
     if args.save.is_some() {
         bail!("--save is not supported for distributed runs yet; use --json and keep its output");
     }
     if let Some(term) = &args.term {
         let sizes = match &args.sizes {
-            Some(s) => {
-                check_sizes(s)?;
-                s.clone()
-            }
+            Some(s) => s.checked(root)?,
             // Images per job for a MapReduce; a divide and conquer's problem sizes
             // (edges, for the connected components of the suite); a matmul's orders.
             None => {
@@ -122,7 +120,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     if args.term.is_none() {
         job.require("validate --suite mpi", 2)?;
     }
-    let cases = cases(args, job.size())?;
+    let cases = cases(args, job.size(), job.is_root())?;
     let config = args.runtime.config();
     // Every configuration checked on every process before anything runs.
     for case in &cases {

@@ -6,6 +6,7 @@
 use anyhow::{anyhow, bail};
 use perfcompose_core::components::ComponentFitter;
 use perfcompose_core::components::{Components, LoadOptions};
+use perfcompose_core::compose::grid::WholeSizes;
 use perfcompose_core::fit::FitOptions;
 use perfcompose_core::skeleton::StandardLibrary;
 use perfcompose_core::term::parse_term_with;
@@ -19,7 +20,8 @@ use crate::cmd::input;
 use crate::cmd::runtime_args::bar;
 use crate::cmd::timing_args::with_hint;
 
-/// The sizes of `--at`: one axis, `x`, of whole numbers.
+/// The sizes of `--at`: one axis, `x`, rounded to whole numbers (said on stderr when that
+/// changed a value).
 fn sizes(args: &Args) -> anyhow::Result<Vec<u64>> {
     if args.at.is_empty() {
         bail!("give the sizes your program runs at with --at x=V1,V2,... (at least two, to fit its model)");
@@ -32,10 +34,11 @@ fn sizes(args: &Args) -> anyhow::Result<Vec<u64>> {
         );
     }
     let xs = grid.values_of(PARAMETER).unwrap_or_default();
-    if let Some(bad) = xs.iter().find(|v| **v < 0.0 || v.fract() != 0.0) {
-        bail!("--at x: {bad} is not a size (a whole number, 0 or more)");
+    let whole = WholeSizes::new(xs).map_err(|e| anyhow!("--at x: {e}"))?;
+    if let Some(note) = whole.note("--at x") {
+        perfcompose_core::stderr_line!("{note}");
     }
-    Ok(xs.iter().map(|v| *v as u64).collect())
+    Ok(whole.sizes)
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {

@@ -125,7 +125,10 @@ impl Expr {
         }
         match other {
             // Distribute a polynomial over a sum (unless the expansion would be huge).
-            Expr::Add(args) if p.len().saturating_mul(args.len()) <= MAX_PRODUCT_TERMS => {
+            Expr::Add(args)
+                if p.len().saturating_mul(args.len()) <= MAX_PRODUCT_TERMS
+                    && expansion_fits(p.len() + 1, &args) =>
+            {
                 Expr::sum_of(
                     args.into_iter()
                         .map(|a| Expr::mul(Expr::Poly(p.clone()), a))
@@ -219,7 +222,8 @@ impl Expr {
                 if args.len().saturating_mul(match &other {
                     Expr::Add(o) => o.len(),
                     _ => 1,
-                }) <= MAX_PRODUCT_TERMS =>
+                }) <= MAX_PRODUCT_TERMS
+                    && expansion_fits(other.node_count(), &args) =>
             {
                 Expr::sum_of(
                     args.into_iter()
@@ -324,6 +328,20 @@ impl Expr {
         }
     }
 }
+
+/// Whether distributing a factor of `factor_nodes` nodes over the sum `args` stays within
+/// [`MAX_EXPANSION_NODES`]. The term-pair cap alone bounds each step, not the result: a
+/// product of sums that each hold a polynomial and one other term doubles at every
+/// factor (a 400-character model grew to 600 kB and took seconds to read).
+fn expansion_fits(factor_nodes: usize, args: &[Expr]) -> bool {
+    let sum_nodes: usize = 1 + args.iter().map(Expr::node_count).sum::<usize>();
+    factor_nodes.saturating_mul(sum_nodes) <= MAX_EXPANSION_NODES
+}
+
+/// Largest size (nodes of one factor times nodes of the other) of a product that is
+/// distributed over a sum; beyond it the product stays a product, like one past
+/// [`MAX_PRODUCT_TERMS`].
+pub const MAX_EXPANSION_NODES: usize = 4096;
 
 /// Merge like terms `c1 · m · core + c2 · m · core` of a sum, keeping the order of
 /// first appearance and adding coefficients in that order. Sorting by structure finds
