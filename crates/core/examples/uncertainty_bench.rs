@@ -14,8 +14,8 @@
 //! [`perfcompose_core::uncertainty::fitted`]). Each region becomes a component; terms of
 //! one, two and three of them are composed and sampled the way `predict` does it
 //! ([`perfcompose_core::compose::interval`]), and the bench reports the share of
-//! compositions whose 95% interval at x = 256 contains the true value, and the median
-//! relative half-width of the intervals.
+//! compositions whose 95% interval at x = 256 contains the true value, the median
+//! relative half-width of the intervals, and how many intervals reach below zero.
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
 use perfcompose_core::compose::interval::{composed_template, templated, IntervalOptions, Sampler};
@@ -42,12 +42,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Hits and relative half-widths of intervals.
+/// Hits, relative half-widths and low ends below zero of intervals.
 #[derive(Default)]
 struct Tally {
     hit: usize,
     n: usize,
     widths: Vec<f64>,
+    below_zero: usize,
 }
 
 impl Tally {
@@ -55,6 +56,7 @@ impl Tally {
         self.n += 1;
         self.hit += usize::from(low <= truth && truth <= high);
         self.widths.push((high - low) / 2.0 / truth.abs());
+        self.below_zero += usize::from(low < 0.0);
     }
 }
 
@@ -141,8 +143,8 @@ fn main() {
         noise * 100.0,
         parameters.join(" = ")
     );
-    println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width |");
-    println!("|---|---|---|---|---|");
+    println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width | low end < 0 (covariance / bootstrap) |");
+    println!("|---|---|---|---|---|---|");
     for (term, n) in TERMS {
         let mut t: [Tally; 2] = Default::default();
         for group in fitted.chunks_exact(*n) {
@@ -167,11 +169,13 @@ fn main() {
             )
         };
         println!(
-            "| {term} | {} | {:.1}% | {} | {:.1}% |",
+            "| {term} | {} | {:.1}% | {} | {:.1}% | {} / {} |",
             pct(&t[0]),
             100.0 * median(t[0].widths.clone()),
             pct(&t[1]),
-            100.0 * median(t[1].widths.clone())
+            100.0 * median(t[1].widths.clone()),
+            t[0].below_zero,
+            t[1].below_zero
         );
     }
 }
