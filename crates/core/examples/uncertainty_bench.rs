@@ -3,7 +3,7 @@
 //! largest measured point in 90–98% of the regions).
 //!
 //! ```sh
-//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100] [--parameters 1]
+//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100] [--parameters 1] [--measure minimum]
 //! ```
 //!
 //! Seeded regions of one parameter on the 5-point grid x = 4..64 (or of two, x and y, on
@@ -14,14 +14,16 @@
 //! [`perfcompose_core::uncertainty::fitted`]). Each region becomes a component; terms of
 //! one, two and three of them are composed and sampled the way `predict` does it
 //! ([`perfcompose_core::compose::interval`]), and the bench reports the share of
-//! compositions whose 95% interval at x = 256 contains the true value, the median
+//! compositions whose 95% interval at x = 256 contains the true value (of the statistic
+//! fitted, `--measure`, the default one unless given: the true model for the mean and
+//! the median, the expected fastest of the repetitions for the minimum), the median
 //! relative half-width of the intervals, and how many intervals reach below zero.
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
 use perfcompose_core::compose::interval::{composed_template, templated, IntervalOptions, Sampler};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::fit::synth::{self, SynthConfig, TruthShape};
-use perfcompose_core::fit::{modeler, FitOptions, DEFAULT_MODELER};
+use perfcompose_core::fit::{modeler, FitOptions, Measure, DEFAULT_MODELER};
 use perfcompose_core::model::{Expr, Pmnf};
 use perfcompose_core::term::parse_term;
 use perfcompose_core::uncertainty::{fitted, Source, Uncertain, Uncertainty};
@@ -103,6 +105,18 @@ fn interval(term: &str, u: &[Uncertainty], seed: u64, at: &[(String, f64)]) -> O
     Some((i.low, i.high))
 }
 
+/// What the statistic of `r` repetitions `f·(1 + U(−1, 1)·noise)` estimates, over `f`:
+/// the truth for the mean and the median of this symmetric noise; for the minimum, the
+/// expected smallest of `r` draws, `1 − noise·(r − 1)/(r + 1)` (the maximum likewise).
+fn statistic_factor(measure: Measure, noise: f64, r: usize) -> f64 {
+    let edge = noise * (r as f64 - 1.0) / (r as f64 + 1.0);
+    match measure {
+        Measure::Mean | Measure::Median => 1.0,
+        Measure::Minimum => 1.0 - edge,
+        Measure::Maximum => 1.0 + edge,
+    }
+}
+
 fn main() {
     let regions = arg("--regions", 400.0) as usize;
     let seed = arg("--seed", 11.0) as u64;
@@ -122,7 +136,15 @@ fn main() {
         seed,
     };
     let m = modeler(DEFAULT_MODELER).expect("the default modeler");
-    let opts = FitOptions::default();
+    let measure: Measure = std::env::args()
+        .skip_while(|a| a != "--measure")
+        .nth(1)
+        .map_or_else(Measure::default, |m| m.parse().expect("a statistic"));
+    let opts = FitOptions {
+        measure: Some(measure),
+        ..FitOptions::default()
+    };
+    let truth_factor = statistic_factor(measure, noise, config.repetitions);
     // Per region: the truth at x, the covariance-only uncertainty, the bootstrap's.
     let fitted: Vec<(f64, Uncertainty, Uncertainty)> = synth::generate(&config)
         .into_iter()
@@ -132,14 +154,14 @@ fn main() {
             let cov = Uncertainty::normal(&Uncertain::from_fit("c", &fit)?, Source::FitCovariance);
             let boot = fitted("c", &fit, m, &r.points, &opts, replicates, seed ^ k as u64)?;
             Some((
-                synth::eval(&r.truth, &config.parameters, &vec![x; dims]),
+                truth_factor * synth::eval(&r.truth, &config.parameters, &vec![x; dims]),
                 cov,
                 boot,
             ))
         })
         .collect();
     println!(
-        "regions {regions}, seed {seed}, noise ±{:.0}%, {dims} parameter(s), {replicates} bootstrap refits, 95% intervals at {} = {x} (4× the largest measured)",
+        "regions {regions}, seed {seed}, noise ±{:.0}%, {dims} parameter(s), fitted on the {measure}, {replicates} bootstrap refits, 95% intervals at {} = {x} (4× the largest measured)",
         noise * 100.0,
         parameters.join(" = ")
     );

@@ -50,7 +50,8 @@
 //! seven rows that moved came closer.
 
 use super::{refined, Coefficient, Fit, FitError, FitOptions, FitStats, Modeler, PointStats};
-use crate::measure::{Measure, Point};
+use crate::measure::stats::resampled_variance;
+use crate::measure::{Measure, Point, Summary};
 use crate::model::Expr;
 
 /// Fewest sizes on each side of a break (Extra-P's segmented modeler uses five, too).
@@ -104,20 +105,13 @@ fn sizes_of<'a>(points: &'a [Point], measure: Measure) -> Vec<Size<'a>> {
             .iter()
             .flat_map(|p| p.values.iter().copied())
             .collect();
-        let r = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / r;
-        let cv = if values.len() > 1 && mean != 0.0 {
-            let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (r - 1.0);
-            var.sqrt() / mean.abs()
+        let value = Summary::of(&values).map_or(0.0, |v| v.get(measure));
+        let se = resampled_variance(&values, measure).map_or(0.0, f64::sqrt);
+        s.noise = if value != 0.0 {
+            (se / value.abs()).max(NOISE_FLOOR)
         } else {
-            0.0
+            NOISE_FLOOR
         };
-        let factor = if measure == Measure::Median {
-            1.25
-        } else {
-            1.0
-        };
-        s.noise = (factor * cv / r.sqrt()).max(NOISE_FLOOR);
     }
     out
 }
@@ -169,7 +163,7 @@ impl Modeler for Segmented {
         if parameters.len() != 1 {
             return Ok(whole);
         }
-        let sizes = sizes_of(points, options.measure);
+        let sizes = sizes_of(points, options.measure_for(self));
         let n = sizes.len();
         // Whether a hint expects a step between the sizes around split `s`: somewhere
         // from half the hinted size to the size itself.
