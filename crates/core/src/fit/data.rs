@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{FitError, FitOptions};
-use crate::measure::stats::resampled_variance;
-use crate::measure::{Measure, Point, Summary};
+use crate::measure::stats::extreme_variance;
+use crate::measure::{Point, Summary};
 
 /// Smallest relative standard deviation of a mean we trust. Exact (noise-free) data would
 /// otherwise make every numerical rounding look significant.
@@ -198,16 +198,19 @@ pub fn prepare(
                 coordinate: describe(&coordinate),
             });
         };
-        // The spread of the point's value: of the mean, `s²/r`; of another statistic,
-        // its own variance under resampling the repetitions (a repetition slowed far
-        // down by other work widens the mean's a lot, the minimum's little), kept as
-        // `r` times it beside the value, in the mean's form.
+        // The spread of the point's value: `s²/r` from all its repetitions, except for
+        // an extreme (the minimum, the maximum), whose own variance under resampling
+        // the repetitions it is (a repetition slowed far down by other work widens `s²`
+        // a lot, the minimum's variance little), kept as `r` times it beside the value,
+        // in the mean's form.
         let repetitions: Vec<f64> = parts
             .iter()
             .flat_map(|p| p.values.iter().copied())
             .collect();
-        let own = (measure != Measure::Mean && parts.iter().all(|p| !p.values.is_empty()))
-            .then(|| resampled_variance(&repetitions, measure))
+        let own = parts
+            .iter()
+            .all(|p| !p.values.is_empty())
+            .then(|| extreme_variance(&repetitions, measure))
             .flatten();
         match own {
             Some(var) => {
@@ -330,6 +333,7 @@ pub fn lines_along(data: &Prepared, l: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::Measure;
 
     fn names(n: &[&str]) -> Vec<String> {
         n.iter().map(|s| s.to_string()).collect()
@@ -389,13 +393,15 @@ mod tests {
     fn a_stalled_repetition_widens_the_mean_not_the_minimum() {
         // Five repetitions of 100 ± 1, one of them stalled to 300.
         let values = [99.0, 100.0, 101.0, 100.5, 300.0];
-        let mean = resampled_variance(&values, Measure::Mean).unwrap();
-        let min = resampled_variance(&values, Measure::Minimum).unwrap();
+        let s = Summary::of(&values).unwrap().sample_std().unwrap();
+        let mean = s * s / 5.0;
+        let min = extreme_variance(&values, Measure::Minimum).unwrap();
         assert!(mean > 1000.0, "{mean}");
         // 13: 12.8 of it is the one resample in 3125 of five stalled repetitions.
         assert!(min < 20.0, "{min}");
-        assert_eq!(resampled_variance(&[5.0], Measure::Minimum), None);
-        assert_eq!(resampled_variance(&[5.0, 5.0], Measure::Minimum), Some(0.0));
+        assert_eq!(extreme_variance(&values, Measure::Median), None);
+        assert_eq!(extreme_variance(&[5.0], Measure::Minimum), None);
+        assert_eq!(extreme_variance(&[5.0, 5.0], Measure::Minimum), Some(0.0));
     }
 
     #[test]

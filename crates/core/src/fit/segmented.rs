@@ -11,7 +11,8 @@
 //! 1. the default modeler ([`super::refined`]) fits all points;
 //! 2. if that model is consistent with the measurements — every point within
 //!    [`MISS_SIGMAS`] of its own noise, the relative standard error of the point's value
-//!    (`1.25·CV/√r` for a median, `CV/√r` otherwise, at least [`NOISE_FLOOR`]) — it is the
+//!    (`CV/√r` for a mean, `1.25·CV/√r` for a median, for the minimum its spread under
+//!    resampling the repetitions, [`extreme_variance`]; at least [`NOISE_FLOOR`]) — it is the
 //!    answer, unless the cache levels are known (below: there the score of step 3
 //!    decides alone);
 //! 3. otherwise every split into two runs of at least [`MIN_SEGMENT`] consecutive sizes
@@ -50,7 +51,7 @@
 //! seven rows that moved came closer.
 
 use super::{refined, Coefficient, Fit, FitError, FitOptions, FitStats, Modeler, PointStats};
-use crate::measure::stats::resampled_variance;
+use crate::measure::stats::extreme_variance;
 use crate::measure::{Measure, Point, Summary};
 use crate::model::Expr;
 
@@ -105,13 +106,29 @@ fn sizes_of<'a>(points: &'a [Point], measure: Measure) -> Vec<Size<'a>> {
             .iter()
             .flat_map(|p| p.values.iter().copied())
             .collect();
-        let value = Summary::of(&values).map_or(0.0, |v| v.get(measure));
-        let se = resampled_variance(&values, measure).map_or(0.0, f64::sqrt);
-        s.noise = if value != 0.0 {
-            (se / value.abs()).max(NOISE_FLOOR)
-        } else {
-            NOISE_FLOOR
+        // An extreme's own spread under resampling; else from the CV of all the
+        // repetitions (the median's standard error is about 1.25 times the mean's).
+        let noise = match extreme_variance(&values, measure) {
+            Some(var) => {
+                let value = Summary::of(&values).map_or(0.0, |v| v.get(measure));
+                if value != 0.0 {
+                    var.sqrt() / value.abs()
+                } else {
+                    0.0
+                }
+            }
+            None => {
+                let r = values.len() as f64;
+                let cv = Summary::of(&values).and_then(|v| v.cv()).unwrap_or(0.0);
+                let factor = if measure == Measure::Median {
+                    1.25
+                } else {
+                    1.0
+                };
+                factor * cv / r.sqrt()
+            }
         };
+        s.noise = noise.max(NOISE_FLOOR);
     }
     out
 }

@@ -176,19 +176,18 @@ pub fn cv(values: &[f64]) -> f64 {
     Summary::of(values).and_then(|s| s.cv()).unwrap_or(0.0)
 }
 
-/// The variance of the statistic `measure` of `values` under resampling them with
-/// replacement (the exact bootstrap variance; `None` with fewer than two values): how
-/// much the statistic of a point would move if its repetitions were measured again.
-/// The mean's is the sample variance over the count, `s²/r`; the median's, the
-/// minimum's and the maximum's are those of an order statistic ([`resampled`]). So a
-/// repetition slowed down far beyond the others moves the minimum's variance little,
-/// and the mean's a lot.
-pub fn resampled_variance(values: &[f64], measure: Measure) -> Option<f64> {
-    if measure == Measure::Mean {
-        let s = Summary::of(values)?.sample_std()?;
-        return (values.len() >= 2).then(|| s * s / values.len() as f64);
+/// The variance of an extreme of `values` — the minimum or the maximum — under
+/// resampling them with replacement, exactly ([`order_statistic`]): how much a point's
+/// fastest (slowest) repetition would move if its repetitions were measured again.
+/// `None` for the mean and the median, whose noise the spread of all repetitions
+/// tells (`s²/r` for the mean), and with fewer than two values. That spread says little
+/// about an extreme: a repetition slowed down far beyond the others widens it a lot
+/// and moves the minimum's variance little.
+pub fn extreme_variance(values: &[f64], measure: Measure) -> Option<f64> {
+    match measure {
+        Measure::Minimum | Measure::Maximum => resampled(values, measure).map(|(_, var)| var),
+        Measure::Mean | Measure::Median => None,
     }
-    resampled(values, measure).map(|(_, var)| var)
 }
 
 /// How far the statistic `measure` of `values` resampled with replacement lies from
