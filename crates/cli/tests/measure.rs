@@ -152,6 +152,50 @@ fn json_lists_every_repetition_and_jsonl_files_are_written() {
 }
 
 #[test]
+fn the_table_and_json_show_the_statistic_fit_uses() {
+    // Repetitions of 30, 10, 20 ms (a counter the prepare script steps): the default
+    // statistic, the minimum, comes first and is what `fit` fits.
+    let dir = temp_dir("statistic");
+    std::fs::write(dir.join("times"), "30\n10\n20\n").unwrap();
+    let args = |json: bool| {
+        let mut a = vec![
+            "measure",
+            "--name",
+            "b",
+            "--at",
+            "x=1",
+            "-o",
+            "b.txt",
+            "--reps",
+            "3",
+            "--max-reps",
+            "3",
+            "--warmup",
+            "0",
+            "--shell",
+            "--prepare",
+            "head -n 1 times > t; tail -n +2 times > rest; cat t >> rest; mv rest times",
+            "--time-from",
+            r"(\d+) (ms)",
+        ];
+        if json {
+            a.push("--json");
+        }
+        a.extend(["--", "echo \"$(cat t) ms\""]);
+        a
+    };
+    let out = ok(&dir, &args(false));
+    assert!(out.contains("| x   minimum   median "), "{out}");
+    assert!(out.contains("| 1   10 ms     20 ms "), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&ok(&dir, &args(true))).unwrap();
+    assert_eq!(v["measure"], "minimum");
+    assert_eq!(v["points"][0]["value"], 1e7);
+    assert_eq!(v["points"][0]["median"], 2e7);
+    let fit = ok(&dir, &["fit", "b.txt"]);
+    assert!(fit.starts_with("b; time; 10000000; "), "{fit}");
+}
+
+#[test]
 fn several_parameters_a_shell_and_a_prepare_script() {
     let dir = temp_dir("grid");
     // The prepare script writes the time the command then prints: p * n ms.

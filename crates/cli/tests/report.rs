@@ -113,6 +113,19 @@ fn models_page_draws_each_series() {
     );
     assert!(html.contains("SMAPE"));
     assert!(html.contains("x * log2(x)") || html.contains("x^(1) * log2(x)^(1)"));
+    // The dots are the statistic the model was fitted to: by default the minimum, with
+    // Extra-P's modeler Extra-P's mean, or the one asked for.
+    assert!(
+        html.contains("reduced by the minimum for fitting"),
+        "{html}"
+    );
+    assert!(html.contains("measured (minimum, range)"));
+    let qsort = "cli/predict-measurements/qsort.txt";
+    let extrap = page("models-extrap", &["--fit", qsort, "--modeler", "extrap"], 1);
+    assert!(extrap.contains("reduced by the mean for fitting"));
+    assert!(extrap.contains("measured (mean, range)"));
+    let median = page("models-median", &["--fit", qsort, "--measure", "median"], 1);
+    assert!(median.contains("measured (median, range)"));
 }
 
 #[test]

@@ -21,9 +21,16 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use perfcompose_core::fit::synth::{eval, same_exponents};
-use perfcompose_core::fit::{modeler, FitOptions, Modeler};
+use perfcompose_core::fit::{modeler, FitOptions, Measure, Modeler};
 use perfcompose_core::measure::{read_path, Experiment, Point, SeriesKey};
 use perfcompose_core::model::{parse_rational, Monomial, Pmnf};
+
+/// Extra-P fits the mean of the repetitions: so do ours here, like for like.
+const MEAN: FitOptions = FitOptions {
+    measure: Some(Measure::Mean),
+    allow_negative: false,
+    breaks: Vec::new(),
+};
 
 /// Held-out errors closer than this (relative to each other) count as a tie.
 const TIE: f64 = 0.01;
@@ -101,7 +108,7 @@ fn held_out_error(m: &dyn Modeler, c: &Case) -> Option<f64> {
             .filter(|(i, _)| *i != k)
             .map(|(_, p)| p.clone())
             .collect();
-        let Ok(fit) = m.fit(&c.parameters, &train, &FitOptions::default()) else {
+        let Ok(fit) = m.fit(&c.parameters, &train, &MEAN) else {
             continue;
         };
         let p = &c.points[k];
@@ -190,13 +197,9 @@ fn main() {
         "\n## Where `--modeler extrap` differs from Extra-P\n\n| series | --modeler extrap | Extra-P |\n|---|---|---|\n",
     );
     for c in &cases {
-        let o = ours
-            .fit(&c.parameters, &c.points, &FitOptions::default())
-            .expect("fits");
+        let o = ours.fit(&c.parameters, &c.points, &MEAN).expect("fits");
         let o = o.pmnf().unwrap();
-        let r = compat
-            .fit(&c.parameters, &c.points, &FitOptions::default())
-            .expect("fits");
+        let r = compat.fit(&c.parameters, &c.points, &MEAN).expect("fits");
         let rp = r.pmnf().unwrap();
         // Forms that span the same functions on the measured points (a cross of two
         // lines) fit identically; Extra-P's pick among them is decided by rounding.

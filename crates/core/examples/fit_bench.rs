@@ -38,7 +38,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use perfcompose_core::fit::synth::{self, SynthConfig, SynthRegion, TruthShape};
-use perfcompose_core::fit::{modeler, FitOptions, Modeler};
+use perfcompose_core::fit::{modeler, FitOptions, Measure, Modeler};
 use perfcompose_core::measure::{text, Experiment, SeriesKey};
 use perfcompose_core::model::{parse_rational, Monomial, Pmnf};
 
@@ -345,7 +345,11 @@ impl Clock {
 }
 
 fn time_modeler(m: &dyn Modeler, class: &Class, regions: &[SynthRegion]) -> (Vec<Pmnf>, f64) {
-    let opts = FitOptions::default();
+    // Extra-P fits the mean of the repetitions: so do ours here, like for like.
+    let opts = FitOptions {
+        measure: Some(Measure::Mean),
+        ..FitOptions::default()
+    };
     let fit_all = || -> Vec<Pmnf> {
         regions
             .iter()

@@ -3,7 +3,7 @@
 //! largest measured point in 90–98% of the regions).
 //!
 //! ```sh
-//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100] [--parameters 1]
+//! cargo run -p perfcompose-core --release --example uncertainty_bench -- [--regions 400] [--seed 11] [--noise 0.03] [--replicates 100] [--parameters 1] [--measure minimum]
 //! ```
 //!
 //! Seeded regions of one parameter on the 5-point grid x = 4..64 (or of two, x and y, on
@@ -14,14 +14,16 @@
 //! [`perfcompose_core::uncertainty::fitted`]). Each region becomes a component; terms of
 //! one, two and three of them are composed and sampled the way `predict` does it
 //! ([`perfcompose_core::compose::interval`]), and the bench reports the share of
-//! compositions whose 95% interval at x = 256 contains the true value, and the median
-//! relative half-width of the intervals.
+//! compositions whose 95% interval at x = 256 contains the true value (of the statistic
+//! fitted, `--measure`, the default one unless given: the true model for the mean and
+//! the median, the expected fastest of the repetitions for the minimum), the median
+//! relative half-width of the intervals, and how many intervals reach below zero.
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
 use perfcompose_core::compose::interval::{composed_template, templated, IntervalOptions, Sampler};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::fit::synth::{self, SynthConfig, TruthShape};
-use perfcompose_core::fit::{modeler, FitOptions, DEFAULT_MODELER};
+use perfcompose_core::fit::{modeler, FitOptions, Measure, DEFAULT_MODELER};
 use perfcompose_core::model::{Expr, Pmnf};
 use perfcompose_core::term::parse_term;
 use perfcompose_core::uncertainty::{fitted, Source, Uncertain, Uncertainty};
@@ -42,12 +44,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Hits and relative half-widths of intervals.
+/// Hits, relative half-widths and low ends below zero of intervals.
 #[derive(Default)]
 struct Tally {
     hit: usize,
     n: usize,
     widths: Vec<f64>,
+    below_zero: usize,
 }
 
 impl Tally {
@@ -55,6 +58,7 @@ impl Tally {
         self.n += 1;
         self.hit += usize::from(low <= truth && truth <= high);
         self.widths.push((high - low) / 2.0 / truth.abs());
+        self.below_zero += usize::from(low < 0.0);
     }
 }
 
@@ -101,6 +105,18 @@ fn interval(term: &str, u: &[Uncertainty], seed: u64, at: &[(String, f64)]) -> O
     Some((i.low, i.high))
 }
 
+/// What the statistic of `r` repetitions `f·(1 + U(−1, 1)·noise)` estimates, over `f`:
+/// the truth for the mean and the median of this symmetric noise; for the minimum, the
+/// expected smallest of `r` draws, `1 − noise·(r − 1)/(r + 1)` (the maximum likewise).
+fn statistic_factor(measure: Measure, noise: f64, r: usize) -> f64 {
+    let edge = noise * (r as f64 - 1.0) / (r as f64 + 1.0);
+    match measure {
+        Measure::Mean | Measure::Median => 1.0,
+        Measure::Minimum => 1.0 - edge,
+        Measure::Maximum => 1.0 + edge,
+    }
+}
+
 fn main() {
     let regions = arg("--regions", 400.0) as usize;
     let seed = arg("--seed", 11.0) as u64;
@@ -120,7 +136,15 @@ fn main() {
         seed,
     };
     let m = modeler(DEFAULT_MODELER).expect("the default modeler");
-    let opts = FitOptions::default();
+    let measure: Measure = std::env::args()
+        .skip_while(|a| a != "--measure")
+        .nth(1)
+        .map_or_else(Measure::default, |m| m.parse().expect("a statistic"));
+    let opts = FitOptions {
+        measure: Some(measure),
+        ..FitOptions::default()
+    };
+    let truth_factor = statistic_factor(measure, noise, config.repetitions);
     // Per region: the truth at x, the covariance-only uncertainty, the bootstrap's.
     let fitted: Vec<(f64, Uncertainty, Uncertainty)> = synth::generate(&config)
         .into_iter()
@@ -130,19 +154,19 @@ fn main() {
             let cov = Uncertainty::normal(&Uncertain::from_fit("c", &fit)?, Source::FitCovariance);
             let boot = fitted("c", &fit, m, &r.points, &opts, replicates, seed ^ k as u64)?;
             Some((
-                synth::eval(&r.truth, &config.parameters, &vec![x; dims]),
+                truth_factor * synth::eval(&r.truth, &config.parameters, &vec![x; dims]),
                 cov,
                 boot,
             ))
         })
         .collect();
     println!(
-        "regions {regions}, seed {seed}, noise ±{:.0}%, {dims} parameter(s), {replicates} bootstrap refits, 95% intervals at {} = {x} (4× the largest measured)",
+        "regions {regions}, seed {seed}, noise ±{:.0}%, {dims} parameter(s), fitted on the {measure}, {replicates} bootstrap refits, 95% intervals at {} = {x} (4× the largest measured)",
         noise * 100.0,
         parameters.join(" = ")
     );
-    println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width |");
-    println!("|---|---|---|---|---|");
+    println!("| composition | covariance only | median half-width | bootstrap (predict) | median half-width | low end < 0 (covariance / bootstrap) |");
+    println!("|---|---|---|---|---|---|");
     for (term, n) in TERMS {
         let mut t: [Tally; 2] = Default::default();
         for group in fitted.chunks_exact(*n) {
@@ -167,11 +191,13 @@ fn main() {
             )
         };
         println!(
-            "| {term} | {} | {:.1}% | {} | {:.1}% |",
+            "| {term} | {} | {:.1}% | {} | {:.1}% | {} / {} |",
             pct(&t[0]),
             100.0 * median(t[0].widths.clone()),
             pct(&t[1]),
-            100.0 * median(t[1].widths.clone())
+            100.0 * median(t[1].widths.clone()),
+            t[0].below_zero,
+            t[1].below_zero
         );
     }
 }

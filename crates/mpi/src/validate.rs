@@ -567,7 +567,7 @@ fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error>
         &points,
         &basis,
         &FitOptions {
-            measure: opts.measure,
+            measure: Some(opts.measure),
             allow_negative: false,
             breaks: Vec::new(),
         },

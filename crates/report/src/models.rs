@@ -1,8 +1,9 @@
-//! The models page (`report --fit FILE`): each series' measured points (the median of
-//! its repetitions, with their range) against the fitted model on log–log axes, and the
-//! model and its fit statistics beside the plot, as Extra-P's users judge a model.
+//! The models page (`report --fit FILE`): each series' measured points (the statistic of
+//! its repetitions the model was fitted to, with their range) against the fitted model
+//! on log–log axes, and the model and its fit statistics beside the plot, as Extra-P's
+//! users judge a model.
 
-use perfcompose_core::fit::{FitOptions, Modeler};
+use perfcompose_core::fit::{FitOptions, Measure, Modeler};
 use perfcompose_core::measure::{Experiment, Point, SeriesKey};
 use perfcompose_core::Diagnostic;
 
@@ -21,20 +22,10 @@ pub struct Input<'a> {
     pub experiment: &'a Experiment,
 }
 
-/// (low, median, high) of a point's repetitions, or of the statistics a format stored.
-fn spread(p: &Point) -> Option<[f64; 3]> {
-    if !p.values.is_empty() {
-        let mut v = p.values.clone();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        return Some([v[0], median, v[n - 1]]);
-    }
-    p.summary.as_ref().map(|s| [s.minimum, s.median, s.maximum])
+/// (lowest, `measure`, highest) of a point's repetitions, or of the statistics a format
+/// stored: the dot is the value the model was fitted to.
+fn spread(p: &Point, measure: Measure) -> Option<[f64; 3]> {
+    p.summary().map(|s| [s.minimum, s.get(measure), s.maximum])
 }
 
 fn key_name(k: &SeriesKey) -> String {
@@ -54,9 +45,10 @@ pub fn page(
 ) -> Result<Page, Error> {
     let mut page = Page::new("perfcompose: fitted models");
     let total: usize = inputs.iter().map(|i| i.experiment.series.len()).sum();
+    let measure = options.measure_for(modeler);
     page.para(&format!(
-        "{total} series from {}; modeler {}; the repetitions at each point reduced by the {} for fitting. \
-         Each plot shows the median of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
+        "{total} series from {}; modeler {}; the repetitions at each point reduced by the {measure} for fitting. \
+         Each plot shows that {measure} of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
         {
             // A file of several parameter sets is several inputs of one origin.
             let mut origins: Vec<&str> = inputs.iter().map(|i| i.origin.as_str()).collect();
@@ -64,7 +56,6 @@ pub fn page(
             origins.join(", ")
         },
         modeler.name(),
-        format!("{:?}", options.measure).to_lowercase(),
     ));
     if total > MAX_FIGURES {
         page.note(&format!(
@@ -132,7 +123,7 @@ pub fn page(
                     esc(&exp.parameters.join(", "))
                 ));
             }
-            let chart = chart_of(exp, points, &fit.model, &model);
+            let chart = chart_of(exp, points, measure, &fit.model, &model);
             page.card(
                 Figure {
                     name,
@@ -156,6 +147,7 @@ pub fn page(
 fn chart_of(
     exp: &Experiment,
     points: &[Point],
+    measure: Measure,
     model: &perfcompose_core::model::Expr,
     model_text: &str,
 ) -> LogLog {
@@ -166,7 +158,7 @@ fn chart_of(
         .unwrap_or_else(|| "x".into());
     let measured: Vec<(f64, [f64; 3])> = points
         .iter()
-        .filter_map(|p| Some((*p.coordinate.first()?, spread(p)?)))
+        .filter_map(|p| Some((*p.coordinate.first()?, spread(p, measure)?)))
         .collect();
     let mut line = Vec::new();
     if exp.parameters.len() == 1 {
@@ -203,12 +195,29 @@ fn chart_of(
                 ..Curve::default()
             },
             Curve {
-                label: "measured (median, range)".into(),
+                label: format!("measured ({measure}, range)"),
                 color: 1,
                 points: measured,
                 ..Curve::default()
             },
         ],
         ..LogLog::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dot_is_the_statistic_fitted_and_the_bar_the_range() {
+        let p = Point::new(vec![8.0], vec![30.0, 10.0, 20.0, 60.0]);
+        assert_eq!(spread(&p, Measure::Minimum), Some([10.0, 10.0, 60.0]));
+        assert_eq!(spread(&p, Measure::Median), Some([10.0, 25.0, 60.0]));
+        assert_eq!(spread(&p, Measure::Mean), Some([10.0, 30.0, 60.0]));
+        assert_eq!(
+            spread(&Point::new(vec![8.0], Vec::new()), Measure::Mean),
+            None
+        );
     }
 }

@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use perfcompose_core::measure::Measure;
 use perfcompose_runtime::bench::{self, Conditions, InputState, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::{self, Inputs};
 use perfcompose_runtime::plan::parse_plan;
+use perfcompose_runtime::validate::protocol::point_stat;
 use perfcompose_runtime::validate::write_measurements;
 use perfcompose_runtime::{Plan, Registry};
 
@@ -331,23 +333,28 @@ fn default_sizes_for(registry: &Registry, plan: &Plan, full: bool) -> Vec<usize>
         .map_or_else(kernel::quick_sizes, |k| k.default_sizes(full))
 }
 
+/// The points of `series`: first the statistic `fit`, `predict` and `validate` reduce
+/// the repetitions to ([`Measure::default`]), then the median and its confidence
+/// interval, which decide when a point has repetitions enough.
 fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
+    let fitted = Measure::default();
+    // The fitted statistic's column, unless it is the median's.
+    let own = fitted != Measure::Median;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "series",
-        "x",
-        "median [ns]",
-        "CV",
-        "95% CI of median",
-        "reps",
-        "batch",
-    ]);
+    let mut header = vec!["series".to_string(), "x".to_string()];
+    if own {
+        header.push(format!("{fitted} [ns]"));
+    }
+    header.extend(["median [ns]", "CV", "95% CI of median", "reps", "batch"].map(String::from));
+    t.set_header(header);
     for s in series {
         for p in &s.points {
-            t.add_row(vec![
-                s.name.clone(),
-                p.x.to_string(),
+            let mut row = vec![s.name.clone(), p.x.to_string()];
+            if own {
+                row.push(format!("{:.1}", point_stat(p, fitted)));
+            }
+            row.extend([
                 format!("{:.1}", p.median),
                 format!("{:.2}%", 100.0 * p.cv),
                 format!(
@@ -363,6 +370,7 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
                 p.values.len().to_string(),
                 p.batch.to_string(),
             ]);
+            t.add_row(row);
         }
     }
     writeln!(out, "{t}")

@@ -30,9 +30,10 @@ pub struct Args {
     /// Measurement files: Extra-P text, JSON Lines, Extra-P JSON, CSV, ... (docs/formats.md).
     #[arg(required_unless_present = "list_modelers")]
     pub files: Vec<PathBuf>,
-    /// How the repetitions at a point are reduced: mean, median, minimum or maximum.
-    #[arg(long, default_value = "mean", value_parser = parse_measure)]
-    pub measure: Measure,
+    /// How the repetitions at a point are reduced: mean, median, minimum or maximum
+    /// [default: minimum; mean with --modeler extrap, as Extra-P]
+    #[arg(long, value_parser = parse_measure)]
+    pub measure: Option<Measure>,
     /// The modeler (`--list-modelers` shows them).
     #[arg(long, default_value = DEFAULT_MODELER)]
     pub modeler: String,
@@ -90,7 +91,7 @@ struct Row {
     over: Option<String>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(mut args: Args) -> anyhow::Result<()> {
     if args.list_modelers {
         let mut out = crate::report::stdout();
         for m in fit::modelers() {
@@ -119,8 +120,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(b) = args.breaks.iter().find(|b| !b.is_finite() || **b < 0.0) {
         anyhow::bail!("--breaks: {b} is not a parameter value (finite, non-negative)");
     }
+    // The statistic, resolved once: the modeler's own unless given (what JSON reports).
+    let measure = args.measure.unwrap_or_else(|| modeler.default_measure());
+    args.measure = Some(measure);
     let options = FitOptions {
-        measure: args.measure,
+        measure: Some(measure),
         allow_negative: args.allow_negative,
         breaks: args.breaks.clone(),
     };
@@ -381,7 +385,7 @@ fn row_json(r: &Row, args: &Args) -> Value {
         "ar2": finite(s.ar2),
         "file": r.file,
         "modeler": if r.basis.is_some() { "basis".to_string() } else { args.modeler.clone() },
-        "measure": args.measure.name(),
+        "measure": args.measure.unwrap_or_default().name(),
         "r2": finite(s.r2),
         "constant_std_error": constant_se,
         "points": fit.points.iter().map(|p| json!({

@@ -145,7 +145,7 @@ fn overhead_for(
         );
         bail!("--overhead: no overhead calibration at {at} (make one with `perfcompose calibrate overhead`, or give one with --calibration FILE)");
     };
-    let overhead = cal.for_statistic(Measure::Median).overhead(
+    let overhead = cal.for_statistic(Measure::default()).overhead(
         &plan,
         &format!("calibrated on {} in {}", cal.host, path.display()),
     );

@@ -46,9 +46,10 @@ pub struct Args {
     /// Models page: the modeler.
     #[arg(long, default_value = DEFAULT_MODELER, requires = "fit")]
     pub modeler: String,
-    /// Models page: how repetitions are reduced for fitting (mean, median, minimum, maximum).
-    #[arg(long, default_value = "mean", requires = "fit", value_parser = parse_measure)]
-    pub measure: Measure,
+    /// Models page: how repetitions are reduced for fitting and drawn (mean, median,
+    /// minimum, maximum) [default: minimum; mean with --modeler extrap, as Extra-P]
+    #[arg(long, requires = "fit", value_parser = parse_measure)]
+    pub measure: Option<Measure>,
     /// Validation page: a run `perfcompose validate --save DIR` kept.
     #[arg(long, value_name = "DIR", conflicts_with = "simulate")]
     pub validate: Option<PathBuf>,
@@ -129,7 +130,7 @@ fn fitted(args: &Args) -> anyhow::Result<Page> {
         )
     })?;
     let options = FitOptions {
-        measure: args.measure,
+        measure: Some(args.measure.unwrap_or_else(|| modeler.default_measure())),
         ..FitOptions::default()
     };
     let mut experiments = Vec::new();

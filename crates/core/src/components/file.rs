@@ -12,6 +12,7 @@ use super::machine;
 use super::stated::RawStated;
 use super::{Component, ComponentSource, Components, LoadOptions};
 use crate::diag::{Diagnostic, Span};
+use crate::measure::Measure;
 use crate::model::{parse_model_with, Expr, Functions};
 use crate::term::PATTERNS;
 use crate::units::TimeUnit;
@@ -34,6 +35,7 @@ struct RawComponent {
     unit: Option<Spanned<toml::Value>>,
     measurements: Option<Spanned<String>>,
     callpath: Option<Spanned<String>>,
+    measure: Option<Spanned<String>>,
     description: Option<String>,
     relative_error: Option<Spanned<f64>>,
     stderr: Option<Spanned<Vec<f64>>>,
@@ -52,7 +54,7 @@ impl Components {
         let raw: RawFile = toml::from_str(source).map_err(|e| {
             let d = toml_error(origin, source, &e);
             if e.message().contains("unknown field") {
-                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"`), and optionally `description` and `unit`; a model may state `relative_error`, `stderr` or `covariance`, and `measured`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"; the file's top may state unit = \"s\" (or ms, us, ns)")
+                d.with_hint("a component has `model = \"...\"` or `measurements = \"file\"` (with an optional `callpath = \"NAME\"` and `measure = \"minimum\"`), and optionally `description` and `unit`; a model may state `relative_error`, `stderr` or `covariance`, and `measured`; components live in [components.NAME] tables, machine parameters in a [machine] table or a file named by machine_file = \"FILE\"; the file's top may state unit = \"s\" (or ms, us, ns)")
             } else {
                 d
             }
@@ -93,6 +95,20 @@ impl Components {
                 )
                 .with_hint("add measurements = \"FILE\", or remove the callpath"));
             }
+            if let (Some(m), None) = (&comp.measure, &comp.measurements) {
+                return Err(Diagnostic::new(
+                    origin,
+                    source,
+                    Span::new(m.span().start, m.span().end),
+                    format!("component `{name}`: `measure` picks the statistic of a measurements file's repetitions, and there is none"),
+                )
+                .with_hint("add measurements = \"FILE\", or remove the measure"));
+            }
+            let measure = comp
+                .measure
+                .as_ref()
+                .map(|m| read_measure(origin, source, &name, m))
+                .transpose()?;
             let stated = RawStated {
                 relative_error: comp.relative_error,
                 stderr: comp.stderr,
@@ -136,7 +152,7 @@ impl Components {
                         None => None,
                     };
                     // A missing file is the components file's mistake: say so there.
-                    let fitted = fitter.fit(&name, &path, callpath).map_err(|d| {
+                    let fitted = fitter.fit(&name, &path, callpath, measure).map_err(|d| {
                         if path.exists() {
                             d
                         } else {
@@ -154,7 +170,10 @@ impl Components {
                     })?;
                     (
                         fitted.model.clone(),
-                        ComponentSource::Fitted { path },
+                        ComponentSource::Fitted {
+                            path,
+                            measure: fitted.measure,
+                        },
                         Some(fitted),
                     )
                 }
@@ -257,6 +276,33 @@ fn check_callpath(
         ),
     )
     .with_hint(format!("its callpaths: {}", names.join(", "))))
+}
+
+/// The statistic a component's `measure = "..."` names, or an error at the value.
+fn read_measure(
+    origin: &str,
+    source: &str,
+    component: &str,
+    value: &Spanned<String>,
+) -> Result<Measure, Diagnostic> {
+    let text = value.get_ref();
+    Measure::ALL
+        .into_iter()
+        .find(|m| m.name() == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
+            Diagnostic::new(
+                origin,
+                source,
+                Span::new(value.span().start, value.span().end),
+                format!("component `{component}`: unknown statistic `{text}`"),
+            )
+            .with_hint(format!(
+                "measure is one of {} (default: {})",
+                names.join(", "),
+                Measure::default()
+            ))
+        })
 }
 
 /// A file without a component, at its start.

@@ -20,12 +20,12 @@ pub struct ComponentFitter {
     pub replicates: usize,
 }
 
-/// The default modeler on the mean of the repetitions: what `perfcompose predict` fits
-/// components with.
+/// The default modeler on its default statistic ([`Measure::default`], the minimum of
+/// the repetitions): what `perfcompose predict` fits components with.
 pub static DEFAULT_FITTER: ComponentFitter = ComponentFitter {
     modeler: &REFINED,
     options: FitOptions {
-        measure: Measure::Mean,
+        measure: None,
         allow_negative: false,
         breaks: Vec::new(),
     },
@@ -53,8 +53,13 @@ impl Fitter for ComponentFitter {
         component: &str,
         path: &Path,
         callpath: Option<&str>,
+        measure: Option<Measure>,
     ) -> Result<Fitted, Diagnostic> {
-        let (fit, points) = fit_series(component, path, callpath, self.modeler, &self.options)?;
+        let options = FitOptions {
+            measure: Some(measure.unwrap_or_else(|| self.options.measure_for(self.modeler))),
+            ..self.options.clone()
+        };
+        let (fit, points) = fit_series(component, path, callpath, self.modeler, &options)?;
         let uncertainty = (self.replicates > 0)
             .then(|| {
                 uncertainty::fitted(
@@ -62,7 +67,7 @@ impl Fitter for ComponentFitter {
                     &fit,
                     self.modeler,
                     &points,
-                    &self.options,
+                    &options,
                     self.replicates,
                     DEFAULT_SEED,
                 )
@@ -72,6 +77,7 @@ impl Fitter for ComponentFitter {
             measured: measured_ranges(&fit.parameters, &points),
             model: fit.model,
             uncertainty,
+            measure: options.measure_for(self.modeler),
         })
     }
 }

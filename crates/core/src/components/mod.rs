@@ -14,6 +14,7 @@
 //! [components.sort]
 //! measurements = "blocks.txt"         # a file of several series (`perfcompose measure` appends them)
 //! callpath = "sort"                   # the series to fit (default: the file's only one, or the component's name)
+//! measure = "median"                  # the statistic of the repetitions fitted (default: the minimum)
 //! ```
 //!
 //! Meaning of the names inside a component model: `x` is the component's own input size
@@ -79,6 +80,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Span};
+use crate::measure::Measure;
 use crate::model::{parse_model_with, Expr, Functions, NoFunctions};
 use crate::uncertainty::Uncertainty;
 
@@ -115,8 +117,8 @@ impl Component {
 pub enum ComponentSource {
     /// A `model = "..."` string, with its position (`file:line:col`).
     Model { text: String, at: String },
-    /// Fitted from a measurements file.
-    Fitted { path: PathBuf },
+    /// Fitted from a measurements file, on a statistic of each point's repetitions.
+    Fitted { path: PathBuf, measure: Measure },
     /// Compiled into perfcompose (the seed's Table 1).
     BuiltIn,
 }
@@ -138,15 +140,18 @@ pub struct Fitted {
     /// The smallest and largest measured value of each parameter.
     pub measured: BTreeMap<String, [f64; 2]>,
     pub uncertainty: Option<Uncertainty>,
+    /// The statistic of the repetitions the model was fitted to.
+    pub measure: Measure,
 }
 
 impl Fitted {
-    /// A model alone (no range, no uncertainty).
+    /// A model alone (no range, no uncertainty), fitted to the default statistic.
     pub fn model(model: Expr) -> Fitted {
         Fitted {
             model,
             measured: BTreeMap::new(),
             uncertainty: None,
+            measure: Measure::default(),
         }
     }
 }
@@ -154,12 +159,15 @@ impl Fitted {
 /// Fits a model to a measurements file: the hook through which the modeler makes
 /// `measurements = "file"` work. Errors are located in the measurements file.
 pub trait Fitter {
-    /// Fit the series of `component` in `path`: the one `callpath` names when given.
+    /// Fit the series of `component` in `path`: the one `callpath` names when given, on
+    /// the statistic `measure` of each point's repetitions when given (the component's
+    /// `measure = "..."`), else on the fitter's own.
     fn fit(
         &self,
         component: &str,
         path: &Path,
         callpath: Option<&str>,
+        measure: Option<Measure>,
     ) -> Result<Fitted, Diagnostic>;
 }
 

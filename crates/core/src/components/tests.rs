@@ -76,11 +76,15 @@ fn measurements_need_a_fitter() {
             component: &str,
             path: &Path,
             callpath: Option<&str>,
+            measure: Option<Measure>,
         ) -> Result<Fitted, Diagnostic> {
             assert_eq!(callpath, None);
             assert_eq!(component, "scan");
             assert_eq!(path, Path::new("data/scan.txt"));
-            Ok(Fitted::model(Expr::constant(3.0)))
+            Ok(Fitted {
+                measure: measure.unwrap_or_default(),
+                ..Fitted::model(Expr::constant(3.0))
+            })
         }
     }
     let c = Components::parse(
@@ -94,6 +98,49 @@ fn measurements_need_a_fitter() {
     )
     .unwrap();
     assert_eq!(c.get("scan").unwrap().model, Expr::constant(3.0));
+
+    // `measure` picks the statistic the fitter fits, and the component says which.
+    let fitted = |src: &str| {
+        Components::parse(
+            "b.toml",
+            src,
+            Path::new("data"),
+            LoadOptions {
+                fitter: Some(&Constant),
+                ..LoadOptions::default()
+            },
+        )
+    };
+    let statistic = |c: &Components| match &c.get("scan").unwrap().source {
+        ComponentSource::Fitted { measure, .. } => *measure,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(statistic(&c), Measure::Minimum);
+    for m in Measure::ALL {
+        let src = format!("{src}measure = \"{m}\"\n");
+        assert_eq!(statistic(&fitted(&src).unwrap()), m);
+    }
+    // An unknown statistic is an error at its value, naming the known ones.
+    let d = fitted(&format!("{src}measure = \"average\"\n")).unwrap_err();
+    assert!(
+        d.message.contains("unknown statistic `average`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.line_col(), (3, 11), "{}", d.render());
+    assert!(d
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("mean, median, minimum, maximum"));
+    // A model has no repetitions to reduce.
+    let d = fitted("[components.scan]\nmodel = \"x\"\nmeasure = \"median\"\n").unwrap_err();
+    assert!(
+        d.message.contains("`measure` picks the statistic"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.line_col(), (3, 11));
 }
 
 #[test]

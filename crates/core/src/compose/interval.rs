@@ -6,7 +6,8 @@
 //! operator, from a pipeline's `max` to a MapReduce's substitutions and a communication
 //! function, applies unchanged. The composed template is compiled once
 //! ([`crate::model::Batch`]) and evaluated at each point for every draw of the
-//! coefficients; the interval is the central `level` share of the values. A component
+//! coefficients, each value below zero taken as 0 (a total is not negative,
+//! [`nonnegative`]); the interval is the central `level` share of the values. A component
 //! used twice in a term is the same model twice: both places see the same draw. Draws
 //! come from a fixed seed, and each component from a stream of its own, so output is
 //! reproducible and a design's interval does not change when another design is
@@ -115,11 +116,13 @@ impl Sampler {
         model.batch(self.draws.names())
     }
 
-    /// The values of `batch` at `point`, one per draw (not finite where the model is
-    /// not a finite number in that draw).
+    /// The values of `batch` (a program's total) at `point`, one per draw (not finite
+    /// where the model is not a finite number in that draw), each negative one taken as
+    /// 0 ([`nonnegative`]).
     pub fn values(&self, batch: &Batch, point: &dyn Env) -> Result<Vec<f64>, EvalError> {
         let mut out = Vec::with_capacity(self.draws.count());
         batch.eval(point, &self.draws.columns(), self.draws.count(), &mut out)?;
+        nonnegative(&mut out);
         Ok(out)
     }
 
@@ -136,6 +139,26 @@ impl Sampler {
             draws: Draws::sample_only(&refs, Some(i), self.options.draws, self.options.seed),
             options: self.options,
         }
+    }
+}
+
+/// Every draw of a total below zero taken as 0, its mass kept there.
+///
+/// A composed term is the total of a time (or bytes, flops): never negative, though its
+/// parts may be — a fitted constant or overhead term below zero, or a stated model
+/// drawn far from its center. The draws stay those of the components (each drawn from
+/// its own distribution, negative coefficients and all); only the program's total is
+/// truncated. `max(0, ·)` is monotone, so a quantile of the truncated draws is the
+/// quantile of the raw draws truncated (to within the interpolation between the two
+/// draws around it): an interval's low end below zero becomes 0, every interval above
+/// zero is unchanged, and a truth above zero lies in the truncated interval when it
+/// lay in the raw one — coverage holds. Drawing the blocks from nonnegative
+/// distributions (a log scale) instead would move the intervals that are above zero
+/// too, and cannot serve a model whose terms may be negative. Values that are not
+/// finite stay as they are (left out by [`crate::uncertainty::interval_of`]).
+pub fn nonnegative(values: &mut [f64]) {
+    for v in values.iter_mut().filter(|v| **v < 0.0 && v.is_finite()) {
+        *v = 0.0;
     }
 }
 

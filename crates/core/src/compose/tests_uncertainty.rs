@@ -310,3 +310,83 @@ fn fox_blocks_and_messages_are_checked_at_their_own_sizes() {
     // Stated models without an uncertainty: no intervals.
     assert!(p.values[1].interval.is_none());
 }
+
+/// A block of 152 ns per element measured on a shared machine, some repetitions stalled
+/// by about 200 µs (the golden case `predict-interval-nonnegative`), beside a stated
+/// model drawn far from its center: draws of their models reach below zero, a
+/// program's total does not — in `predict`, `check` and `optimize` alike.
+#[test]
+fn intervals_of_a_total_do_not_reach_below_zero() {
+    use crate::model::Pairs;
+    use crate::uncertainty::{Draws, DEFAULT_SEED};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/cli/predict-interval-nonnegative");
+    // On the mean, which the stalls pull about (the minimum fits 149.5·x).
+    let toml = "[components.a]\nmeasurements = \"noisy.txt\"\nmeasure = \"mean\"\n\n\
+                [components.wild]\nmodel = \"1000\"\nrelative_error = 0.8\n\n\
+                [components.b]\nmodel = \"150 * x\"\nrelative_error = 0.1\n";
+    let c = Components::parse(
+        "design.toml",
+        toml,
+        &dir,
+        LoadOptions {
+            fitter: Some(&DEFAULT_FITTER),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    // The premise: the components' own draws go below zero at x = 64.
+    for name in ["a", "wild"] {
+        let u = c.get(name).unwrap().uncertainty.as_ref().unwrap();
+        let raw = Draws::sample(&[u], 1000, DEFAULT_SEED)
+            .values(&u.template, &Pairs(&[("x", 64.0)]))
+            .unwrap();
+        let below = raw.iter().filter(|v| **v < 0.0).count();
+        assert!(below > 25, "{name}: {below} of 1000 draws below zero");
+    }
+    for term in ["a", "wild", "seq(a, wild)", "pipe(a, b)"] {
+        let p = predict(term, &c, "x=64,1000", false);
+        for v in &p.values {
+            let i = v.interval.unwrap();
+            assert!(
+                i.low >= 0.0 && i.low <= v.value && v.value <= i.high,
+                "{term}: {v:?}"
+            );
+        }
+        // Truncated, not shifted: the mass below zero sits at 0.
+        if ["a", "wild"].contains(&term) {
+            assert_eq!(p.values[0].interval.unwrap().low, 0.0, "{term}");
+        }
+    }
+    let (ta, tb) = (
+        parse_term("<a>", "a").unwrap(),
+        parse_term("<b>", "b").unwrap(),
+    );
+    let g = grid("x=64,1000");
+    let mut cmp = compare_terms(&ta, &tb, &c, ComposeOptions::default(), &g).unwrap();
+    attach_confidence(
+        &mut cmp,
+        &ta,
+        &tb,
+        &c,
+        ComposeOptions::default(),
+        IntervalOptions::default(),
+    )
+    .unwrap();
+    for p in &cmp.points {
+        for i in [p.first_interval, p.second_interval] {
+            assert!(i.unwrap().low >= 0.0, "{p:?}");
+        }
+    }
+    let best = crate::optimize::optimize(&crate::optimize::Request {
+        design: "pipe(tpool(?, a), tpool(?, wild))",
+        components: &c,
+        cores: 4,
+        point: vec![("x".to_string(), 64.0)],
+        rewrites: true,
+    })
+    .unwrap();
+    for d in &best.designs {
+        assert!(d.interval.unwrap().low >= 0.0, "{d:?}");
+    }
+}

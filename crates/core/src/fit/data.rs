@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{FitError, FitOptions};
+use crate::measure::stats::extreme_variance;
 use crate::measure::{Point, Summary};
 
 /// Smallest relative standard deviation of a mean we trust. Exact (noise-free) data would
@@ -128,7 +129,7 @@ pub fn prepare(
     points: &[Point],
     options: &FitOptions,
 ) -> Result<Prepared, FitError> {
-    let measure = options.measure;
+    let measure = options.measure.unwrap_or_default();
     if points.is_empty() {
         return Err(FitError::NoPoints);
     }
@@ -197,9 +198,34 @@ pub fn prepare(
                 coordinate: describe(&coordinate),
             });
         };
-        if let Some(sd) = stats.sample_std() {
-            if stats.mean != 0.0 {
-                spread.push((stats.repetitions as f64, stats.mean.abs(), sd * sd));
+        // The spread of the point's value: `s²/r` from all its repetitions, except for
+        // an extreme (the minimum, the maximum), whose own variance under resampling
+        // the repetitions it is (a repetition slowed far down by other work widens `s²`
+        // a lot, the minimum's variance little), kept as `r` times it beside the value,
+        // in the mean's form.
+        let repetitions: Vec<f64> = parts
+            .iter()
+            .flat_map(|p| p.values.iter().copied())
+            .collect();
+        let own = parts
+            .iter()
+            .all(|p| !p.values.is_empty())
+            .then(|| extreme_variance(&repetitions, measure))
+            .flatten();
+        match own {
+            Some(var) => {
+                let value = stats.get(measure);
+                if value != 0.0 {
+                    let r = repetitions.len() as f64;
+                    spread.push((r, value.abs(), var * r));
+                }
+            }
+            None => {
+                if let Some(sd) = stats.sample_std() {
+                    if stats.mean != 0.0 {
+                        spread.push((stats.repetitions as f64, stats.mean.abs(), sd * sd));
+                    }
+                }
             }
         }
         y.push(stats.get(measure));
@@ -307,6 +333,7 @@ pub fn lines_along(data: &Prepared, l: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::Measure;
 
     fn names(n: &[&str]) -> Vec<String> {
         n.iter().map(|s| s.to_string()).collect()
@@ -338,7 +365,11 @@ mod tests {
             Point::new(vec![2.0], vec![20.0]),
             Point::new(vec![1.0], vec![10.0]),
         ];
-        let d = prepare(&names(&["x"]), &pts, &FitOptions::default()).unwrap();
+        let mean = FitOptions {
+            measure: Some(Measure::Mean),
+            ..FitOptions::default()
+        };
+        let d = prepare(&names(&["x"]), &pts, &mean).unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d.y, vec![10.0, 20.0]);
         let (v, dof) = d.rel_var.unwrap();
@@ -346,6 +377,31 @@ mod tests {
         // s² = 1, r = 3, m = 10: relative variance of the mean 1/3/100.
         assert!((v - 1.0 / 300.0).abs() < 1e-15);
         assert_eq!(d.cv[1], None);
+        // The default statistic, the minimum, and its own spread: resampled, the
+        // smallest of 9, 10, 11 is 9 with probability 19/27, 10 with 7/27, 11 with 1/27.
+        let d = prepare(&names(&["x"]), &pts, &FitOptions::default()).unwrap();
+        assert_eq!(d.y, vec![9.0, 20.0]);
+        let (p9, p10, p11) = (19.0 / 27.0, 7.0 / 27.0, 1.0 / 27.0);
+        let m = 9.0 * p9 + 10.0 * p10 + 11.0 * p11;
+        let var = 81.0 * p9 + 100.0 * p10 + 121.0 * p11 - m * m;
+        let (v, dof) = d.rel_var.unwrap();
+        assert_eq!(dof, 2);
+        assert!((v - var / 81.0).abs() < 1e-12, "{v} against {}", var / 81.0);
+    }
+
+    #[test]
+    fn a_stalled_repetition_widens_the_mean_not_the_minimum() {
+        // Five repetitions of 100 ± 1, one of them stalled to 300.
+        let values = [99.0, 100.0, 101.0, 100.5, 300.0];
+        let s = Summary::of(&values).unwrap().sample_std().unwrap();
+        let mean = s * s / 5.0;
+        let min = extreme_variance(&values, Measure::Minimum).unwrap();
+        assert!(mean > 1000.0, "{mean}");
+        // 13: 12.8 of it is the one resample in 3125 of five stalled repetitions.
+        assert!(min < 20.0, "{min}");
+        assert_eq!(extreme_variance(&values, Measure::Median), None);
+        assert_eq!(extreme_variance(&[5.0], Measure::Minimum), None);
+        assert_eq!(extreme_variance(&[5.0, 5.0], Measure::Minimum), Some(0.0));
     }
 
     #[test]

@@ -567,12 +567,23 @@ impl Modeler for ExtraP {
         "Extra-P 4.2.5's default modeler: one term from 42 hypotheses by leave-one-out SMAPE; multi-parameter by line models and their sums/products"
     }
 
+    /// Extra-P models the mean of the repetitions; so does this modeler unless told
+    /// otherwise, so that it reproduces Extra-P's models.
+    fn default_measure(&self) -> Measure {
+        Measure::Mean
+    }
+
     fn fit(
         &self,
         parameters: &[String],
         points: &[Point],
         options: &FitOptions,
     ) -> Result<Fit, FitError> {
+        let measure = options.measure_for(self);
+        let options = &FitOptions {
+            measure: Some(measure),
+            ..options.clone()
+        };
         let data = prepare(parameters, points, options)?;
         if parameters.is_empty() {
             let m = Pmnf::constant(mean(&data.y));
@@ -594,7 +605,7 @@ impl Modeler for ExtraP {
             }
             (Pmnf::from_terms(terms), w)
         } else {
-            multi(parameters, &data, options.measure)
+            multi(parameters, &data, measure)
         };
         Ok(finish_pmnf(parameters, &data, model, None, warnings))
     }

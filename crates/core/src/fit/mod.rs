@@ -51,7 +51,10 @@ pub use file::{fit_component, fit_series};
 /// Options every modeler understands.
 #[derive(Clone, Debug, Default)]
 pub struct FitOptions {
-    pub measure: Measure,
+    /// The statistic of each point's repetitions the model is fitted to; `None`: the
+    /// modeler's own ([`Modeler::default_measure`]: [`Measure::default`], the minimum,
+    /// for every modeler but Extra-P's, which fits the mean).
+    pub measure: Option<Measure>,
     /// Accept negative values (a metric that can be negative); by default a negative
     /// value is an error, as it is for the readers.
     pub allow_negative: bool,
@@ -60,6 +63,13 @@ pub struct FitOptions {
     /// segmented modeler breaks only there, with fewer sizes on a side
     /// ([`segmented::HINTED_MIN_SEGMENT`]); the other modelers ignore them.
     pub breaks: Vec<f64>,
+}
+
+impl FitOptions {
+    /// The statistic `modeler` fits with these options.
+    pub fn measure_for(&self, modeler: &dyn Modeler) -> Measure {
+        self.measure.unwrap_or_else(|| modeler.default_measure())
+    }
 }
 
 /// Why a series could not be fitted. Messages are lower-case and name the coordinate; the
@@ -168,6 +178,10 @@ pub trait Modeler: Sync {
     fn name(&self) -> &'static str;
     /// One line for `perfcompose fit --list-modelers`.
     fn description(&self) -> &'static str;
+    /// The statistic it fits when [`FitOptions::measure`] names none.
+    fn default_measure(&self) -> Measure {
+        Measure::default()
+    }
     /// Fit one series. `parameters` names the coordinates of every point.
     fn fit(
         &self,

@@ -11,7 +11,8 @@
 //! 1. the default modeler ([`super::refined`]) fits all points;
 //! 2. if that model is consistent with the measurements — every point within
 //!    [`MISS_SIGMAS`] of its own noise, the relative standard error of the point's value
-//!    (`1.25·CV/√r` for a median, `CV/√r` otherwise, at least [`NOISE_FLOOR`]) — it is the
+//!    (`CV/√r` for a mean, `1.25·CV/√r` for a median, for the minimum its spread under
+//!    resampling the repetitions, [`extreme_variance`]; at least [`NOISE_FLOOR`]) — it is the
 //!    answer, unless the cache levels are known (below: there the score of step 3
 //!    decides alone);
 //! 3. otherwise every split into two runs of at least [`MIN_SEGMENT`] consecutive sizes
@@ -50,7 +51,8 @@
 //! seven rows that moved came closer.
 
 use super::{refined, Coefficient, Fit, FitError, FitOptions, FitStats, Modeler, PointStats};
-use crate::measure::{Measure, Point};
+use crate::measure::stats::extreme_variance;
+use crate::measure::{Measure, Point, Summary};
 use crate::model::Expr;
 
 /// Fewest sizes on each side of a break (Extra-P's segmented modeler uses five, too).
@@ -104,20 +106,29 @@ fn sizes_of<'a>(points: &'a [Point], measure: Measure) -> Vec<Size<'a>> {
             .iter()
             .flat_map(|p| p.values.iter().copied())
             .collect();
-        let r = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / r;
-        let cv = if values.len() > 1 && mean != 0.0 {
-            let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (r - 1.0);
-            var.sqrt() / mean.abs()
-        } else {
-            0.0
+        // An extreme's own spread under resampling; else from the CV of all the
+        // repetitions (the median's standard error is about 1.25 times the mean's).
+        let noise = match extreme_variance(&values, measure) {
+            Some(var) => {
+                let value = Summary::of(&values).map_or(0.0, |v| v.get(measure));
+                if value != 0.0 {
+                    var.sqrt() / value.abs()
+                } else {
+                    0.0
+                }
+            }
+            None => {
+                let r = values.len() as f64;
+                let cv = Summary::of(&values).and_then(|v| v.cv()).unwrap_or(0.0);
+                let factor = if measure == Measure::Median {
+                    1.25
+                } else {
+                    1.0
+                };
+                factor * cv / r.sqrt()
+            }
         };
-        let factor = if measure == Measure::Median {
-            1.25
-        } else {
-            1.0
-        };
-        s.noise = (factor * cv / r.sqrt()).max(NOISE_FLOOR);
+        s.noise = noise.max(NOISE_FLOOR);
     }
     out
 }
@@ -169,7 +180,7 @@ impl Modeler for Segmented {
         if parameters.len() != 1 {
             return Ok(whole);
         }
-        let sizes = sizes_of(points, options.measure);
+        let sizes = sizes_of(points, options.measure_for(self));
         let n = sizes.len();
         // Whether a hint expects a step between the sizes around split `s`: somewhere
         // from half the hinted size to the size itself.

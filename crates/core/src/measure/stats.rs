@@ -5,11 +5,23 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How repetitions are reduced to one value per point (`--measure`).
+///
+/// The default, [`Measure::Minimum`], is the one statistic every command reads unless
+/// told otherwise: `fit`, components fitted on load, `report --fit`'s pictures,
+/// `measure`'s and `bench`'s tables, `validate` (its suites and `validate -- CMD`) and the
+/// overhead `predict` adds. Other work on a shared machine only ever slows a repetition
+/// down, so the fastest one depends least on how much of it there was: on synthetic
+/// blocks with such slowdowns the default modeler recovers the true exponents from the
+/// minimum as often as from the median or more often (far more often under heavy
+/// slowdowns and fixed stalls, `examples/statistic_bench.rs`), and the saved
+/// validation runs keep 29 of 37 rows within target on it against 17 on the median and
+/// 19 on the mean (`docs/fitting.md`, "Which statistic"). Extra-P's modeler
+/// (`--modeler extrap`) keeps Extra-P's mean ([`crate::fit::Modeler::default_measure`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Measure {
-    #[default]
     Mean,
     Median,
+    #[default]
     Minimum,
     Maximum,
 }
@@ -162,6 +174,85 @@ pub const MIN_SAMPLES_FOR_CI: usize = 6;
 /// fewer than two values or a zero mean.
 pub fn cv(values: &[f64]) -> f64 {
     Summary::of(values).and_then(|s| s.cv()).unwrap_or(0.0)
+}
+
+/// The variance of an extreme of `values` — the minimum or the maximum — under
+/// resampling them with replacement, exactly ([`order_statistic`]): how much a point's
+/// fastest (slowest) repetition would move if its repetitions were measured again.
+/// `None` for the mean and the median, whose noise the spread of all repetitions
+/// tells (`s²/r` for the mean), and with fewer than two values. That spread says little
+/// about an extreme: a repetition slowed down far beyond the others widens it a lot
+/// and moves the minimum's variance little.
+pub fn extreme_variance(values: &[f64], measure: Measure) -> Option<f64> {
+    match measure {
+        Measure::Minimum | Measure::Maximum => resampled(values, measure).map(|(_, var)| var),
+        Measure::Mean | Measure::Median => None,
+    }
+}
+
+/// How far the statistic `measure` of `values` resampled with replacement lies from
+/// the statistic of `values` itself, on average (the exact bootstrap bias; 0 for the
+/// mean; `None` with fewer than two values). The resampled minimum is never below the
+/// minimum: refits to resampled repetitions lie above the fit unless this is taken off.
+pub fn resampled_bias(values: &[f64], measure: Measure) -> Option<f64> {
+    if measure == Measure::Mean {
+        return (values.len() >= 2).then_some(0.0);
+    }
+    let (mean, _) = resampled(values, measure)?;
+    Some(mean - Summary::of(values)?.get(measure))
+}
+
+/// The mean and the variance of the statistic `measure` (not the mean) of `values`
+/// resampled with replacement, exactly ([`order_statistic`]); the median of an even
+/// count is the average of its two middle order statistics (mean exact, variance the
+/// larger of theirs).
+fn resampled(values: &[f64], measure: Measure) -> Option<(f64, f64)> {
+    let r = values.len();
+    if r < 2 || values.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match measure {
+        Measure::Minimum => Some(order_statistic(&v, 1)),
+        Measure::Maximum => Some(order_statistic(&v, r)),
+        Measure::Median | Measure::Mean if r % 2 == 1 => Some(order_statistic(&v, r.div_ceil(2))),
+        Measure::Median | Measure::Mean => {
+            let (a, b) = (order_statistic(&v, r / 2), order_statistic(&v, r / 2 + 1));
+            Some(((a.0 + b.0) / 2.0, a.1.max(b.1)))
+        }
+    }
+}
+
+/// The mean and the variance of the `k`-th smallest of `sorted` resampled with
+/// replacement: it is at most the `j`-th value with probability `P(Bin(r, j/r) ≥ k)`.
+fn order_statistic(v: &[f64], k: usize) -> (f64, f64) {
+    let r = v.len();
+    // P(Bin(r, q) ≥ k), summed from the top term down.
+    let at_least = |q: f64| -> f64 {
+        if q >= 1.0 {
+            return 1.0;
+        }
+        let mut term = q.powi(r as i32);
+        let mut sum = 0.0;
+        for i in (k..=r).rev() {
+            sum += term;
+            // C(r, i−1) q^(i−1) (1−q)^(r−i+1) from C(r, i) q^i (1−q)^(r−i).
+            term *= i as f64 / (r - i + 1) as f64 * (1.0 - q) / q;
+        }
+        sum.min(1.0)
+    };
+    let shift = v[0];
+    let (mut m1, mut m2, mut below) = (0.0, 0.0, 0.0);
+    for (j, x) in v.iter().enumerate() {
+        let cdf = at_least((j + 1) as f64 / r as f64);
+        let p = (cdf - below).max(0.0);
+        below = cdf;
+        let d = x - shift;
+        m1 += p * d;
+        m2 += p * d * d;
+    }
+    (shift + m1, (m2 - m1 * m1).max(0.0))
 }
 
 /// A 95% confidence interval of the median: the order statistics at ranks

@@ -1,12 +1,15 @@
 //! Bootstrap refits: the same modeler fitted again to the points with each point's
-//! repetitions drawn again with replacement. The refits carry what a single fit's
-//! covariance cannot: that noise may have made the modeler choose other terms.
+//! repetitions drawn again with replacement (moved by the statistic's bootstrap bias,
+//! so that the refits of a minimum or a median centre on the fit). The refits carry
+//! what a single fit's covariance cannot: that noise may have made the modeler choose
+//! other terms.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{Design, Source, Uncertain, Uncertainty};
 use crate::fit::{Fit, FitOptions, Modeler};
+use crate::measure::stats::resampled_bias;
 use crate::measure::Point;
 
 /// `replicates` refits of `modeler` to `points` resampled from `seed`, each with its
@@ -22,13 +25,26 @@ pub fn bootstrap(
     replicates: usize,
     seed: u64,
 ) -> Vec<Uncertain> {
+    // Each point's resampled repetitions are moved by the statistic's bootstrap bias, so
+    // that the refits centre on the fit: the resampled minimum is never below the
+    // minimum, and uncorrected every refit of a minimum would lie above it (the mean's
+    // bias is 0, and its repetitions stay as they are).
+    let measure = options.measure_for(modeler);
+    let bias: Vec<f64> = points
+        .iter()
+        .map(|p| resampled_bias(&p.values, measure).unwrap_or(0.0))
+        .collect();
     let refit = |k: usize| -> Option<Uncertain> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k as u64));
         let resampled: Vec<Point> = points
             .iter()
-            .map(|p| {
+            .zip(&bias)
+            .map(|(p, b)| {
                 let n = p.values.len();
-                let values = (0..n).map(|_| p.values[rng.gen_range(0..n)]).collect();
+                let values = (0..n)
+                    .map(|_| p.values[rng.gen_range(0..n)] - b)
+                    .map(|v| if *b != 0.0 { v.max(0.0) } else { v })
+                    .collect();
                 Point::new(p.coordinate.clone(), values)
             })
             .collect();

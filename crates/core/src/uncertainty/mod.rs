@@ -17,8 +17,9 @@
 //! [`Uncertainty`] is a mixture: one normal distribution per refit, over the union of the
 //! terms the refits chose (coverage in `docs/fitting.md`).
 //!
-//! The intervals are those of the mean time (where the true model lies), not of one
-//! run's measurement.
+//! The intervals are those of the statistic the model was fitted to (by default the
+//! minimum of each point's repetitions, [`crate::measure::Measure`]): where the true
+//! model lies, not one run's measurement.
 
 mod advice;
 mod bootstrap;

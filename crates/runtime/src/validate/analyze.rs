@@ -146,7 +146,7 @@ pub fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Exp
             &[bench::PARAMETER.to_string()],
             &points,
             &FitOptions {
-                measure: opts.measure,
+                measure: Some(opts.measure),
                 allow_negative: false,
                 breaks: breaks.to_vec(),
             },

@@ -46,9 +46,8 @@ pub struct Options {
     /// Bytes the inputs of one measurement may take.
     pub memory_limit: u128,
     /// Statistic of the repetitions that blocks and programs are reduced to before they
-    /// are fitted and compared: the minimum by default (the seed: median). Other work on
-    /// a shared machine only ever slows a repetition down, so the minimum is the estimate
-    /// of the undisturbed time that least depends on how much of it there was.
+    /// are fitted and compared: [`Measure::default`], the minimum, unless told (the
+    /// seed: median; the reason is at [`Measure`]).
     pub measure: Measure,
     /// Modeler name (see `perfcompose fit --list-modelers`).
     pub modeler: String,
@@ -65,7 +64,7 @@ impl Default for Options {
             overhead: None,
             config: Config::default(),
             memory_limit: crate::bench::default_memory_limit(),
-            measure: Measure::Minimum,
+            measure: Measure::default(),
             modeler: VALIDATE_MODELER.to_string(),
             caches: crate::host::cache_sizes(),
         }

@@ -1,9 +1,12 @@
 //! What `perfcompose measure` prints: a table of the points (grid order) and where they
-//! went, or JSON.
+//! went, or JSON. Each point shows first the statistic `fit`, `predict` and `validate`
+//! reduce its repetitions to ([`Measure::default`]), then the median and its confidence
+//! interval, which decide when a point has repetitions enough.
 
 use std::io::Write as _;
 
 use perfcompose_core::compose::grid::Grid;
+use perfcompose_core::measure::{Measure, Summary};
 use perfcompose_runtime::command::{format_value, Measured};
 use serde::Serialize;
 
@@ -23,6 +26,8 @@ struct Json<'a> {
     shell: bool,
     timed: &'static str,
     parameters: Vec<&'a str>,
+    /// The statistic of the repetitions the commands fit (each point's `value`).
+    measure: &'static str,
     points: Vec<JsonPoint>,
 }
 
@@ -30,10 +35,16 @@ struct Json<'a> {
 struct JsonPoint {
     point: serde_json::Map<String, serde_json::Value>,
     values: Vec<f64>,
+    value: f64,
     median: f64,
     cv: f64,
     ci: [f64; 2],
     converged: bool,
+}
+
+/// The default statistic of a point's repetitions (NaN without any).
+fn statistic(m: &Measured) -> f64 {
+    Summary::of(&m.values).map_or(f64::NAN, |s| s.get(Measure::default()))
 }
 
 pub fn print(
@@ -63,6 +74,7 @@ pub fn print(
             shell: args.timing.shell,
             timed: args.timing.timed(),
             parameters: grid.names(),
+            measure: Measure::default().name(),
             points: done
                 .iter()
                 .map(|m| {
@@ -74,6 +86,7 @@ pub fn print(
                             .map(|(n, v)| (n.clone(), serde_json::json!(v)))
                             .collect(),
                         values: m.values.clone(),
+                        value: statistic(m),
                         median: m.median(),
                         cv: m.cv(),
                         ci: [lo, hi],
@@ -85,7 +98,11 @@ pub fn print(
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
+    let fitted = Measure::default();
     let mut header: Vec<String> = grid.names().iter().map(|s| s.to_string()).collect();
+    if fitted != Measure::Median {
+        header.push(fitted.to_string());
+    }
     header.extend([
         "median".into(),
         "CV".into(),
@@ -96,6 +113,9 @@ pub fn print(
     for m in &done {
         let (lo, hi) = m.ci();
         let mut row: Vec<String> = m.point.iter().map(|(_, v)| format_value(*v)).collect();
+        if fitted != Measure::Median {
+            row.push(duration(statistic(m)));
+        }
         row.push(duration(m.median()));
         row.push(format!("{:.1}%", 100.0 * m.cv()));
         row.push(format!(

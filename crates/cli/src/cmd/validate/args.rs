@@ -62,8 +62,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Statistic of the repetitions that blocks and programs are fitted and compared on
-    /// (other work on a machine only slows repetitions down: the minimum is the default;
-    /// the seed used the median).
+    /// (the default of every command; other work on a machine only slows repetitions
+    /// down; the seed used the median).
     #[arg(long, value_enum, default_value_t)]
     pub measure: Statistic,
     /// Modeler for the blocks and the whole programs (`perfcompose fit --list-modelers`).
@@ -104,12 +104,22 @@ pub struct Args {
 }
 
 /// Statistic of the repetitions.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Statistic {
-    #[default]
     Minimum,
     Median,
     Mean,
+}
+
+impl Default for Statistic {
+    /// The statistic every command defaults to ([`Measure::default`]).
+    fn default() -> Statistic {
+        match Measure::default() {
+            Measure::Median => Statistic::Median,
+            Measure::Mean => Statistic::Mean,
+            Measure::Minimum | Measure::Maximum => Statistic::Minimum,
+        }
+    }
 }
 
 impl From<Statistic> for Measure {

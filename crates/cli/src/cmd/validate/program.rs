@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let fitter = ComponentFitter {
         modeler,
         options: FitOptions {
-            measure: args.measure.into(),
+            measure: Some(args.measure.into()),
             allow_negative: false,
             breaks: Vec::new(),
         },
