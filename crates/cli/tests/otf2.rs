@@ -84,6 +84,8 @@ fn archives_replay_as_their_time_independent_traces() {
         let otf2 = replay(&dir, &["--trace", "run/traces.otf2"]);
         let ti = replay(&dir, &["--trace", "run/ti/trace.txt"]);
         assert_eq!(otf2, ti, "{name}");
+        // The experiment directory names its archive.
+        assert_eq!(replay(&dir, &["--trace", "run"]), ti, "{name}");
         assert!(otf2["simulated_time_s"].as_f64().unwrap() > 0.0);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -4,7 +4,8 @@
 //!
 //! An archive is told by its anchor file: a name ending in `.otf2`, or a binary header —
 //! the bytes `OTF2` and a control byte among its first eight, which no text trace or index
-//! has — so a renamed anchor is still recognised.
+//! has — so a renamed anchor is still recognised. A directory holding `traces.otf2` (as
+//! Score-P's `scorep-*` experiment directories do) names that archive.
 
 use std::io::Read;
 use std::path::Path;
@@ -56,6 +57,10 @@ pub fn open(
     platform: &Platform,
     slots: &[HostId],
 ) -> anyhow::Result<Opened> {
+    let anchor = trace.join("traces.otf2");
+    if trace.is_dir() && anchor.is_file() {
+        return open_otf2(&anchor, np, otf2, platform, slots);
+    }
     if is_otf2(trace) {
         return open_otf2(trace, np, otf2, platform, slots);
     }
