@@ -217,3 +217,60 @@ fn bad_inputs_exit_2_with_locations() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("binomial_tree"));
 }
+
+/// Without the `otf2` feature an OTF2 archive is recognised (by its name, or the `OTF2` of
+/// its anchor's header) and refused with how to get the support.
+#[cfg(not(feature = "otf2"))]
+#[test]
+fn an_otf2_archive_without_the_feature_says_how_to_get_it() {
+    let d = Dir::new("otf2-off");
+    d.write("p.xml", PLATFORM);
+    d.write("traces.otf2", "anything");
+    d.write("renamed", "\u{3}BOTF2\0\u{3}");
+    for trace in ["traces.otf2", "renamed"] {
+        let out = Command::new(bin())
+            .current_dir(d.path())
+            .args(["simulate", "--platform", "p.xml", "--trace", trace])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("{trace} is an OTF2 archive")),
+            "{err}"
+        );
+        assert!(err.contains("bash scripts/install-otf2"), "{err}");
+        assert!(err.contains("--features otf2"), "{err}");
+    }
+}
+
+/// `--speed` and `--write-trace` describe the conversion of an OTF2 archive: on a
+/// time-independent trace they are a mistake, said as such.
+#[test]
+fn otf2_flags_on_a_time_independent_trace_are_refused() {
+    let d = Dir::new("otf2-flags");
+    setup(&d, "0 init\n0 finalize\n", "1 init\n1 finalize\n");
+    for flags in [&["--speed", "1Gf"][..], &["--write-trace", "out"][..]] {
+        let out = run(&d, flags);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("apply to OTF2 archives"), "{err}");
+    }
+}
+
+/// An index whose first path starts with `OTF2` is a time-independent trace still.
+#[test]
+fn a_text_index_naming_otf2_paths_is_not_an_archive() {
+    let d = Dir::new("otf2-index");
+    d.write("p.xml", PLATFORM);
+    std::fs::create_dir_all(d.path().join("OTF2_run")).unwrap();
+    d.write("OTF2_run/t0.txt", "0 init\n0 compute 1e9\n0 finalize\n");
+    d.write("OTF2_run/t1.txt", "1 init\n1 finalize\n");
+    d.write("index.txt", "OTF2_run/t0.txt\nOTF2_run/t1.txt\n");
+    let out = run(&d, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -17,14 +17,15 @@
 //!   C entry points, so the library also defines the Fortran names (`mpi_send_`,
 //!   `mpi_send__`, `mpi_send`, `MPI_SEND`) and calls the MPI library's Fortran routines.
 //! - **The converter** (this crate, no MPI needed): [`raw`] reads the logs, [`convert`]
-//!   turns each into a trace file ([`expand`] writes collectives), [`recording`] owns the
+//!   turns each into a trace file ([`expand`], shared with the OTF2 converter in
+//!   `perfcompose_sim::trace`, writes collectives), [`recording`] owns the
 //!   directory layout and checks that the logs form one job, [`measured`] is the
 //!   `measured.json` schema.
 #![forbid(unsafe_code)]
 
 pub mod convert;
 pub mod error;
-pub mod expand;
+pub use perfcompose_sim::trace::expand;
 pub mod measured;
 pub mod platform;
 pub mod raw;

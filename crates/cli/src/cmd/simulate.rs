@@ -1,5 +1,5 @@
 //! `perfcompose simulate`: replay time-independent traces on a platform (seed 003, dPerf),
-//! the way `smpirun -replay` does.
+//! the way `smpirun -replay` does; OTF2 archives are converted first (`trace_input`).
 //!
 //! Glue only: flags → [`perfcompose_sim::Config`], platform and hostfile reading, a progress
 //! bar on stderr for long traces, and the text or JSON report. The JSON schema is documented
@@ -11,8 +11,10 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use perfcompose_sim::engine::Progress;
 use perfcompose_sim::platform::{read_hostfile, Platform};
-use perfcompose_sim::trace::{LegacyCompute, ReaderOptions, TraceSet, DEFAULT_WINDOW};
+use perfcompose_sim::trace::{LegacyCompute, ReaderOptions, DEFAULT_WINDOW};
 use perfcompose_sim::{Config, NetworkModel, Report};
+
+use super::trace_input::{self, Otf2Options};
 
 /// Flags of `perfcompose simulate`.
 #[derive(clap::Args, Debug)]
@@ -26,9 +28,19 @@ pub struct Args {
     /// SimGrid platform XML (<platform version="4.1">: a Full zone or a cluster).
     #[arg(long)]
     pub platform: PathBuf,
-    /// Index file listing one trace per rank, or a single (shared) trace file.
+    /// Index file listing one trace per rank, a single (shared) trace file, or an OTF2
+    /// archive's anchor file (Score-P's `traces.otf2`; needs the `otf2` feature).
     #[arg(long)]
     pub trace: PathBuf,
+    /// OTF2 archives: the traced machine's speed (flop/s, SimGrid units: `2.5Gf`), at which
+    /// measured computation is converted to flops. Default: each rank's host speed on
+    /// --platform, which then replays computation in the time it took.
+    #[arg(long, value_name = "SPEED")]
+    pub speed: Option<String>,
+    /// OTF2 archives: also write the converted time-independent trace to DIR (`trace.txt`
+    /// and `trace_R.txt`), for `smpirun -replay` or later runs.
+    #[arg(long, value_name = "DIR")]
+    pub write_trace: Option<PathBuf>,
     /// Hosts to deploy ranks on, one per line (`host` or `host:count`); rank r runs on
     /// line r mod len. Default: the platform's hosts sorted by name, as smpirun does.
     #[arg(long)]
@@ -135,19 +147,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(args.speed_scale.is_finite() && args.speed_scale > 0.0) {
         bail!("--speed-scale must be a positive number (2: cores twice as fast)");
     }
-    let mut platform = Platform::from_file(&args.platform)?;
-    if args.speed_scale != 1.0 {
-        platform = platform.with_speeds_scaled(args.speed_scale);
-    }
+    let as_read = Platform::from_file(&args.platform)?;
     let slots = match &args.hostfile {
         Some(h) => {
             let text = std::fs::read_to_string(h)
                 .with_context(|| format!("cannot read hostfile {}", h.display()))?;
-            read_hostfile(&h.display().to_string(), &text, &platform)?
+            read_hostfile(&h.display().to_string(), &text, &as_read)?
         }
-        None => platform.hosts_sorted_by_name(),
+        None => as_read.hosts_sorted_by_name(),
     };
-    let traces = TraceSet::open(&args.trace, args.np).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // An OTF2 archive's computation is converted at the hosts' speeds as the platform
+    // gives them, so that --speed-scale scales it as it scales any trace's.
+    let opened = trace_input::open(
+        &args.trace,
+        args.np,
+        &Otf2Options {
+            speed: args.speed.as_deref(),
+            write_trace: args.write_trace.as_deref(),
+        },
+        &as_read,
+        &slots,
+    )?;
+    let platform = if args.speed_scale != 1.0 {
+        as_read.with_speeds_scaled(args.speed_scale)
+    } else {
+        as_read
+    };
+    let traces = opened.traces;
     let mut config = Config {
         network: args.network,
         detached_threshold: args.eager_threshold,
@@ -217,6 +243,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.speed_scale, args.speed_scale
         ));
     }
+    notes.extend(opened.notes);
     notes.extend(report.notes.iter().cloned());
     let out = if args.json {
         render_json(&args, &report, wall, &notes)?

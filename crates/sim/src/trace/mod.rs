@@ -30,7 +30,8 @@
 //! that are behind are buffered up to a bound ([`ReaderOptions::window`]) — memory does not
 //! grow with the trace length.
 //!
-//! A shared trace already in memory is read with [`TraceSet::from_bytes`].
+//! A shared trace already in memory is read with [`TraceSet::from_bytes`], one text per
+//! rank (a converted OTF2 archive) with [`TraceSet::from_rank_bytes`].
 //!
 //! [`TraceWriter`] writes the current form, one file per rank plus an index.
 //!
@@ -45,9 +46,12 @@
 //! - `reader`: streaming actions rank by rank ([`TraceReader`]).
 //! - `set`: the trace's files and ranks, from an index, a trace file or bytes ([`TraceSet`]).
 //! - `writer`: the current form written out ([`TraceWriter`], [`write_action`]).
+//! - `expand`: a collective on a group of ranks written as point-to-point actions, for
+//!   converters whose source names communicators ([`expand::Expander`]).
 
 mod action;
 mod error;
+pub mod expand;
 mod fast;
 mod input;
 mod options;

@@ -197,6 +197,34 @@ impl TraceSet {
         })
     }
 
+    /// One trace text per rank held in memory (rank `r` reads `texts[r]`, named `names[r]`
+    /// in errors), read as an index of per-rank files is: lines naming another rank are
+    /// skipped. For traces converted in memory from another format.
+    pub fn from_rank_bytes(
+        names: Vec<String>,
+        texts: Vec<Arc<[u8]>>,
+    ) -> Result<TraceSet, TraceError> {
+        let first = names.first().cloned().unwrap_or_default();
+        if names.len() != texts.len() {
+            return Err(TraceError::whole(
+                &first,
+                format!("{} names for {} rank texts", names.len(), texts.len()),
+            ));
+        }
+        if texts.is_empty() {
+            return Err(TraceError::whole(&first, "the trace has no rank"));
+        }
+        let ranks = requested_ranks(&first, u32::try_from(texts.len()).unwrap_or(u32::MAX))?;
+        Ok(TraceSet {
+            files: names,
+            total_bytes: texts.iter().map(|t| t.len() as u64).sum(),
+            inputs: texts.into_iter().map(Input::Bytes).collect(),
+            shared: false,
+            ranks,
+            notes: Vec::new(),
+        })
+    }
+
     pub fn ranks(&self) -> u32 {
         self.ranks
     }
@@ -357,6 +385,31 @@ mod tests {
         let e = TraceSet::from_bytes("mem", &b"0 compute 1\nx compute 2\n"[..], None).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("mem", 2));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn per_rank_texts_in_memory_read_like_an_index() {
+        let texts: Vec<Arc<[u8]>> = vec![
+            Arc::from(&b"0 init\n0 compute 5\n1 compute 9\n"[..]),
+            Arc::from(&b"1 init\n1 recv 0 0 8\n"[..]),
+        ];
+        let set = TraceSet::from_rank_bytes(vec!["a[0]".into(), "a[1]".into()], texts).unwrap();
+        assert!(!set.is_shared());
+        assert_eq!(set.ranks(), 2);
+        let mut r = set.reader(ReaderOptions::default()).unwrap();
+        let a = r.next(1).unwrap().unwrap();
+        assert_eq!((a.file, a.line, a.action), (1, 1, Action::Init));
+        assert_eq!(r.next(0).unwrap().unwrap().action, Action::Init);
+        assert_eq!(
+            r.next(0).unwrap().unwrap().action,
+            Action::Compute { flops: 5.0 }
+        );
+        // The line of rank 1 in rank 0's text is skipped, as in a per-rank file.
+        assert_eq!(r.next(0).unwrap(), None);
+        assert_eq!(r.ignored_lines(), 1);
+        assert_eq!(r.files()[1], "a[1]");
+        let e = TraceSet::from_rank_bytes(vec!["x".into()], Vec::new()).unwrap_err();
+        assert!(e.message.contains("names"), "{}", e.message);
     }
 
     #[test]

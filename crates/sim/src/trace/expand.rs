@@ -1,29 +1,23 @@
-//! A recorded collective as trace actions.
+//! A collective on a group of ranks written as point-to-point trace actions.
 //!
 //! SimGrid's time-independent traces name no communicator: a collective action is one over
-//! all the ranks of the trace (`MPI_COMM_WORLD`). So a collective is written
-//!
-//! - as SimGrid's own action (`bcast`, `allreduce`, `gather`, ...) when its communicator
-//!   holds every world rank (`MPI_COMM_WORLD`, a duplicate, a split that kept everyone, in
-//!   any order: the root is translated to its world rank) and the action exists in the
-//!   form `perfcompose simulate` and `smpirun -replay` both read: barrier, bcast, reduce,
-//!   allreduce, alltoall, allgather, gather, scatter;
-//! - otherwise — a communicator with fewer ranks, or a v-collective (`alltoallv`,
-//!   `allgatherv`, `gatherv`, `scatterv`) or `reduce_scatter`, which `simulate` does not
-//!   replay as actions — as the point-to-point messages of a fixed algorithm between the
-//!   members' world ranks, with tags of their own (negative, so that no program's tag and
-//!   no tag SimGrid's collectives use internally can match them): a binomial tree for
-//!   bcast and reduce (MPICH's), reduce then bcast for allreduce and barrier (0 bytes),
-//!   linear gather(v)/scatter(v) through the root, gather then bcast for allgather(v),
-//!   every pair at once (non-blocking) for alltoall(v), reduce then scatterv for
-//!   reduce_scatter. Every member computes the same messages from what it knows locally
-//!   (the root knows every count; the others their own), so the two ends agree.
+//! all the ranks of the trace (`MPI_COMM_WORLD`). A converter that meets a collective on a
+//! communicator with fewer ranks (or one SimGrid's format has no action for, such as the
+//! v-collectives and `reduce_scatter`) writes it instead as the point-to-point messages of a
+//! fixed algorithm between the members' world ranks, with tags of their own (negative, so
+//! that no program's tag and no tag SimGrid's collectives use internally can match them):
+//! a binomial tree for bcast and reduce (MPICH's), reduce then bcast for allreduce and
+//! barrier (0 bytes), linear gather(v)/scatter(v) through the root, gather then bcast for
+//! allgather(v), every pair at once (non-blocking) for alltoall(v), reduce then scatterv
+//! for reduce_scatter. Every member computes the same messages from what it knows locally
+//! (the root knows every count; the others their own), so the two ends agree.
 //!
 //! Messages of an expanded collective replay with point-to-point semantics on every tool;
 //! its algorithm is not the MPI library's, which is the price of a format without
-//! communicators.
+//! communicators. The OTF2 converter (`perfcompose-otf2`) writes collectives this way, as
+//! `perfcompose record` does.
 
-use perfcompose_sim::trace::Action;
+use super::action::Action;
 
 /// Tags of the expanded collectives.
 pub mod tag {
