@@ -183,13 +183,18 @@ pub fn prepare(
     // which Extra-P's line selection depends on. Points sorted by coordinate (bit
     // patterns, `-0` as `0`), equal ones in index order, give the groups without a map
     // keyed by coordinate vectors (one allocation per point).
-    let key = |k: usize| points[k].coordinate.iter().map(|v| (v + 0.0).to_bits());
+    let d = parameters.len();
+    let keys: Vec<u64> = points
+        .iter()
+        .flat_map(|p| p.coordinate.iter().map(|v| (v + 0.0).to_bits()))
+        .collect();
+    let key = |k: usize| &keys[k * d..(k + 1) * d];
     let mut sorted: Vec<usize> = (0..points.len()).collect();
-    sorted.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    sorted.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
     let mut groups: Vec<Vec<&Point>> = Vec::new();
     let mut first: Vec<usize> = Vec::new();
     for (i, &k) in sorted.iter().enumerate() {
-        if i == 0 || !key(sorted[i - 1]).eq(key(k)) {
+        if i == 0 || key(sorted[i - 1]) != key(k) {
             groups.push(Vec::new());
             first.push(k);
         }
@@ -295,21 +300,26 @@ const NOISE_POWER_EVIDENCE: f64 = 3.0;
 /// each sorted by the value of `l`, in order of first appearance.
 pub fn lines_along(data: &Prepared, l: usize) -> Vec<Vec<usize>> {
     // Points sorted by their other coordinates (bit patterns, as the key of equality),
-    // equal keys in index order: each run is one line. Sorting indices costs a fraction
-    // of a map keyed by coordinate vectors, which allocated one key per point (a tenth
-    // of a three-parameter fit).
-    let key = |k: usize| {
-        data.coords[k]
-            .iter()
-            .enumerate()
-            .filter(move |(m, _)| *m != l)
-            .map(|(_, v)| v.to_bits())
-    };
+    // equal keys in index order: each run is one line. Sorting indices by keys laid out
+    // in one flat buffer costs a fraction of a map keyed by coordinate vectors, which
+    // allocated one key per point (a tenth of a three-parameter fit).
+    let d = data.coords.first().map_or(0, Vec::len).saturating_sub(1);
+    let keys: Vec<u64> = data
+        .coords
+        .iter()
+        .flat_map(|c| {
+            c.iter()
+                .enumerate()
+                .filter(|(m, _)| *m != l)
+                .map(|(_, v)| v.to_bits())
+        })
+        .collect();
+    let key = |k: usize| &keys[k * d..(k + 1) * d];
     let mut order: Vec<usize> = (0..data.len()).collect();
-    order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, &k) in order.iter().enumerate() {
-        if i == 0 || !key(order[i - 1]).eq(key(k)) {
+        if i == 0 || key(order[i - 1]) != key(k) {
             groups.push(Vec::new());
         }
         groups.last_mut().expect("a group was started").push(k);
