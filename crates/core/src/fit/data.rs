@@ -198,7 +198,10 @@ pub fn prepare(
             groups.push(Vec::new());
             first.push(k);
         }
-        groups.last_mut().expect("a group was started").push(&points[k]);
+        groups
+            .last_mut()
+            .expect("a group was started")
+            .push(&points[k]);
     }
     let mut by_first: Vec<usize> = (0..groups.len()).collect();
     by_first.sort_by_key(|&g| first[g]);

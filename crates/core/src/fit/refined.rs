@@ -45,9 +45,9 @@ use std::sync::OnceLock;
 
 use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
 use super::extrap;
-use super::lsq::{constant, lstsq, RANK_TOLERANCE};
 #[cfg(doc)]
 use super::lsq::affine;
+use super::lsq::{constant, lstsq, RANK_TOLERANCE};
 use super::space::{block_index, block_values_at, usable_blocks, BLOCKS};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
 use crate::measure::Point;

@@ -100,7 +100,12 @@ pub const BLOCKS: usize = EXTRAP_BLOCKS.len();
 /// The position of `p` in [`extrap_blocks`], `None` for any other power. Compares the
 /// reduced numerators and denominators directly (`Ratio`'s own comparison divides).
 pub fn block_index(p: &Power) -> Option<usize> {
-    let key = (*p.exp.numer(), *p.exp.denom(), *p.log.numer(), *p.log.denom());
+    let key = (
+        *p.exp.numer(),
+        *p.exp.denom(),
+        *p.log.numer(),
+        *p.log.denom(),
+    );
     EXTRAP_BLOCKS
         .iter()
         .position(|&(n, d, l)| key == (n, d, l, 1))
@@ -171,7 +176,10 @@ mod tests {
         for (i, b) in blocks.iter().enumerate() {
             assert_eq!(block_index(b), Some(i));
         }
-        assert_eq!(block_index(&Power::new(Q::new(1, 5), Q::from_integer(0))), None);
+        assert_eq!(
+            block_index(&Power::new(Q::new(1, 5), Q::from_integer(0))),
+            None
+        );
     }
 
     #[test]
