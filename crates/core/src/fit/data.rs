@@ -1,8 +1,6 @@
 //! Measurements checked and reduced to what the modelers fit: one value per coordinate
 //! (the chosen [`Measure`](crate::measure::Measure) of its repetitions), plus what the repetitions say about noise.
 
-use std::collections::BTreeMap;
-
 use super::{FitError, FitOptions};
 use crate::measure::stats::extreme_variance;
 use crate::measure::{Point, Summary};
@@ -87,6 +85,11 @@ fn describe(coordinate: &[f64]) -> String {
 /// extreme minimum and maximum, pooled spread; the median is approximated by the
 /// weighted mean of the medians).
 fn combine(parts: &[&Point]) -> Option<Summary> {
+    if let [one] = parts {
+        if !one.values.is_empty() {
+            return Summary::of(&one.values);
+        }
+    }
     if parts.iter().all(|p| !p.values.is_empty()) {
         let all: Vec<f64> = parts
             .iter()
@@ -133,10 +136,6 @@ pub fn prepare(
     if points.is_empty() {
         return Err(FitError::NoPoints);
     }
-    // Merge repeated coordinates (a file may list a point twice); keep first-seen order,
-    // which Extra-P's line selection depends on.
-    let mut order: Vec<Vec<u64>> = Vec::new();
-    let mut merged: BTreeMap<Vec<u64>, Vec<&Point>> = BTreeMap::new();
     for p in points {
         if p.coordinate.len() != parameters.len() {
             return Err(FitError::Dimension {
@@ -153,7 +152,12 @@ pub fn prepare(
                 });
             }
         }
-        let stats = p.summary();
+        // The summary's values are checked only for points without repetitions.
+        let stats = if p.values.is_empty() {
+            p.summary()
+        } else {
+            None
+        };
         let checked = p.values.iter().copied().chain(
             stats
                 .filter(|_| p.values.is_empty())
@@ -175,23 +179,41 @@ pub fn prepare(
                 });
             }
         }
-        let key: Vec<u64> = p.coordinate.iter().map(|v| (v + 0.0).to_bits()).collect();
-        merged
-            .entry(key.clone())
-            .or_insert_with(|| {
-                order.push(key);
-                Vec::new()
-            })
-            .push(p);
     }
-    let mut coords = Vec::with_capacity(order.len());
-    let mut y = Vec::with_capacity(order.len());
-    let mut mean = Vec::with_capacity(order.len());
-    let mut cv = Vec::with_capacity(order.len());
+    // Merge repeated coordinates (a file may list a point twice); keep first-seen order,
+    // which Extra-P's line selection depends on. Points sorted by coordinate (bit
+    // patterns, `-0` as `0`), equal ones in index order, give the groups without a map
+    // keyed by coordinate vectors (one allocation per point).
+    let d = parameters.len();
+    let keys: Vec<u64> = points
+        .iter()
+        .flat_map(|p| p.coordinate.iter().map(|v| (v + 0.0).to_bits()))
+        .collect();
+    let key = |k: usize| &keys[k * d..(k + 1) * d];
+    let mut sorted: Vec<usize> = (0..points.len()).collect();
+    sorted.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    let mut groups: Vec<Vec<&Point>> = Vec::new();
+    let mut first: Vec<usize> = Vec::new();
+    for (i, &k) in sorted.iter().enumerate() {
+        if i == 0 || key(sorted[i - 1]) != key(k) {
+            groups.push(Vec::new());
+            first.push(k);
+        }
+        groups
+            .last_mut()
+            .expect("a group was started")
+            .push(&points[k]);
+    }
+    let mut by_first: Vec<usize> = (0..groups.len()).collect();
+    by_first.sort_by_key(|&g| first[g]);
+    let mut coords = Vec::with_capacity(groups.len());
+    let mut y = Vec::with_capacity(groups.len());
+    let mut mean = Vec::with_capacity(groups.len());
+    let mut cv = Vec::with_capacity(groups.len());
     // (repetitions, mean, sample variance) per point with at least two repetitions.
     let mut spread: Vec<(f64, f64, f64)> = Vec::new();
-    for key in order {
-        let parts = &merged[&key];
+    for g in by_first {
+        let parts = &groups[g];
         let coordinate = parts[0].coordinate.clone();
         let Some(stats) = combine(parts) else {
             return Err(FitError::EmptyPoint {
@@ -306,28 +328,37 @@ const NOISE_POWER_EVIDENCE: f64 = 3.0;
 /// Groups of point indices that differ only in parameter `l` (a "line" along `l`),
 /// each sorted by the value of `l`, in order of first appearance.
 pub fn lines_along(data: &Prepared, l: usize) -> Vec<Vec<usize>> {
-    let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
-    let mut index: BTreeMap<Vec<u64>, usize> = BTreeMap::new();
-    for (k, c) in data.coords.iter().enumerate() {
-        let key: Vec<u64> = c
-            .iter()
-            .enumerate()
-            .filter(|(m, _)| *m != l)
-            .map(|(_, v)| v.to_bits())
-            .collect();
-        let g = *index.entry(key.clone()).or_insert_with(|| {
-            groups.push((key, Vec::new()));
-            groups.len() - 1
-        });
-        groups[g].1.push(k);
+    // Points sorted by their other coordinates (bit patterns, as the key of equality),
+    // equal keys in index order: each run is one line. Sorting indices by keys laid out
+    // in one flat buffer costs a fraction of a map keyed by coordinate vectors, which
+    // allocated one key per point (a tenth of a three-parameter fit).
+    let d = data.coords.first().map_or(0, Vec::len).saturating_sub(1);
+    let keys: Vec<u64> = data
+        .coords
+        .iter()
+        .flat_map(|c| {
+            c.iter()
+                .enumerate()
+                .filter(|(m, _)| *m != l)
+                .map(|(_, v)| v.to_bits())
+        })
+        .collect();
+    let key = |k: usize| &keys[k * d..(k + 1) * d];
+    let mut order: Vec<usize> = (0..data.len()).collect();
+    order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, &k) in order.iter().enumerate() {
+        if i == 0 || key(order[i - 1]) != key(k) {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("a group was started").push(k);
+    }
+    // In order of first appearance: each group's first index is its smallest.
+    groups.sort_by_key(|g| g[0]);
+    for g in &mut groups {
+        g.sort_by(|&a, &b| data.coords[a][l].total_cmp(&data.coords[b][l]));
     }
     groups
-        .into_iter()
-        .map(|(_, mut ks)| {
-            ks.sort_by(|&a, &b| data.coords[a][l].total_cmp(&data.coords[b][l]));
-            ks
-        })
-        .collect()
 }
 
 #[cfg(test)]

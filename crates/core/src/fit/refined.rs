@@ -41,55 +41,25 @@
 // Index loops mirror the textbook Cholesky solve they implement.
 #![allow(clippy::needless_range_loop)]
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 use std::sync::OnceLock;
 
 use super::data::{lines_along, prepare, Prepared, MIN_RELATIVE_SIGMA};
 use super::extrap;
-use super::lsq::{affine, constant, lstsq};
-use super::space::{eval_power, usable_blocks};
+#[cfg(doc)]
+use super::lsq::affine;
+use super::lsq::{constant, lstsq, RANK_TOLERANCE};
+use super::space::{block_index, block_values_at, usable_blocks, BLOCKS};
 use super::{finish_pmnf, Fit, FitError, FitOptions, Modeler};
 use crate::measure::Point;
 use crate::model::{Monomial, Pmnf, Power};
 
-/// A multiply-rotate hasher for the small integer keys of the term cache (SipHash,
-/// the default, showed up in profiles; no adversary chooses these keys).
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Values of `(parameter, power)` at the parameter's distinct values.
-type PowerCache = HashMap<(usize, Power), Rc<Vec<f64>>, BuildHasherDefault<FxHasher>>;
-
-/// A term's values at the points: the cached vector itself, or a reordered copy.
-enum Values {
-    Shared(Rc<Vec<f64>>),
+/// A term's values at the points: the parameter's table row itself, or a reordered copy.
+enum Values<'a> {
+    Shared(&'a [f64]),
     Owned(Vec<f64>),
 }
 
-impl AsRef<[f64]> for Values {
+impl AsRef<[f64]> for Values<'_> {
     fn as_ref(&self) -> &[f64] {
         match self {
             Values::Shared(v) => v,
@@ -110,6 +80,9 @@ fn forms_cached(k: usize) -> &'static [Vec<Vec<usize>>] {
 /// A runner-up exponent is re-checked in the combined model when its pooled line RSS is
 /// within this many `z²` of the best one's.
 const ALTERNATIVE_MARGIN: f64 = 2.0;
+
+/// Pairs of blocks ranked best by the Gram shortcut and refitted exactly (one parameter).
+const PAIRS_REFITTED: usize = 4;
 
 /// Multi-parameter candidates (form × exponents) ranked best by the Gram shortcut and
 /// refitted exactly.
@@ -139,23 +112,6 @@ impl Default for Refined {
     fn default() -> Self {
         Refined::DEFAULT
     }
-}
-
-/// Weighted RSS of `y ≈ a + b·t`, where a negative constant `a` costs `neg_cost` (see
-/// [`Ctx::fit`]).
-fn affine_nonnegative_constant(t: &[f64], y: &[f64], w: &[f64], neg_cost: f64) -> Option<f64> {
-    let (a, _, wrss) = affine(t, y, w)?;
-    if a >= 0.0 {
-        return Some(wrss);
-    }
-    let (mut sty, mut stt) = (0.0, 0.0);
-    for k in 0..t.len() {
-        sty += w[k] * t[k] * y[k];
-        stt += w[k] * t[k] * t[k];
-    }
-    let b = sty / stt;
-    let through_origin: f64 = (0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum();
-    Some(through_origin.min(wrss + neg_cost))
 }
 
 /// The Student-t quantile with `dof` degrees of freedom at the normal quantile `z`
@@ -207,16 +163,35 @@ struct Ctx<'a> {
     /// values. Term values are computed once per distinct value (5 per parameter on a
     /// 5×5×5 grid, not 125), which is most of what makes this modeler fast.
     index: Vec<Vec<usize>>,
+    /// Per parameter: every building block at each distinct value, block-major
+    /// (`[block · distinct + value]`). Every block is needed anyway (each parameter's
+    /// lines are ranked over all of them), so the table is filled once, up front, and
+    /// a term's values are a slice of it: no hashing, no allocation per lookup.
+    tables: Vec<Vec<f64>>,
     distinct: Vec<Vec<f64>>,
-    powers: RefCell<PowerCache>,
     /// What a negative constant costs, in weighted-RSS units: `λ·σ²` with repetitions,
     /// infinite (forbidden) without.
     neg_cost: f64,
 }
 
+/// Every building block at each of `values`, block-major (see [`Ctx::tables`]).
+fn block_table(values: &[f64]) -> Vec<f64> {
+    let nd = values.len();
+    let mut table = vec![0.0; BLOCKS * nd];
+    let mut at = [0.0; BLOCKS];
+    for (i, &v) in values.iter().enumerate() {
+        block_values_at(v, &mut at);
+        for (b, &x) in at.iter().enumerate() {
+            table[b * nd + i] = x;
+        }
+    }
+    table
+}
+
 impl<'a> Ctx<'a> {
     fn new(data: &'a Prepared, lambda: f64, parameters: usize) -> Ctx<'a> {
         let mut index = Vec::with_capacity(parameters);
+        let mut tables = Vec::with_capacity(parameters);
         let mut distinct = Vec::with_capacity(parameters);
         for l in 0..parameters {
             let mut vals: Vec<f64> = data.column(l).collect();
@@ -227,6 +202,7 @@ impl<'a> Ctx<'a> {
                     .map(|v| vals.partition_point(|&u| u < v))
                     .collect(),
             );
+            tables.push(block_table(&vals));
             distinct.push(vals);
         }
         Ctx {
@@ -234,26 +210,18 @@ impl<'a> Ctx<'a> {
             w: data.relative_weights(),
             lambda,
             index,
+            tables,
             distinct,
-            powers: RefCell::new(HashMap::default()),
             neg_cost: data.rel_var.map_or(f64::INFINITY, |(v, _)| lambda * v),
         }
     }
 
-    /// `p` at every distinct value of parameter `l`.
-    fn power_values(&self, l: usize, p: Power) -> Rc<Vec<f64>> {
-        self.powers
-            .borrow_mut()
-            .entry((l, p))
-            .or_insert_with(|| {
-                Rc::new(
-                    self.distinct[l]
-                        .iter()
-                        .map(|&v| eval_power(&p, v))
-                        .collect(),
-                )
-            })
-            .clone()
+    /// `p` (one of the building blocks) at every distinct value of parameter `l`.
+    fn power_values(&self, l: usize, p: Power) -> &[f64] {
+        let b = block_index(&p).expect("the modeler's terms are building blocks");
+        let table = &self.tables[l];
+        let nd = table.len() / BLOCKS;
+        &table[b * nd..(b + 1) * nd]
     }
 
     fn column(&self, term: &[(usize, Power)]) -> Vec<f64> {
@@ -323,35 +291,29 @@ struct Ranking {
 
 fn rank_parameter(ctx: &Ctx, l: usize) -> Option<Ranking> {
     let data = ctx.data;
-    let lines: Vec<Vec<usize>> = lines_along(data, l)
+    let lines: Vec<Line> = lines_along(data, l)
         .into_iter()
         .filter(|g| g.len() >= 3)
+        .map(|g| Line::new(ctx, l, &g))
         .collect();
     if lines.is_empty() {
         return None;
     }
-    let mut const_wrss = 0.0;
-    let per_line: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = lines
+    let const_wrss = lines.iter().map(|g| g.const_wrss).sum();
+    let values = lines
         .iter()
-        .map(|g| {
-            let x: Vec<f64> = g.iter().map(|&k| data.coords[k][l]).collect();
-            let y: Vec<f64> = g.iter().map(|&k| data.y[k]).collect();
-            let w: Vec<f64> = g.iter().map(|&k| ctx.w[k]).collect();
-            const_wrss += constant(&y, &w).1;
-            (x, y, w)
-        })
-        .collect();
-    let values = lines.iter().flatten().map(|&k| data.coords[k][l]);
+        .flat_map(|g| g.at.iter())
+        .map(|&i| ctx.distinct[l][i]);
     let mut t = Vec::new();
     let mut ranked: Vec<(Power, f64)> = usable_blocks(values)
         .into_iter()
         .filter_map(|p| {
             let pv = ctx.power_values(l, p);
             let mut total = 0.0;
-            for (g, (_, y, w)) in lines.iter().zip(&per_line) {
+            for g in &lines {
                 t.clear();
-                t.extend(g.iter().map(|&k| pv[ctx.index[l][k]]));
-                total += affine_nonnegative_constant(&t, y, w, ctx.neg_cost)?;
+                t.extend(g.at.iter().map(|&i| pv[i]));
+                total += g.affine_nonnegative_constant(&t, ctx.neg_cost)?;
             }
             Some((p, total))
         })
@@ -359,10 +321,97 @@ fn rank_parameter(ctx: &Ctx, l: usize) -> Option<Ranking> {
     ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
     Some(Ranking {
         lines: lines.len(),
-        points: lines.iter().map(Vec::len).sum(),
+        points: lines.iter().map(|g| g.at.len()).sum(),
         const_wrss,
         ranked,
     })
+}
+
+/// One line of points along a parameter, with everything about its `y` and weights
+/// that the affine fit `y ≈ a + b·t` needs, computed once: every building block is
+/// fitted to every line (42 fits per line), and only `t` changes between them.
+struct Line {
+    /// Each point's index among the parameter's distinct values (its table column).
+    at: Vec<usize>,
+    y: Vec<f64>,
+    w: Vec<f64>,
+    /// `Σw`, the weighted mean of `y`, each `y − ȳ`, and `Σ w (y − ȳ)²`: the `y` half
+    /// of [`affine`], with the same operations in the same order, so the fits are the
+    /// same to the bit.
+    sw: f64,
+    ym: f64,
+    dy: Vec<f64>,
+    syy: f64,
+    /// The weighted RSS of the line's constant.
+    const_wrss: f64,
+}
+
+impl Line {
+    fn new(ctx: &Ctx, l: usize, points: &[usize]) -> Line {
+        let y: Vec<f64> = points.iter().map(|&k| ctx.data.y[k]).collect();
+        let w: Vec<f64> = points.iter().map(|&k| ctx.w[k]).collect();
+        let (mut sw, mut sy) = (0.0, 0.0);
+        for k in 0..y.len() {
+            sw += w[k];
+            sy += w[k] * y[k];
+        }
+        let ym = sy / sw;
+        let dy: Vec<f64> = y.iter().map(|&v| v - ym).collect();
+        let mut syy = 0.0;
+        for k in 0..y.len() {
+            syy += w[k] * dy[k] * dy[k];
+        }
+        Line {
+            at: points.iter().map(|&k| ctx.index[l][k]).collect(),
+            const_wrss: constant(&y, &w).1,
+            y,
+            w,
+            sw,
+            ym,
+            dy,
+            syy,
+        }
+    }
+
+    /// [`affine`]'s weighted RSS of `y ≈ a + b·t` on this line, where a negative
+    /// constant `a` costs `neg_cost` (see [`Ctx::fit`]): the better of paying it and the
+    /// line through the origin.
+    fn affine_nonnegative_constant(&self, t: &[f64], neg_cost: f64) -> Option<f64> {
+        let (w, y) = (&self.w, &self.y);
+        let n = t.len();
+        if !(self.sw > 0.0) {
+            return None;
+        }
+        let mut st = 0.0;
+        for k in 0..n {
+            st += w[k] * t[k];
+        }
+        let tm = st / self.sw;
+        let (mut stt, mut sty, mut t2) = (0.0, 0.0, 0.0);
+        for k in 0..n {
+            let dt = t[k] - tm;
+            stt += w[k] * dt * dt;
+            sty += w[k] * dt * self.dy[k];
+            t2 += w[k] * t[k] * t[k];
+        }
+        if !(stt > RANK_TOLERANCE * RANK_TOLERANCE * t2) || !stt.is_finite() {
+            return None;
+        }
+        let b = sty / stt;
+        let a = self.ym - b * tm;
+        let wrss = (self.syy - b * sty).max(0.0);
+        if a >= 0.0 {
+            return Some(wrss);
+        }
+        let (mut sty, mut stt) = (0.0, 0.0);
+        for k in 0..n {
+            sty += w[k] * t[k] * y[k];
+            stt += w[k] * t[k] * t[k];
+        }
+        let b = sty / stt;
+        let through_origin: f64 = (0..n).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum();
+        Some(through_origin.min(wrss + neg_cost))
+    }
 }
 
 /// Sets of index sets over `k` active parameters: which products appear as terms.
@@ -644,41 +693,65 @@ impl Refined {
         };
         let r0 = off_constant((0..n).map(|k| sw[k] * data.y[k]).collect());
         let rr0 = dot(&r0, &r0);
-        // Columns off the constant, unit length (None when constant on the data).
-        let cols: Vec<Option<Vec<f64>>> = blocks
-            .iter()
-            .map(|b| {
-                let pv = ctx.power_values(l, *b);
-                let raw: Vec<f64> = (0..n).map(|k| sw[k] * pv[ctx.index[l][k]]).collect();
-                let scale = dot(&raw, &raw).sqrt();
-                let c = off_constant(raw);
-                let len = dot(&c, &c).sqrt();
-                (len > 1e-10 * scale).then(|| c.into_iter().map(|v| v / len).collect())
-            })
+        // Columns off the constant, unit length (None when constant on the data), all in
+        // one buffer (one allocation, not two per block).
+        let mut buf = vec![0.0; blocks.len() * n];
+        let mut usable = vec![false; blocks.len()];
+        for (j, b) in blocks.iter().enumerate() {
+            let pv = ctx.power_values(l, *b);
+            let c = &mut buf[j * n..(j + 1) * n];
+            for k in 0..n {
+                c[k] = sw[k] * pv[ctx.index[l][k]];
+            }
+            let scale = dot(c, c).sqrt();
+            let along = dot(c, &q0);
+            for (v, q) in c.iter_mut().zip(&q0) {
+                *v -= along * q;
+            }
+            let len = dot(c, c).sqrt();
+            if len > 1e-10 * scale {
+                c.iter_mut().for_each(|v| *v /= len);
+                usable[j] = true;
+            }
+        }
+        let cols: Vec<Option<&[f64]>> = buf
+            .chunks_exact(n)
+            .zip(&usable)
+            .map(|(c, &u)| u.then_some(c))
             .collect();
         let m = blocks.len();
         let v: Vec<f64> = cols
             .iter()
-            .map(|c| c.as_ref().map_or(0.0, |c| dot(&r0, c)))
+            .map(|c| c.map_or(0.0, |c| dot(&r0, c)))
             .collect();
-        let mut scored: Vec<(f64, usize, usize)> = Vec::with_capacity(m * m / 2);
+        // Only the best few pairs are refitted, so only they are kept: a sorted array of
+        // PAIRS_REFITTED entries that a new pair enters when it beats the last (sorting all
+        // 861 pairs was more than half of a one-parameter fit).
+        let mut best: Vec<(f64, usize, usize)> = Vec::with_capacity(PAIRS_REFITTED + 1);
         for a in 0..m {
-            let Some(ca) = &cols[a] else { continue };
+            let Some(ca) = cols[a] else { continue };
             for b in a + 1..m {
-                let Some(cb) = &cols[b] else { continue };
+                let Some(cb) = cols[b] else { continue };
                 let g = dot(ca, cb);
                 let tt = 1.0 - g * g;
                 if !(tt > 1e-12) {
                     continue;
                 }
                 let rt = v[b] - v[a] * g;
-                scored.push((rr0 - v[a] * v[a] - rt * rt / tt, a, b));
+                let score = rr0 - v[a] * v[a] - rt * rt / tt;
+                if best.len() == PAIRS_REFITTED
+                    && !score.total_cmp(&best[PAIRS_REFITTED - 1].0).is_lt()
+                {
+                    continue;
+                }
+                // After every entry with a score at most this one's: ties keep the
+                // earlier pair first.
+                let at = best.partition_point(|e| e.0.total_cmp(&score).is_le());
+                best.insert(at, (score, a, b));
+                best.truncate(PAIRS_REFITTED);
             }
         }
-        scored.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
-        scored
-            .into_iter()
-            .take(4)
+        best.into_iter()
             .filter_map(|(_, a, b)| ctx.fit(vec![vec![(l, blocks[a])], vec![(l, blocks[b])]]))
             .min_by(|x, y| x.wrss.total_cmp(&y.wrss))
     }
@@ -743,29 +816,34 @@ impl Gram {
     /// Weighted RSS of a form (constant plus the given products), with the constant
     /// constrained to be non-negative and term coefficients to be non-negative when
     /// there are several; `None` when the columns are (nearly) dependent or a sign
-    /// constraint fails.
+    /// constraint fails. Thousands of these per region, so everything lives in
+    /// fixed-size arrays on the stack.
     fn wrss(&self, form: &[Vec<usize>], n: usize, neg_cost: f64) -> Option<f64> {
         if form.len() + 1 >= n {
             return None;
         }
-        let mut idx: Vec<usize> = vec![0];
-        idx.extend(
-            form.iter()
-                .map(|t| t.iter().map(|i| 1usize << i).sum::<usize>()),
-        );
-        let (mut beta, mut explained) = self.solve(&idx)?;
+        let p = form.len() + 1;
+        let mut idx = [0usize; MAX_GRAM];
+        for (i, t) in form.iter().enumerate() {
+            idx[i + 1] = t.iter().map(|i| 1usize << i).sum::<usize>();
+        }
+        let idx = &idx[..p];
+        let mut beta = [0.0; MAX_GRAM];
+        let mut explained = self.solve(idx, &mut beta)?;
         let mut penalty = 0.0;
         if beta[0] < 0.0 {
-            match self.solve(&idx[1..]) {
-                Some((mut b, e)) if self.yy - e <= self.yy - explained + neg_cost => {
-                    b.insert(0, 0.0);
-                    beta = b;
+            let mut b = [0.0; MAX_GRAM];
+            match self.solve(&idx[1..], &mut b) {
+                Some(e) if self.yy - e <= self.yy - explained + neg_cost => {
+                    beta[0] = 0.0;
+                    beta[1..p].copy_from_slice(&b[..p - 1]);
                     explained = e;
                 }
                 _ if neg_cost.is_finite() => penalty = neg_cost,
                 _ => return None,
             }
         }
+        let beta = &beta[..p];
         if form.len() >= 2 && beta[1..].iter().any(|&c| c < 0.0) {
             return None;
         }
@@ -778,7 +856,7 @@ impl Gram {
         for (i, y) in self.yw.iter().enumerate() {
             let p: f64 = idx
                 .iter()
-                .zip(&beta)
+                .zip(beta)
                 .map(|(&c, b)| b * self.cols[c][i])
                 .sum();
             wrss += (y - p) * (y - p);
@@ -787,10 +865,11 @@ impl Gram {
     }
 
     /// Least squares on the columns `idx` by Cholesky of their Gram matrix: the
-    /// coefficients and the explained sum of squares `|L⁻¹Aᵀy|²`.
-    fn solve(&self, idx: &[usize]) -> Option<(Vec<f64>, f64)> {
+    /// coefficients (into `beta[..idx.len()]`) and the explained sum of squares
+    /// `|L⁻¹Aᵀy|²`.
+    fn solve(&self, idx: &[usize], beta: &mut [f64; MAX_GRAM]) -> Option<f64> {
         let p = idx.len();
-        let mut l = vec![vec![0.0; p]; p];
+        let mut l = [[0.0; MAX_GRAM]; MAX_GRAM];
         for a in 0..p {
             for b in 0..=a {
                 let mut s = self.g[idx[a]][idx[b]];
@@ -807,16 +886,14 @@ impl Gram {
                 }
             }
         }
-        let rhs: Vec<f64> = idx.iter().map(|&c| self.rhs[c]).collect();
-        let mut z = vec![0.0; p];
+        let mut z = [0.0; MAX_GRAM];
         for a in 0..p {
-            let mut s = rhs[a];
+            let mut s = self.rhs[idx[a]];
             for c in 0..a {
                 s -= l[a][c] * z[c];
             }
             z[a] = s / l[a][a];
         }
-        let mut beta = vec![0.0; p];
         for a in (0..p).rev() {
             let mut s = z[a];
             for c in a + 1..p {
@@ -824,9 +901,13 @@ impl Gram {
             }
             beta[a] = s / l[a][a];
         }
-        Some((beta, z.iter().map(|z| z * z).sum()))
+        Some(z[..p].iter().map(|z| z * z).sum())
     }
 }
+
+/// Columns of a [`Gram`]: the constant and one product per non-empty subset of the
+/// searched parameters.
+const MAX_GRAM: usize = 1 << MAX_SEARCHED_PARAMETERS;
 
 /// Below this fraction of `yᵀWy` a residual is recomputed point by point.
 const EXACT_FIT: f64 = 1e-8;
@@ -863,5 +944,57 @@ impl Modeler for Refined {
         let data = prepare(parameters, points, options)?;
         let (model, w, warnings) = self.select(parameters, &data);
         Ok(finish_pmnf(parameters, &data, model, Some(&w), warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lsq::affine;
+    use super::*;
+
+    /// The plain form of [`Line::affine_nonnegative_constant`], the reference it must
+    /// match bit for bit.
+    fn reference(t: &[f64], y: &[f64], w: &[f64], neg_cost: f64) -> Option<f64> {
+        let (a, _, wrss) = affine(t, y, w)?;
+        if a >= 0.0 {
+            return Some(wrss);
+        }
+        let (mut sty, mut stt) = (0.0, 0.0);
+        for k in 0..t.len() {
+            sty += w[k] * t[k] * y[k];
+            stt += w[k] * t[k] * t[k];
+        }
+        let b = sty / stt;
+        let through_origin: f64 = (0..t.len()).map(|k| w[k] * (y[k] - b * t[k]).powi(2)).sum();
+        Some(through_origin.min(wrss + neg_cost))
+    }
+
+    #[test]
+    fn line_fits_are_the_plain_affine_fits_bit_for_bit() {
+        let x = [4.0, 8.0, 16.0, 32.0, 64.0];
+        let points: Vec<Point> = x
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                // Noisy, and steeply falling at the end, so that some blocks' lines
+                // have a negative constant.
+                let f = 50.0 + 3.0 * v - 0.02 * v * v + [0.3, -0.2, 0.1, 0.4, -0.3][i];
+                Point::new(vec![v], vec![f * 0.99, f, f * 1.01])
+            })
+            .collect();
+        let data = prepare(&["x".to_string()], &points, &FitOptions::default()).unwrap();
+        let ctx = Ctx::new(&data, 12.25, 1);
+        let line = Line::new(&ctx, 0, &[0, 1, 2, 3, 4]);
+        let mut negative = 0;
+        for p in usable_blocks(x) {
+            let t = ctx.power_values(0, p);
+            for cost in [0.0, 1e-3, f64::INFINITY] {
+                let got = line.affine_nonnegative_constant(t, cost);
+                let want = reference(t, &data.y, &ctx.w, cost);
+                assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "{p:?}");
+            }
+            negative += usize::from(affine(t, &data.y, &ctx.w).is_some_and(|f| f.0 < 0.0));
+        }
+        assert!(negative > 0, "the negative-constant branch is exercised");
     }
 }
