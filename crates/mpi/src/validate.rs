@@ -45,7 +45,7 @@ use perfcompose_runtime::{Config, Registry};
 
 use crate::crew::{self, Command};
 use crate::design::Design;
-use crate::error::Error;
+use crate::error::{DesignError, Error};
 use crate::graph::NODES;
 use crate::job::Job;
 use crate::matrix::MULTIPLY;
@@ -208,7 +208,7 @@ fn run_jobs(
 ) -> f64 {
     let inputs = match design.inputs(registry, x, jobs, job) {
         Ok(i) => i,
-        Err(e) => job.fail(&e.to_string()),
+        Err(e) => job.fail(&e.with_causes()),
     };
     job.barrier();
     if let Some(flops) = record {
@@ -223,7 +223,7 @@ fn run_jobs(
             design.name(),
         )),
         Ok(_) => elapsed * 1e9 / jobs as f64,
-        Err(e) => job.fail(&e.to_string()),
+        Err(e) => job.fail(&e.with_causes()),
     }
 }
 
@@ -361,7 +361,7 @@ fn lead_case(
                 .map(|kernel| kernel.default_sizes(false)),
         })
         .collect::<Result<_, _>>()
-        .map_err(|e| Error::Design(e.to_string()))?;
+        .map_err(DesignError::from)?;
     let total = 2 * case.sizes.len() + block_sizes.iter().map(Vec::len).sum::<usize>();
     let mut done = 0;
     let halved = half(&setup.sampling);
@@ -460,10 +460,13 @@ fn analyze(
     let mut used = BTreeMap::new();
     for (name, key) in &measured.placed {
         let printed = key.to_string();
-        let model = models
-            .get(&printed)
-            .cloned()
-            .ok_or_else(|| Error::Run(format!("no model of block `{printed}`")))?;
+        let model =
+            models
+                .get(&printed)
+                .cloned()
+                .ok_or_else(|| perfcompose_runtime::Error::NoModel {
+                    block: printed.clone(),
+                })?;
         used.insert(printed, model.clone());
         fitted.push((name.clone(), key.clone(), model));
     }
@@ -572,7 +575,10 @@ fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error>
             breaks: Vec::new(),
         },
     )
-    .map_err(|e| Error::Run(format!("cannot fit `{}`: {e}", series.name)))?;
+    .map_err(|source| perfcompose_runtime::Error::Fit {
+        series: series.name.clone(),
+        source,
+    })?;
     Ok(fit.model)
 }
 

@@ -40,7 +40,10 @@ pub mod validate;
 
 pub use ctx::{Config, DEFAULT_SPIN};
 pub use data::{Data, DataKind};
-pub use error::{BuildError, Error, Fault, KernelError, RunError};
+pub use error::{
+    BuildError, Error, Fault, FileAction, KernelError, LostThread, RunError, RunFailure,
+    UnitTestError,
+};
 pub use kernel::{Kernel, Op, Registry};
 pub use mapreduce::{mapreduce, Reduce};
 pub use pattern::{block, pipe, seq, tpool, Pattern};

@@ -257,7 +257,8 @@ fn traced_run(
     built
         .program
         .run(inputs)
-        .map_err(|e| anyhow::anyhow!("the traced run failed: {e}"))?;
+        .map_err(perfcompose_runtime::Error::from)
+        .context("the traced run failed")?;
     let file =
         std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut w = io::BufWriter::new(file);

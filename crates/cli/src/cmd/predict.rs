@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use perfcompose_core::compose::interval::IntervalOptions;
 use perfcompose_core::compose::predict::{predict_with, Overhead, PredictOptions, Prediction};
 use perfcompose_core::compose::ComposeOptions;
@@ -123,8 +123,11 @@ fn overhead_for(
             "--overhead: the built-in components are the seed paper's measurements on its own machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE"
         );
     }
-    let plan = perfcompose_runtime::plan::plan_from_term(term).map_err(|e| {
-        anyhow::anyhow!("--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead: {e}", term.root)
+    let plan = perfcompose_runtime::plan::plan_from_term(term).with_context(|| {
+        format!(
+            "--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead",
+            term.root
+        )
     })?;
     let kernels = perfcompose_runtime::Registry::builtin();
     if let Some(n) = term

@@ -35,7 +35,7 @@ use toml::Spanned;
 
 use crate::bench::Sampling;
 use crate::data::ImageSize;
-use crate::error::Error;
+use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
 
@@ -312,12 +312,7 @@ impl Suite {
     /// Read a suite file (module docs); errors name the file, line and column.
     pub fn load(path: &Path) -> Result<Suite, Error> {
         let origin = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::Input(Box::new(Diagnostic::whole(
-                &origin,
-                format!("cannot read the suite file: {e}"),
-            )))
-        })?;
+        let source = std::fs::read_to_string(path).map_err(Error::file(FileAction::Read, path))?;
         let stem = path
             .file_stem()
             .map_or_else(|| "suite".to_string(), |s| s.to_string_lossy().into_owned());

@@ -36,14 +36,6 @@ pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
     }
 }
 
-/// An error of the MPI runtime as the CLI reports it: a term's mistake with its caret.
-fn from_mpi(e: perfcompose_mpi::Error) -> anyhow::Error {
-    match e {
-        perfcompose_mpi::Error::Runtime(inner) => inner.into(),
-        other => other.into(),
-    }
-}
-
 fn cases(args: &Args, processes: usize) -> anyhow::Result<Vec<Case>> {
     if args.save.is_some() {
         bail!("--save is not supported for distributed runs yet; use --json and keep its output");
@@ -126,7 +118,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     let config = args.runtime.config();
     // Every configuration checked on every process before anything runs.
     for case in &cases {
-        build_case(job, case, registry, &config).map_err(from_mpi)?;
+        build_case(job, case, registry, &config)?;
     }
     let network = network(args)?;
     let validate = Options {
@@ -158,7 +150,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
             // The other processes have gone on to the next configuration: end them too.
             Err(e) => {
                 bar.finish_and_clear();
-                job.fail(&format!("{}: {}", case.term, from_mpi(e)))
+                job.fail(&format!("{}: {}", case.term, e.with_causes()))
             }
         }
     }

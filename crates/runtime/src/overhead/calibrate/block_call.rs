@@ -1,6 +1,6 @@
 //! The block call ([`BlockCall`]): the `nop` unit test, input warm.
 
-use crate::error::Error;
+use crate::error::{Error, UnitTestError};
 use crate::kernel::Registry;
 use crate::overhead::calibration::BlockCall;
 
@@ -31,12 +31,14 @@ pub(crate) fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Erro
         crate::bench::default_memory_limit(),
         crate::bench::InputState::Warm,
     )?;
-    let min_ns = p
-        .values
-        .iter()
-        .copied()
-        .reduce(f64::min)
-        .ok_or_else(|| Error::Run("the `nop` unit test took no repetition".into()))?;
+    let min_ns =
+        p.values
+            .iter()
+            .copied()
+            .reduce(f64::min)
+            .ok_or_else(|| UnitTestError::NoRepetition {
+                kernel: "nop".into(),
+            })?;
     Ok(BlockCall {
         x: p.x as usize,
         ns: p.median,
