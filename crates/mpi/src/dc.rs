@@ -1,4 +1,4 @@
-//! Hypercube divide and conquer over the processes of an MPI job (seed 004):
+//! Hypercube divide and conquer over the processes of an MPI job (the divide-and-conquer paper):
 //! `dc(divide, combine, leaf, procs=P, exchange=E, size=K)` with `P` the job's processes,
 //! a power of two.
 //!
@@ -8,7 +8,7 @@
 //! own `1/P` share; it solves that share with `leaf`; then, level by level back up, it
 //! exchanges its result with its partner across dimension `j` (rank `r XOR 2^j`; both send
 //! and receive) and combines the two. Every process ends with the whole answer; rank 0's
-//! counts. This is the seed's cost structure: `Σ_j [Div(S/2^j) + Comb + Ex(K_j)] +
+//! counts. This is the paper's cost structure: `Σ_j [Div(S/2^j) + Comb + Ex(K_j)] +
 //! Seq(S/P)` with one exchange of the result (`K` words) per level.
 
 use std::cell::Cell;

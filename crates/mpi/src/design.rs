@@ -85,14 +85,16 @@ impl Design {
                 None => 1,
                 Some(k) => match k.expr.as_constant() {
                     Some(v) if v >= 1.0 && v.fract() == 0.0 && v <= 1e6 => v as usize,
-                    _ => return Err(at(
-                        &term,
-                        k.span,
-                        format!(
+                    _ => {
+                        return Err(at(
+                            &term,
+                            k.span,
+                            format!(
                             "segments= must be a whole number of at least 1 to run on MPI, not {}",
                             k.expr
                         ),
-                    )),
+                        ))
+                    }
                 },
             };
             let design = DistributedMatmul::new(job, registry, multiply, mm.bcast.value, segments)?;
@@ -275,8 +277,8 @@ impl Design {
         }
     }
 
-    /// The basis the blocks are fitted over when it is known (seed 004 fits its block
-    /// costs over `1, x`; seed 002's block product is `2m³` flops), or `None` to search
+    /// The basis the blocks are fitted over when it is known (the divide-and-conquer paper fits its block
+    /// costs over `1, x`; the matrix-multiplication paper's block product is `2m³` flops), or `None` to search
     /// for a model.
     pub fn basis(&self) -> Option<&'static str> {
         match self {

@@ -1,4 +1,4 @@
-//! MapReduce over the processes of an MPI job, each with its own threads (seed 000
+//! MapReduce over the processes of an MPI job, each with its own threads (the pattern-composition paper
 //! §4.2.5): `mapreduce(map, reduce, nodes=m, threads=n, ..., reduction=R)` with `m` the
 //! job's processes.
 //!
@@ -9,7 +9,7 @@
 //! - [`Reduction::Pairwise`]: each process runs the thread runtime's MapReduce with a
 //!   pairwise reduce on its inputs, leaving one collection; every other process sends its
 //!   collection to rank 0 as key–value pairs (`16·keys` bytes: an 8-byte key and an 8-byte
-//!   value each, as the seed counts them), and rank 0 folds them in pairwise.
+//!   value each, as the paper counts them), and rank 0 folds them in pairwise.
 //! - [`Reduction::Local`]: the same with a per-key reduce, locally and at rank 0 (rank 0
 //!   reduces each key over the `m` collections).
 //! - [`Reduction::Global`]: process `r` owns a contiguous share of the keys. Each maps its

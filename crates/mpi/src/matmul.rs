@@ -1,4 +1,4 @@
-//! Seed 002's matrix multiplication over the processes of an MPI job: Fox's
+//! Matrix multiplication over the processes of an MPI job, after the matrix-multiplication paper: Fox's
 //! broadcast–multiply–roll algorithm on a `q × q` mesh (`q = √P`),
 //! `matmul(multiply, procs=P, message=E, bcast=flat|binomial|pipeline[, segments=k])`.
 //!

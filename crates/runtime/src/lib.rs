@@ -1,5 +1,5 @@
 //! perfcompose-runtime: the patterns of the term language on real threads, the kernels of
-//! seed 000's evaluation, and the benchmark harness that measures them.
+//! the pattern-composition paper's evaluation, and the benchmark harness that measures them.
 //!
 //! | module | what lives there |
 //! |---|---|

@@ -570,8 +570,8 @@ fn compose_measured_blocks(
 /// program's, as the growth of the two models over the measured sizes:
 /// `|ΔM_mod − ΔM_mono| / |ΔM_mono|` with `ΔM = M(x_max) − M(x_min)`.
 ///
-/// For two models of the seed's form `a + c·m(x)` with the same `m` this is exactly the
-/// relative error of the coefficients `c` (seed 000's Table 2 metric; constants drop out).
+/// For two models of the paper's form `a + c·m(x)` with the same `m` this is exactly the
+/// relative error of the coefficients `c` (the pattern-composition paper's Table 2 metric; constants drop out).
 /// Fitted models are often not of that form: a modeler may split the growth of a
 /// cache-sensitive block between `x` and `x·log2(x)` in one fit and put it all in one
 /// term in another fit of the same data; on 8–13 noisy points they fit alike. Comparing

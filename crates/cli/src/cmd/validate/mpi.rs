@@ -20,7 +20,7 @@ use crate::cmd::runtime_args::{bar, check_sizes};
 use crate::report::ReportedElsewhere;
 
 pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
-    // Seed 004's connected-components blocks and seed 002's block product, for the
+    // The divide-and-conquer paper's connected-components blocks and the matrix-multiplication paper's block product, for the
     // divide and conquer and the matrix multiplication of the mpi suite.
     let mut registry = registry.clone();
     perfcompose_mpi::graph::register(&mut registry);

@@ -4,7 +4,7 @@ use crate::error::{Error, UnitTestError};
 use crate::kernel::Registry;
 use crate::overhead::calibration::BlockCall;
 
-/// The size of the [`BlockCall`] calibration: the smallest of the seed's grid, where a
+/// The size of the [`BlockCall`] calibration: the smallest of the paper's grid, where a
 /// repetition batches the most calls (the clock read weighs least).
 pub const BLOCK_CALL_X: usize = 1024;
 
