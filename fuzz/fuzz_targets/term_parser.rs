@@ -1,5 +1,5 @@
 //! The term parser never panics: errors point into the input, and accepted terms print,
-//! read their printed form back, and compose against the seed's components (or fail with
+//! read their printed form back, and compose against the paper's components (or fail with
 //! a located error) without panicking; as a design with `?` counts, it optimizes under a
 //! small budget or fails with a located error. The fixed-point property is
 //! `term_roundtrip`.

@@ -33,7 +33,7 @@ enum Command {
     /// The best design under a core budget: thread counts marked `?` chosen, and with
     /// --rewrites the designs the relational laws make comparable.
     Optimize(cmd::optimize::Args),
-    /// The seed paper's tables, recomputed from its component models (built-in defaults).
+    /// The pattern-composition paper's tables, recomputed from its Table 1 blocks (built in).
     Demo(cmd::demo::Args),
     /// Fit performance models to measurements (Extra-P's job).
     Fit(cmd::fit::Args),

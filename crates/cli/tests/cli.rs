@@ -256,3 +256,108 @@ fn install_mpi_requires_libclang_dev() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert_eq!(stdout.trim(), "missing: libclang-dev");
 }
+
+/// Where `text` calls a paper by its file number in the project's notes (`seed 000`,
+/// `the seed paper`) instead of by its subject ("the pattern-composition paper").
+fn seed_numbers(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    ["seed 00", "seeds 00", "seed paper", "the seed's"]
+        .iter()
+        .filter_map(|needle| {
+            lower.find(needle).map(|at| {
+                let end = (at + 60).min(lower.len());
+                let end = (end..=lower.len())
+                    .find(|&i| lower.is_char_boundary(i))
+                    .unwrap_or(lower.len());
+                lower[at..end].to_string()
+            })
+        })
+        .collect()
+}
+
+/// Help texts, golden outputs, the docs and the README name the papers by subject.
+#[test]
+fn user_facing_text_names_the_papers_not_their_seed_numbers() {
+    let mut found = Vec::new();
+    for command in [
+        "",
+        "predict",
+        "check",
+        "optimize",
+        "demo",
+        "fit",
+        "measure",
+        "bench",
+        "bench kernels",
+        "bench design",
+        "calibrate",
+        "calibrate overhead",
+        "calibrate network",
+        "validate",
+        "simulate",
+        "record",
+        "report",
+    ] {
+        let mut args: Vec<&str> = command.split_whitespace().collect();
+        args.push("--help");
+        let out = run(&args);
+        for hit in seed_numbers(&String::from_utf8_lossy(&out.stdout)) {
+            found.push(format!("`perfcompose {command} --help`: {hit}"));
+        }
+    }
+    let root = common::testdata().join("..");
+    let mut files: Vec<std::path::PathBuf> = vec![root.join("README.md")];
+    for dir in [root.join("docs")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "md") {
+                files.push(p);
+            }
+        }
+    }
+    for case in common::cases("cli") {
+        files.extend(["stdout", "stderr"].map(|f| case.join(f)));
+    }
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        for hit in seed_numbers(&text) {
+            found.push(format!("{}: {hit}", f.display()));
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// `docs/fitting.md` states its figures with the commands that make them, not the
+/// dates or the names of the runs they came from.
+#[test]
+fn the_fitting_document_keeps_no_dates_or_run_names() {
+    let path = common::testdata().join("../docs/fitting.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let dates: Vec<&str> = (0..b.len().saturating_sub(10))
+        .filter(|&i| {
+            digits(i..i + 4) && b[i + 4] == b'-' && digits(i + 5..i + 7) && b[i + 7] == b'-'
+        })
+        .map(|i| &text[i..i + 10])
+        .collect();
+    assert!(dates.is_empty(), "dates in {}: {dates:?}", path.display());
+    // A run named by letters: "run J", "runs G–L", "run AB".
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
+    let named: Vec<String> = words
+        .windows(2)
+        .filter(|w| {
+            (w[0] == "run" || w[0] == "runs")
+                && (1..=2).contains(&w[1].len())
+                && w[1].chars().all(|c| c.is_ascii_uppercase())
+        })
+        .map(|w| w.join(" "))
+        .collect();
+    assert!(
+        named.is_empty(),
+        "run names in {}: {named:?}",
+        path.display()
+    );
+}

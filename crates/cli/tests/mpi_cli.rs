@@ -445,6 +445,40 @@ fn an_unknown_kernel_under_mpirun_is_located_with_a_suggestion() {
 }
 
 #[test]
+fn a_part_of_a_term_that_mpi_cannot_run_is_located_with_its_caret() {
+    let dir = scratch("located");
+    let net = dir.join("none.json");
+    for (term, message, caret) in [
+        (
+            "dc(cc_divide, seq(cc_combine, cc_combine), cc_leaf, procs=2, exchange=ex, size=1024)",
+            "the combine of a dc must be a kernel name to run on MPI (<term>:1:15)",
+            "─────────────┬─────────────",
+        ),
+        (
+            "dc(cc_divide, cc_combine, cc_leaf, procs=p, exchange=ex, size=1024)",
+            "procs= must be a number to run on MPI (<term>:1:42)",
+            "┬",
+        ),
+    ] {
+        let o = mpirun(
+            &[
+                "validate",
+                "--term",
+                term,
+                "--network",
+                net.to_str().unwrap(),
+            ],
+            &dir,
+        );
+        refused_once(&o, message);
+        let e = text(&o.stderr);
+        assert!(e.contains(caret), "{e}");
+        assert!(!e.contains("the design cannot run on MPI"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_hand_edited_calibration_with_a_negative_start_up_is_refused_at_its_line() {
     let dir = scratch("edited");
     calibrate(&dir);

@@ -1,6 +1,6 @@
-//! `perfcompose predict` on the seeds' analytic skeletons: seed 004's hypercube divide
+//! `perfcompose predict` on the seeds' analytic skeletons: the divide-and-conquer paper's hypercube divide
 //! and conquer through the `dc(...)` term with the communication library's exchange, and
-//! seed 002's matrix multiplication as a component calling `matmul_mpi_binomial` and as
+//! the matrix-multiplication paper's Fox algorithm as a component calling `matmul_mpi_binomial` and as
 //! the `matmul(...)` term composed from its blocks. The
 //! numbers must be those of the core's skeleton models (golden tests in
 //! `crates/core/tests/seeds.rs`).
@@ -16,7 +16,7 @@ use perfcompose_core::skeleton::{Hypercube, Matmul, StandardLibrary};
 const EXACT_TOL: f64 = 1e-12;
 /// The seeds' files are in seconds (`unit = "s"`); predictions are in nanoseconds.
 const NS_PER_S: f64 = 1e9;
-/// Seed 004 prints 1.916492 s; our reading of its coefficient table gives 1.928202 s.
+/// The divide-and-conquer paper prints 1.916492 s; our reading of its coefficient table gives 1.928202 s.
 const SEED004_TOL: f64 = 1e-2;
 
 fn json(args: &[&str]) -> serde_json::Value {

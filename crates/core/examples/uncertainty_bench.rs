@@ -8,7 +8,7 @@
 //!
 //! Seeded regions of one parameter on the 5-point grid x = 4..64 (or of two, x and y, on
 //! the 5×5 grid; 5 repetitions, ±noise,
-//! seed 000's mixture of true models, as `fit_bench` draws them) are fitted by the default
+//! the pattern-composition paper's mixture of true models, as `fit_bench` draws them) are fitted by the default
 //! modeler. Two ways to an interval: the fit's coefficient covariance alone, and what
 //! `perfcompose predict` uses (`--replicates` bootstrap refits to resampled repetitions,
 //! [`perfcompose_core::uncertainty::fitted`]). Each region becomes a component; terms of

@@ -9,7 +9,7 @@
 //! | [`measure`] | measurements (coordinates → repetitions per callpath/metric) and their file formats |
 //! | [`fit`] | empirical modelers (Extra-P compatible and our own), fit statistics |
 //! | [`comm`] | communication models: Hockney, LogGP, collective algorithms |
-//! | [`skeleton`] | analytic skeleton models: matrix multiplication (seed 002), hypercube D&C (seed 004) |
+//! | [`skeleton`] | analytic skeleton models: matrix multiplication (the matrix-multiplication paper), hypercube D&C (the divide-and-conquer paper) |
 //! | [`diag`] | spans and located diagnostics shared by every parser |
 //! | [`units`] | units of time: what files state, and the one unit (ns) models are composed in |
 //!

@@ -1,6 +1,6 @@
 //! The communication components a distributed design is composed with, built from the
-//! network calibration: a MapReduce's shuffle ([`shuffle_model`]), seed 004's exchange
-//! ([`exchange_ns`]) and seed 002's messages ([`message_ns`]), in ns like the block
+//! network calibration: a MapReduce's shuffle ([`shuffle_model`]), the divide-and-conquer paper's exchange
+//! ([`exchange_ns`]) and the matrix-multiplication paper's messages ([`message_ns`]), in ns like the block
 //! models, and the notes that say what they assumed.
 
 use perfcompose_core::model::Expr;
@@ -120,7 +120,7 @@ fn hockney_figures(net: &NetworkCalibration) -> String {
     )
 }
 
-/// Seed 004's exchange of `x` words, `2·(l + x·g)`, in ns, with the calibrated `l`, `g`.
+/// The divide-and-conquer paper's exchange of `x` words, `2·(l + x·g)`, in ns, with the calibrated `l`, `g`.
 pub fn exchange_ns(net: &NetworkCalibration) -> Expr {
     Expr::mul(
         Expr::constant(2e9),
@@ -137,7 +137,7 @@ pub fn exchange_ns(net: &NetworkCalibration) -> Expr {
 /// The row's note on a dc's communication.
 pub fn exchange_note(processes: usize, net: &NetworkCalibration) -> String {
     format!(
-        "each of the {} levels exchanges the result with the partner across it, Ex(K) = 2·(l + K·g) with seed 004's l = {:.3e} s and g = {:.3e} s per {}-byte word from the all-to-all of the network calibration of {}",
+        "each of the {} levels exchanges the result with the partner across it, Ex(K) = 2·(l + K·g) with the divide-and-conquer paper's l = {:.3e} s and g = {:.3e} s per {}-byte word from the all-to-all of the network calibration of {}",
         processes.trailing_zeros(),
         net.exchange.l_s,
         net.exchange.g_s_per_word,
@@ -149,7 +149,7 @@ pub fn exchange_note(processes: usize, net: &NetworkCalibration) -> String {
 /// The row's note on a matmul's communication.
 pub fn matmul_note(side: usize, net: &NetworkCalibration) -> String {
     format!(
-        "each of the {side} iterations broadcasts a block of A along each row of the {side} × {side} mesh (half a broadcast on average, as seed 002 counts it) and rolls the blocks of B up the columns; messages of 8·(x/{side})² bytes timed with {}",
+        "each of the {side} iterations broadcasts a block of A along each row of the {side} × {side} mesh (half a broadcast on average, as the matrix-multiplication paper counts it) and rolls the blocks of B up the columns; messages of 8·(x/{side})² bytes timed with {}",
         hockney_figures(net)
     )
 }

@@ -1,4 +1,4 @@
-//! Hypercube divide and conquer over the processes of an MPI job (seed 004):
+//! Hypercube divide and conquer over the processes of an MPI job (the divide-and-conquer paper):
 //! `dc(divide, combine, leaf, procs=P, exchange=E, size=K)` with `P` the job's processes,
 //! a power of two.
 //!
@@ -8,17 +8,17 @@
 //! own `1/P` share; it solves that share with `leaf`; then, level by level back up, it
 //! exchanges its result with its partner across dimension `j` (rank `r XOR 2^j`; both send
 //! and receive) and combines the two. Every process ends with the whole answer; rank 0's
-//! counts. This is the seed's cost structure: `Σ_j [Div(S/2^j) + Comb + Ex(K_j)] +
+//! counts. This is the paper's cost structure: `Σ_j [Div(S/2^j) + Comb + Ex(K_j)] +
 //! Seq(S/P)` with one exchange of the result (`K` words) per level.
 
 use std::cell::Cell;
 
 use mpi::traits::*;
 use perfcompose_runtime::kernel::BlockFn;
-use perfcompose_runtime::{Data, Op, Registry};
+use perfcompose_runtime::{BuildError, Data, Op, Registry};
 use perfcompose_sim::trace::Action;
 
-use crate::error::Error;
+use crate::error::{DesignError, Error, RunFault};
 use crate::job::Job;
 use crate::trace::Recording;
 
@@ -40,15 +40,15 @@ pub struct DistributedDc {
 }
 
 fn block(registry: &Registry, name: &str, role: &str) -> Result<BlockFn, Error> {
-    let kernel = registry
-        .get(name)
-        .map_err(|e| Error::Design(e.to_string()))?;
+    let kernel = registry.get(name).map_err(DesignError::from)?;
     match kernel.op() {
         Op::Block { f, .. } => Ok(f),
-        other => Err(Error::Design(format!(
-            "the {role} of a dc must be a block; `{name}` is a {} kernel",
-            other.role()
-        ))),
+        other => Err(DesignError::from(BuildError::WrongRole {
+            name: name.to_string(),
+            role: other.role().to_string(),
+            used_as: format!("the {role} of a dc"),
+        })
+        .into()),
     }
 }
 
@@ -64,9 +64,7 @@ impl DistributedDc {
     ) -> Result<DistributedDc, Error> {
         let p = job.size();
         if !p.is_power_of_two() {
-            return Err(Error::Design(format!(
-                "a hypercube needs a power-of-two number of processes, the job has {p}"
-            )));
+            return Err(DesignError::NotPowerOfTwo { processes: p }.into());
         }
         Ok(DistributedDc {
             name: format!("dc({divide}, {combine}, {leaf}, procs={p})"),
@@ -120,17 +118,17 @@ impl DistributedDc {
             let mut share = problem;
             for j in 0..self.levels {
                 let Data::Batch(mut halves) = (self.divide)(share) else {
-                    return Err(Error::Run(format!(
-                        "`{}` did not split its problem in two",
-                        self.kernels[0]
-                    )));
+                    return Err(RunFault::NotSplit {
+                        kernel: self.kernels[0].clone(),
+                    }
+                    .into());
                 };
                 if halves.len() != 2 {
-                    return Err(Error::Run(format!(
-                        "`{}` split its problem in {} parts, not 2",
-                        self.kernels[0],
-                        halves.len()
-                    )));
+                    return Err(RunFault::Parts {
+                        kernel: self.kernels[0].clone(),
+                        parts: halves.len(),
+                    }
+                    .into());
                 }
                 let second = halves.pop().expect("two halves");
                 let first = halves.pop().expect("two halves");
@@ -154,11 +152,11 @@ impl DistributedDc {
     /// Send `mine` to `partner` and receive its result (integer results only).
     fn exchange(&self, job: &Job, partner: usize, mine: &Data) -> Result<Data, Error> {
         let Data::Ints(words) = mine else {
-            return Err(Error::Run(format!(
-                "the leaf and combine results of {} must be integer arrays to exchange, got {}",
-                self.name,
-                mine.kind()
-            )));
+            return Err(RunFault::NotIntegers {
+                design: self.name.clone(),
+                got: mine.kind(),
+            }
+            .into());
         };
         let peer = job.world().process_at_rank(partner as i32);
         let bytes = (words.len() * 4) as u64;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use perfcompose_core::model::Expr;
 use perfcompose_core::term::{Name, NodeKind, Term};
+use perfcompose_core::{Diagnostic, Span};
 use perfcompose_runtime::bench::{Conditions, PARAMETER};
 use perfcompose_runtime::data::{Image, ImageSize};
 use perfcompose_runtime::kernel::Inputs;
@@ -20,7 +21,7 @@ use crate::communication::{
     SHUFFLE_COMPONENT,
 };
 use crate::dc::DistributedDc;
-use crate::error::Error;
+use crate::error::{DesignError, Error};
 use crate::job::Job;
 use crate::mapreduce::{image_jobs, DistributedMapReduce};
 use crate::matmul::DistributedMatmul;
@@ -61,17 +62,23 @@ impl Design {
         registry.check_term(&term)?;
         if let NodeKind::Matmul(mm) = &term.root.kind {
             let NodeKind::Component(multiply) = &mm.multiply.kind else {
-                return Err(Error::Design(
-                    "the block product of a matmul must be a kernel name to run".into(),
+                return Err(at(
+                    &term,
+                    mm.multiply.span,
+                    "the block product of a matmul must be a kernel name to run on MPI",
                 ));
             };
-            job_processes(job, &mm.procs)?;
+            job_processes(job, &term, &mm.procs)?;
             if let Some(b) = &mm.bytes {
                 if b.expr != perfcompose_core::skeleton::double_block_bytes() {
-                    return Err(Error::Design(format!(
-                        "the MPI runtime multiplies blocks of doubles (bytes=8 * x^2), not bytes={}",
-                        b.expr
-                    )));
+                    return Err(at(
+                        &term,
+                        b.span,
+                        format!(
+                            "the MPI runtime multiplies blocks of doubles (bytes=8 * x^2), not bytes={}",
+                            b.expr
+                        ),
+                    ));
                 }
             }
             let segments = match &mm.segments {
@@ -79,10 +86,14 @@ impl Design {
                 Some(k) => match k.expr.as_constant() {
                     Some(v) if v >= 1.0 && v.fract() == 0.0 && v <= 1e6 => v as usize,
                     _ => {
-                        return Err(Error::Design(format!(
+                        return Err(at(
+                            &term,
+                            k.span,
+                            format!(
                             "segments= must be a whole number of at least 1 to run on MPI, not {}",
                             k.expr
-                        )))
+                        ),
+                        ))
                     }
                 },
             };
@@ -98,11 +109,13 @@ impl Design {
         if let NodeKind::Dc(dc) = &term.root.kind {
             let name = |n: &perfcompose_core::term::Node, role: &str| match &n.kind {
                 NodeKind::Component(c) => Ok(c.clone()),
-                _ => Err(Error::Design(format!(
-                    "the {role} of a dc must be a kernel name to run"
-                ))),
+                _ => Err(at(
+                    &term,
+                    n.span,
+                    format!("the {role} of a dc must be a kernel name to run on MPI"),
+                )),
             };
-            job_processes(job, &dc.procs)?;
+            job_processes(job, &term, &dc.procs)?;
             let design = DistributedDc::new(
                 job,
                 registry,
@@ -131,9 +144,11 @@ impl Design {
             reduction,
         } = &plan
         else {
-            return Err(Error::Design(format!(
-                "`{term_text}`: only mapreduce(..., nodes=P, ...), dc(..., procs=P, ...) and matmul(..., procs=P, ...) run on MPI"
-            )));
+            return Err(at(
+                &term,
+                term.root.span,
+                "only mapreduce(..., nodes=P, ...), dc(..., procs=P, ...) and matmul(..., procs=P, ...) run on MPI",
+            ));
         };
         if *nodes != job.size() {
             return Err(Error::Nodes {
@@ -193,12 +208,12 @@ impl Design {
                 // input), distinct per job.
                 let kernel = registry
                     .get(&design.kernels()[0])
-                    .map_err(|e| Error::Design(e.to_string()))?;
+                    .map_err(DesignError::from)?;
                 (0..jobs)
                     .map(|j| {
                         kernel
                             .input(x, &Inputs::default().variant(j))
-                            .map_err(|e| Error::Run(e.to_string()))
+                            .map_err(|e| Error::Runtime(e.into()))
                     })
                     .collect()
             }
@@ -262,8 +277,8 @@ impl Design {
         }
     }
 
-    /// The basis the blocks are fitted over when it is known (seed 004 fits its block
-    /// costs over `1, x`; seed 002's block product is `2m³` flops), or `None` to search
+    /// The basis the blocks are fitted over when it is known (the divide-and-conquer paper fits its block
+    /// costs over `1, x`; the matrix-multiplication paper's block product is `2m³` flops), or `None` to search
     /// for a model.
     pub fn basis(&self) -> Option<&'static str> {
         match self {
@@ -298,7 +313,11 @@ impl Design {
                         .iter()
                         .find(|(_, key, _)| key.kernel == kernel)
                         .map(|(name, _, model)| (name.clone(), model.clone()))
-                        .ok_or_else(|| Error::Run(format!("no model of the block `{kernel}`")))
+                        .ok_or_else(|| {
+                            Error::Runtime(perfcompose_runtime::Error::NoModel {
+                                block: kernel.to_string(),
+                            })
+                        })
                 };
                 let (map_name, _) = model_of(design.map_kernel())?;
                 let (reduce_name, reduce_model) = model_of(design.reduce_kernel())?;
@@ -371,11 +390,20 @@ impl Design {
     }
 }
 
-/// Check a term's `procs=` against the job: a number, the job's processes.
-fn job_processes(job: &Job, procs: &perfcompose_core::term::Count) -> Result<(), Error> {
+/// A mistake at `span` of `term`, located for its caret.
+fn at(term: &Term, span: Span, message: impl Into<String>) -> Error {
+    Diagnostic::new(term.origin.as_str(), term.source.as_str(), span, message).into()
+}
+
+/// Check `term`'s `procs=` against the job: a number, the job's processes.
+fn job_processes(
+    job: &Job,
+    term: &Term,
+    procs: &perfcompose_core::term::Count,
+) -> Result<(), Error> {
     let procs = procs
         .as_int()
-        .ok_or_else(|| Error::Design("procs= must be a number to run on MPI".into()))?
+        .ok_or_else(|| at(term, procs.span, "procs= must be a number to run on MPI"))?
         as usize;
     if procs != job.size() {
         return Err(Error::Nodes {

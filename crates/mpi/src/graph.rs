@@ -1,5 +1,5 @@
-//! Seed 004's example for hypercube divide and conquer: the connected components of a
-//! graph, as three blocks the runtime's registry holds next to the seed 000 kernels.
+//! The divide-and-conquer paper's example for hypercube divide and conquer: the connected components of a
+//! graph, as three blocks the runtime's registry holds next to the the pattern-composition paper kernels.
 //!
 //! A graph has [`NODES`] nodes and `x` edges, an edge list `[u0, v0, u1, v1, …]`
 //! ([`Data::Ints`]); a labelling gives every node the smallest node of its component.
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use perfcompose_runtime::kernel::Inputs;
 use perfcompose_runtime::{Data, DataKind, Kernel, KernelError, Op, Registry};
 
-/// Nodes of the graphs the blocks work on (the seed's root vector is one word per node).
+/// Nodes of the graphs the blocks work on (the paper's root vector is one word per node).
 pub const NODES: usize = 1 << 15;
 
 /// Deterministic pseudo-random numbers (splitmix64).
@@ -111,7 +111,7 @@ impl Kernel for Divide {
         "cc_divide"
     }
     fn summary(&self) -> &str {
-        "connected components (seed 004): split an edge list in two halves"
+        "connected components (the divide-and-conquer paper's example): split an edge list in two halves"
     }
     fn op(&self) -> Op {
         Op::Block {
@@ -142,7 +142,7 @@ impl Kernel for Leaf {
         "cc_leaf"
     }
     fn summary(&self) -> &str {
-        "connected components (seed 004): label a graph's nodes by union-find over its edges"
+        "connected components (the divide-and-conquer paper's example): label a graph's nodes by union-find over its edges"
     }
     fn op(&self) -> Op {
         Op::Block {
@@ -170,7 +170,7 @@ impl Kernel for Combine {
         "cc_combine"
     }
     fn summary(&self) -> &str {
-        "connected components (seed 004): merge two labellings of the same nodes"
+        "connected components (the divide-and-conquer paper's example): merge two labellings of the same nodes"
     }
     fn op(&self) -> Op {
         Op::Block {

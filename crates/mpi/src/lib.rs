@@ -4,11 +4,11 @@
 //!
 //! - [`job`]: one MPI job: start-up, ranks, a time limit that ends a hung job, and blocks
 //!   whose panic ends the whole job with the rank and the block named.
-//! - [`mapreduce`]: MapReduce over the job's processes × threads, with seed 000's three
+//! - [`mapreduce`]: MapReduce over the job's processes × threads, with the pattern-composition paper's three
 //!   reductions and the exact bytes each sends.
-//! - [`dc`]: hypercube divide and conquer over the job's processes (seed 004), and
+//! - [`dc`]: hypercube divide and conquer over the job's processes (the divide-and-conquer paper), and
 //!   [`graph`] its connected-components blocks.
-//! - [`matmul`]: seed 002's matrix multiplication (Fox's algorithm on a square mesh of
+//! - [`matmul`]: the matrix-multiplication paper's Fox algorithm (Fox's algorithm on a square mesh of
 //!   processes with a flat, binomial or pipelined broadcast), and [`matrix`] its block
 //!   product.
 //! - [`design`]: a distributed design as the validation runs it, and [`communication`]

@@ -1,4 +1,4 @@
-//! MapReduce over the processes of an MPI job, each with its own threads (seed 000
+//! MapReduce over the processes of an MPI job, each with its own threads (the pattern-composition paper
 //! §4.2.5): `mapreduce(map, reduce, nodes=m, threads=n, ..., reduction=R)` with `m` the
 //! job's processes.
 //!
@@ -9,7 +9,7 @@
 //! - [`Reduction::Pairwise`]: each process runs the thread runtime's MapReduce with a
 //!   pairwise reduce on its inputs, leaving one collection; every other process sends its
 //!   collection to rank 0 as key–value pairs (`16·keys` bytes: an 8-byte key and an 8-byte
-//!   value each, as the seed counts them), and rank 0 folds them in pairwise.
+//!   value each, as the paper counts them), and rank 0 folds them in pairwise.
 //! - [`Reduction::Local`]: the same with a per-key reduce, locally and at rank 0 (rank 0
 //!   reduces each key over the `m` collections).
 //! - [`Reduction::Global`]: process `r` owns a contiguous share of the keys. Each maps its
@@ -28,10 +28,10 @@ use mpi::traits::*;
 use perfcompose_core::term::Reduction;
 use perfcompose_runtime::kernel::{MapFn, PairwiseFn, PerKeyFn};
 use perfcompose_runtime::plan::check_reduction;
-use perfcompose_runtime::{Config, Data, Op, Plan, Program, Registry};
+use perfcompose_runtime::{BuildError, Config, Data, Op, Plan, Program, Registry};
 use perfcompose_sim::trace::Action;
 
-use crate::error::Error;
+use crate::error::{DesignError, Error, RunFault};
 use crate::job::Job;
 use crate::trace::Recording;
 
@@ -128,27 +128,23 @@ impl DistributedMapReduce {
             threads,
             reduction,
         };
-        let build = |e: perfcompose_runtime::BuildError| Error::Design(e.to_string());
-        let map_f = match registry.get(map).map_err(build)?.op() {
-            Op::Map { f, .. } => f,
-            other => {
-                return Err(Error::Design(format!(
-                    "`{map}` is a {} kernel, not a map",
-                    other.role()
-                )))
-            }
+        let wrong = |name: &str, op: &Op, used_as: &str| {
+            Error::from(DesignError::from(BuildError::WrongRole {
+                name: name.to_string(),
+                role: op.role().to_string(),
+                used_as: used_as.to_string(),
+            }))
         };
-        let op = registry.get(reduce).map_err(build)?.op();
-        check_reduction(&plan, reduce, &op, reduction).map_err(build)?;
+        let map_f = match registry.get(map).map_err(DesignError::from)?.op() {
+            Op::Map { f, .. } => f,
+            other => return Err(wrong(map, &other, "the map of a mapreduce")),
+        };
+        let op = registry.get(reduce).map_err(DesignError::from)?.op();
+        check_reduction(&plan, reduce, &op, reduction).map_err(DesignError::from)?;
         let (reduce_f, default) = match op {
             Op::ReducePairwise(f) => (ReduceFn::Pairwise(f), Reduction::Pairwise),
             Op::ReducePerKey(f) => (ReduceFn::PerKey(f), Reduction::Local),
-            other => {
-                return Err(Error::Design(format!(
-                    "`{reduce}` is a {} kernel, not a reduce",
-                    other.role()
-                )))
-            }
+            other => return Err(wrong(reduce, &other, "the reduce of a mapreduce")),
         };
         let reduction = reduction.unwrap_or(default);
         // The thread runtime pins worker `i` to core `i` in every process alike, which
@@ -160,7 +156,11 @@ impl DistributedMapReduce {
         };
         let local = match reduction {
             Reduction::Global => None,
-            _ => Some(plan.build(registry, config).map_err(build)?.program),
+            _ => Some(
+                plan.build(registry, config)
+                    .map_err(DesignError::from)?
+                    .program,
+            ),
         };
         Ok(DistributedMapReduce {
             name: format!(
@@ -299,14 +299,12 @@ impl DistributedMapReduce {
         let program = self.local.as_ref().expect("built for local reductions");
         let outputs = program
             .run_stream(jobs)
-            .map_err(|e| Error::Run(format!("the local MapReduce failed: {e}")))?
+            .map_err(|e| RunFault::Local(e.into()))?
             .outputs;
         let mut results = Vec::with_capacity(outputs.len());
         for out in outputs {
             let Data::Counts(mine) = out else {
-                return Err(Error::Run(
-                    "a local MapReduce gave no keyed collection".into(),
-                ));
+                return Err(RunFault::NoCollection.into());
             };
             if self.rank != 0 {
                 let pairs = to_pairs(&mine, 0);
@@ -316,7 +314,7 @@ impl DistributedMapReduce {
             let mut collections = vec![mine];
             for r in 1..self.processes {
                 let pairs = self.receive_from(job, r);
-                collections.push(from_pairs(&pairs, collections[0].len())?);
+                collections.push(from_pairs(&pairs, collections[0].len(), r)?);
             }
             results.push(self.reduce_collections(collections));
         }
@@ -361,15 +359,13 @@ impl DistributedMapReduce {
         let mut agreed: Option<usize> = None;
         for inputs in jobs {
             let Data::Batch(items) = inputs else {
-                return Err(Error::Run("a MapReduce job is a batch of inputs".into()));
+                return Err(RunFault::NotABatch.into());
             };
             let outputs = map_on_threads(&self.map, &items, self.threads);
             let keys =
                 *agreed.get_or_insert_with(|| agree_keys(job, outputs.first().map_or(0, Vec::len)));
             if outputs.iter().any(|o| o.len() != keys) {
-                return Err(Error::Run(format!(
-                    "map outputs of different sizes (expected {keys} keys)"
-                )));
+                return Err(RunFault::UnevenMap { keys }.into());
             }
             // To each other process, the values of the keys it owns, input by input.
             let mut received: Vec<Vec<u64>> = vec![Vec::new(); m];
@@ -441,7 +437,12 @@ impl DistributedMapReduce {
                 for kv in pairs.chunks_exact(2) {
                     let k = kv[0] as usize;
                     if k >= keys {
-                        return Err(Error::Run(format!("rank {r} sent key {k} of {keys}")));
+                        return Err(RunFault::ForeignKey {
+                            rank: r,
+                            key: k,
+                            keys,
+                        }
+                        .into());
                     }
                     all[k] = kv[1];
                 }
@@ -538,13 +539,13 @@ fn to_pairs(values: &[u64], first: usize) -> Vec<u64> {
     out
 }
 
-/// Key–value pairs as a dense collection of `keys` keys.
-fn from_pairs(pairs: &[u64], keys: usize) -> Result<Vec<u64>, Error> {
+/// Key–value pairs that rank `rank` sent, as a dense collection of `keys` keys.
+fn from_pairs(pairs: &[u64], keys: usize, rank: usize) -> Result<Vec<u64>, Error> {
     let mut out = vec![0u64; keys];
     for kv in pairs.chunks_exact(2) {
         let k = kv[0] as usize;
         if k >= keys {
-            return Err(Error::Run(format!("received key {k} of {keys}")));
+            return Err(RunFault::ForeignKey { rank, key: k, keys }.into());
         }
         out[k] = kv[1];
     }
@@ -606,8 +607,23 @@ mod tests {
     fn pairs_round_trip_and_bad_keys_are_errors() {
         let v = vec![5, 0, 7];
         assert_eq!(to_pairs(&v, 10), vec![10, 5, 11, 0, 12, 7]);
-        assert_eq!(from_pairs(&to_pairs(&v, 0), 3).unwrap(), v);
-        assert!(from_pairs(&[3, 1], 3).is_err());
+        assert_eq!(from_pairs(&to_pairs(&v, 0), 3, 1).unwrap(), v);
+        let e = from_pairs(&[3, 1], 3, 1).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Run(RunFault::ForeignKey {
+                    rank: 1,
+                    key: 3,
+                    keys: 3
+                })
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            std::error::Error::source(&e).map(ToString::to_string),
+            Some("rank 1 sent key 3 of 3".to_string())
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Seed 002's matrix multiplication over the processes of an MPI job: Fox's
+//! Matrix multiplication over the processes of an MPI job, after the matrix-multiplication paper: Fox's
 //! broadcast–multiply–roll algorithm on a `q × q` mesh (`q = √P`),
 //! `matmul(multiply, procs=P, message=E, bcast=flat|binomial|pipeline[, segments=k])`.
 //!
@@ -24,10 +24,10 @@ use std::ops::Range;
 use mpi::traits::*;
 use perfcompose_core::term::Broadcast;
 use perfcompose_runtime::kernel::BlockFn;
-use perfcompose_runtime::{Data, Op, Registry};
+use perfcompose_runtime::{BuildError, Data, Op, Registry};
 use perfcompose_sim::trace::Action;
 
-use crate::error::Error;
+use crate::error::{DesignError, Error, RunFault};
 use crate::job::Job;
 use crate::matrix::random_block;
 use crate::trace::Recording;
@@ -64,18 +64,16 @@ impl DistributedMatmul {
         let p = job.size();
         let side = (p as f64).sqrt().round() as usize;
         if side * side != p {
-            return Err(Error::Design(format!(
-                "a square mesh needs a perfect square of processes, the job has {p}"
-            )));
+            return Err(DesignError::NotSquare { processes: p }.into());
         }
-        let kernel = registry
-            .get(multiply)
-            .map_err(|e| Error::Design(e.to_string()))?;
+        let kernel = registry.get(multiply).map_err(DesignError::from)?;
         let Op::Block { f, .. } = kernel.op() else {
-            return Err(Error::Design(format!(
-                "the block product of a matmul must be a block; `{multiply}` is a {} kernel",
-                kernel.op().role()
-            )));
+            return Err(DesignError::from(BuildError::WrongRole {
+                name: multiply.to_string(),
+                role: kernel.op().role().to_string(),
+                used_as: "the block product of a matmul".into(),
+            })
+            .into());
         };
         let segments = if bcast == Broadcast::Pipeline {
             segments.max(1)
@@ -139,10 +137,11 @@ impl DistributedMatmul {
     /// divide it.
     pub fn block_order(&self, x: usize) -> Result<usize, Error> {
         if x == 0 || x % self.side != 0 {
-            return Err(Error::Design(format!(
-                "matrices of order {x} do not split into blocks on a {q} × {q} mesh: use a positive multiple of {q}",
-                q = self.side
-            )));
+            return Err(DesignError::BlockOrder {
+                order: x,
+                side: self.side,
+            }
+            .into());
         }
         Ok(x / self.side)
     }
@@ -212,18 +211,12 @@ impl DistributedMatmul {
                 Data::Floats(c),
             ]));
             let Data::Batch(mut parts) = out else {
-                return Err(Error::Run(format!(
-                    "`{}` did not give back its blocks [A, B, C]",
-                    self.kernel
-                )));
+                return Err(self.no_blocks_back());
             };
             let (Some(Data::Floats(new_c)), Some(Data::Floats(new_b)), Some(Data::Floats(a_back))) =
                 (parts.pop(), parts.pop(), parts.pop())
             else {
-                return Err(Error::Run(format!(
-                    "`{}` did not give back its blocks [A, B, C]",
-                    self.kernel
-                )));
+                return Err(self.no_blocks_back());
             };
             c = new_c;
             b = new_b;
@@ -241,10 +234,17 @@ impl DistributedMatmul {
     }
 
     fn bad_problem(&self) -> Error {
-        Error::Run(format!(
-            "{} expects each process's problem as two blocks [A, B] of equal size",
-            self.name
-        ))
+        RunFault::NotTwoBlocks {
+            design: self.name.clone(),
+        }
+        .into()
+    }
+
+    fn no_blocks_back(&self) -> Error {
+        RunFault::NoBlocksBack {
+            kernel: self.kernel.clone(),
+        }
+        .into()
     }
 }
 

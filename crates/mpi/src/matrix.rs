@@ -1,6 +1,6 @@
-//! Seed 002's example block: the product of two square blocks of doubles added to a
+//! The matrix-multiplication paper's example block: the product of two square blocks of doubles added to a
 //! third, `C += A·B`, which each process of Fox's algorithm runs once per iteration
-//! ([`crate::matmul`]). The registry holds it as `mm_block` next to the seed 000 kernels.
+//! ([`crate::matmul`]). The registry holds it as `mm_block` next to the the pattern-composition paper kernels.
 //!
 //! A block of order `x` is a [`Data::Floats`] of `x²` values, row by row. The kernel
 //! takes a batch `[A, B, C]` and gives the batch back with `C` updated, so that a
@@ -94,7 +94,7 @@ impl Kernel for MultiplyAdd {
         MULTIPLY
     }
     fn summary(&self) -> &str {
-        "matrix multiplication (seed 002): C += A·B on square blocks of doubles"
+        "Fox's matrix multiplication (the matrix-multiplication paper): C += A·B on square blocks of doubles"
     }
     fn op(&self) -> Op {
         Op::Block {

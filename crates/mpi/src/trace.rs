@@ -1,4 +1,4 @@
-//! Recording a distributed run as SimGrid time-independent traces (seed 003's workflow):
+//! Recording a distributed run as SimGrid time-independent traces (the dPerf paper's workflow):
 //! per rank, the computation between two communications (as flops at the calibrated
 //! speed of a core, so that a platform written by `calibrate network` replays it in the
 //! time it took) and every message with its peer, tag and bytes. `perfcompose simulate`

@@ -12,12 +12,12 @@
 //!    host at once (`P × n` when every process is here); a dc's divide, combine and leaf;
 //! 3. the other half of the program's repetitions;
 //!
-//! then fits the blocks' models (a dc's over the basis `1, x`, as seed 004 fits its block
+//! then fits the blocks' models (a dc's over the basis `1, x`, as the divide-and-conquer paper fits its block
 //! costs) and composes the term with a communication component built from the network
 //! calibration ([`crate::communication`]): for a MapReduce the shuffle (what the processes send
 //! each other, the exact bytes of [`crate::mapreduce::bytes_per_job`], timed with the
 //! calibrated Hockney lines, eager below the eager limit and rendezvous above, plus rank
-//! 0's reduction of what it receives); for a dc the exchange `2·(l + K·g)` with seed 004's
+//! 0's reduction of what it receives); for a dc the exchange `2·(l + K·g)` with the divide-and-conquer paper's
 //! calibrated `l` and `g`. The row has the thread runtime's schema: time error,
 //! coefficient error, repeat error, notes.
 //!
@@ -45,7 +45,7 @@ use perfcompose_runtime::{Config, Registry};
 
 use crate::crew::{self, Command};
 use crate::design::Design;
-use crate::error::Error;
+use crate::error::{DesignError, Error};
 use crate::graph::NODES;
 use crate::job::Job;
 use crate::matrix::MULTIPLY;
@@ -67,9 +67,9 @@ pub struct Case {
     pub sizes: Vec<usize>,
 }
 
-/// The `mpi` suite on `processes` processes: MapReduce in seed 000's three reductions
-/// (one thread per process) over the three image sizes, seed 004's connected
-/// components by hypercube divide and conquer (a power-of-two job only), and seed 002's
+/// The `mpi` suite on `processes` processes: MapReduce in the pattern-composition paper's three reductions
+/// (one thread per process) over the three image sizes, the divide-and-conquer paper's connected
+/// components by hypercube divide and conquer (a power-of-two job only), and the matrix-multiplication paper's
 /// matrix multiplication with its three broadcasts (a job of a square number of
 /// processes, 4 or more).
 pub fn mpi_suite(processes: usize) -> Vec<Case> {
@@ -208,7 +208,7 @@ fn run_jobs(
 ) -> f64 {
     let inputs = match design.inputs(registry, x, jobs, job) {
         Ok(i) => i,
-        Err(e) => job.fail(&e.to_string()),
+        Err(e) => job.fail(&e.with_causes()),
     };
     job.barrier();
     if let Some(flops) = record {
@@ -223,7 +223,7 @@ fn run_jobs(
             design.name(),
         )),
         Ok(_) => elapsed * 1e9 / jobs as f64,
-        Err(e) => job.fail(&e.to_string()),
+        Err(e) => job.fail(&e.with_causes()),
     }
 }
 
@@ -361,7 +361,7 @@ fn lead_case(
                 .map(|kernel| kernel.default_sizes(false)),
         })
         .collect::<Result<_, _>>()
-        .map_err(|e| Error::Design(e.to_string()))?;
+        .map_err(DesignError::from)?;
     let total = 2 * case.sizes.len() + block_sizes.iter().map(Vec::len).sum::<usize>();
     let mut done = 0;
     let halved = half(&setup.sampling);
@@ -460,10 +460,13 @@ fn analyze(
     let mut used = BTreeMap::new();
     for (name, key) in &measured.placed {
         let printed = key.to_string();
-        let model = models
-            .get(&printed)
-            .cloned()
-            .ok_or_else(|| Error::Run(format!("no model of block `{printed}`")))?;
+        let model =
+            models
+                .get(&printed)
+                .cloned()
+                .ok_or_else(|| perfcompose_runtime::Error::NoModel {
+                    block: printed.clone(),
+                })?;
         used.insert(printed, model.clone());
         fitted.push((name.clone(), key.clone(), model));
     }
@@ -553,7 +556,7 @@ fn analyze(
     })
 }
 
-/// A block's model over a known basis (`1, x`: seed 004's form of a block cost), fitted
+/// A block's model over a known basis (`1, x`: the divide-and-conquer paper's form of a block cost), fitted
 /// to the statistic validate compares on.
 fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error> {
     let points: Vec<Point> = series
@@ -572,7 +575,10 @@ fn fit_over(series: &Series, basis: &str, opts: &Options) -> Result<Expr, Error>
             breaks: Vec::new(),
         },
     )
-    .map_err(|e| Error::Run(format!("cannot fit `{}`: {e}", series.name)))?;
+    .map_err(|source| perfcompose_runtime::Error::Fit {
+        series: series.name.clone(),
+        source,
+    })?;
     Ok(fit.model)
 }
 

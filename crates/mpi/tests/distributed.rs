@@ -1,4 +1,4 @@
-//! The MPI runtime on two processes: MapReduce in seed 000's three reductions gives the
+//! The MPI runtime on two processes: MapReduce in the pattern-composition paper's three reductions gives the
 //! histogram of every input and sends exactly the bytes `bytes_per_job` states; and a run
 //! that goes wrong ends with an answer, not a hang: a block that panics on one rank ends
 //! the whole job naming the rank and the block, a rank that waits for a message that
@@ -6,7 +6,7 @@
 //! rank 0.
 //!
 //! On four and nine processes (oversubscribed on two cores), Fox's matrix multiplication
-//! with each of seed 002's broadcasts gives the product of the whole matrices.
+//! with each of the matrix-multiplication paper's broadcasts gives the product of the whole matrices.
 //!
 //! This test starts itself under `mpirun -np 2` (or 4) (the parent role); each rank runs
 //! the scenario named in `PERFCOMPOSE_MPI_SCENARIO` (the child role).

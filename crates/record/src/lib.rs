@@ -1,5 +1,5 @@
 //! `perfcompose record`: any MPI program's communication, recorded once as SimGrid
-//! time-independent traces (seed 003's workflow for programs that already exist).
+//! time-independent traces (the dPerf paper's workflow for programs that already exist).
 //!
 //! Two halves:
 //!

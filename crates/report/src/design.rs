@@ -214,7 +214,7 @@ pub fn page(
         format!(", at {}", f.join(", "))
     };
     page.para(&format!(
-        "Components: {}. Models over {} = {} .. {}{fixed} ({SAMPLES} log-spaced points); log-log axes, the model's unit (time per element for the seed's components).",
+        "Components: {}. Models over {} = {} .. {}{fixed} ({SAMPLES} log-spaced points); log-log axes, the model's unit (time per element for the built-in Table 1 blocks).",
         components.origin,
         range.name,
         crate::plot::tick(range.from),

@@ -25,7 +25,7 @@ pub enum Data {
     Ints(Vec<i32>),
     /// A floating-point array (a block of a matrix, row by row).
     Floats(Vec<f64>),
-    /// An RGB image, shared (a job replicates one image by pointer, as the seed does).
+    /// An RGB image, shared (a job replicates one image by pointer, as the paper does).
     Image(Arc<Image>),
     /// A list of elements: one MapReduce job, or the operands of a reduction.
     Batch(Vec<Data>),
@@ -178,7 +178,7 @@ pub struct Image {
     pub rgb: Vec<u8>,
 }
 
-/// The three resolutions of the seed's test picture.
+/// The three resolutions of the paper's test picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ImageSize {
     /// 341 × 227

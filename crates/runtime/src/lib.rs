@@ -1,5 +1,5 @@
 //! perfcompose-runtime: the patterns of the term language on real threads, the kernels of
-//! seed 000's evaluation, and the benchmark harness that measures them.
+//! the pattern-composition paper's evaluation, and the benchmark harness that measures them.
 //!
 //! | module | what lives there |
 //! |---|---|
@@ -40,7 +40,10 @@ pub mod validate;
 
 pub use ctx::{Config, DEFAULT_SPIN};
 pub use data::{Data, DataKind};
-pub use error::{BuildError, Error, Fault, KernelError, RunError};
+pub use error::{
+    BuildError, Error, Fault, FileAction, KernelError, LostThread, RunError, RunFailure,
+    UnitTestError,
+};
 pub use kernel::{Kernel, Op, Registry};
 pub use mapreduce::{mapreduce, Reduce};
 pub use pattern::{block, pipe, seq, tpool, Pattern};

@@ -1,11 +1,11 @@
 //! MapReduce on one node with `n` threads: map, shuffle by key, reduce.
 //!
 //! One element of a MapReduce pattern is one *job*: a list of inputs (`Vec<I>`). The
-//! output is one value per key. Keys are dense integers `0..k` (the seed's assumption:
+//! output is one value per key. Keys are dense integers `0..k` (the paper's assumption:
 //! "keys continuous in the integers, which allows the results to be stored in a vector"),
 //! so a map output is a `Vec<V>` indexed by key.
 //!
-//! Two reduction styles, as in seed 000 §4.1.2:
+//! Two reduction styles, as in the pattern-composition paper (§4.1.2):
 //! - [`Reduce::Pairwise`] (GrPPI): the collections emitted by the map are combined two at
 //!   a time; `k(x) = x` reductions of `d = k` values each. Every thread folds the outputs
 //!   of the inputs it maps into a running collection, then the `n` partial collections are

@@ -106,10 +106,24 @@ fn a_finished_run_reads_back_as_it_was_reported() {
 fn a_folder_of_another_layout_is_refused_with_the_reason() {
     let dir = scratch("layout");
     std::fs::create_dir_all(&dir).unwrap();
-    let Err(Error::Io(msg)) = SavedRun::open(&dir) else {
-        panic!("a folder without run.json is not a saved run");
+    let e = SavedRun::open(&dir).expect_err("a folder without run.json is not a saved run");
+    let Error::NotSaved { path, source, .. } = &e else {
+        panic!("not the error of a folder without a saved run: {e:?}");
     };
-    assert!(msg.contains("is not a saved validation run"), "{msg}");
+    assert_eq!(path, &dir.join("run.json"));
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    assert!(
+        e.to_string().contains("is not a saved validation run"),
+        "{e}"
+    );
+    // The reason travels as the error's source, for the CLI's cause chain.
+    let cause = std::error::Error::source(&e).expect("the read's error is the source");
+    assert_eq!(
+        cause
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
+    );
     std::fs::write(
         dir.join("run.json"),
         "{\"format\": \"perfcompose validate run\", \"version\": 99}\n",
@@ -134,4 +148,31 @@ fn a_folder_of_another_layout_is_refused_with_the_reason() {
     };
     assert_eq!(d.line_col().0, 3, "{d:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn measurements_that_cannot_be_written_name_the_file_and_keep_the_reason() {
+    let dir = scratch("unwritable");
+    // The folder is never made: writing into it fails.
+    let path = dir.join("blocks.txt");
+    let series = perfcompose_runtime::bench::Series::kernel(
+        "inc",
+        vec![perfcompose_runtime::bench::PointStats::of(
+            1024,
+            vec![1.0, 2.0],
+        )],
+    );
+    let e = perfcompose_runtime::validate::write_measurements(&path, &[series])
+        .expect_err("the folder does not exist");
+    let Error::File {
+        action,
+        path: written,
+        source,
+    } = &e
+    else {
+        panic!("not a file's error: {e:?}");
+    };
+    assert_eq!(*action, perfcompose_runtime::FileAction::Write);
+    assert!(written.starts_with(&dir), "{}", written.display());
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
 }

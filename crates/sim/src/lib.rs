@@ -1,4 +1,4 @@
-//! Trace-based simulation of message-passing programs (seed 003, dPerf; SimGrid's SMPI
+//! Trace-based simulation of message-passing programs (the dPerf paper, dPerf; SimGrid's SMPI
 //! replay as the reference).
 //!
 //! - [`units`]: SimGrid's unit suffixes (`1Gf`, `125MBps`, `50us`).

@@ -28,7 +28,7 @@ pub enum Args {
     #[command(after_help = "Examples:
   perfcompose bench kernels                       every kernel, fast grid (about a minute)
   perfcompose bench kernels qsort inc -o blocks.txt   Extra-P text, ready for `perfcompose fit`
-  perfcompose bench kernels --full qsort          the seed's grid: x = 1024, 2048, ..., 262144
+  perfcompose bench kernels --full qsort          the pattern-composition paper's grid: x = 1024, 2048, ..., 262144
   perfcompose bench kernels inc --input warm      inc as the second block of a seq runs it
   perfcompose bench kernels --list")]
     Kernels(KernelArgs),
@@ -42,7 +42,7 @@ pub enum Args {
 /// How many sizes and repetitions.
 #[derive(clap::Args, Debug)]
 pub struct SweepArgs {
-    /// The seed's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
+    /// The pattern-composition paper's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
     #[arg(long)]
     pub full: bool,
     /// Sizes to measure (overrides the default sweep): X,... or a range A..B[:N] as --at
@@ -255,7 +255,8 @@ fn traced_run(
     built
         .program
         .run(inputs)
-        .map_err(|e| anyhow::anyhow!("the traced run failed: {e}"))?;
+        .map_err(perfcompose_runtime::Error::from)
+        .context("the traced run failed")?;
     let file =
         std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut w = io::BufWriter::new(file);

@@ -1,4 +1,4 @@
-//! `perfcompose check`: compare two designs, or check seed 000's relational laws on the
+//! `perfcompose check`: compare two designs, or check the pattern-composition paper's relational laws on the
 //! components.
 
 use std::io::Write as _;
@@ -26,10 +26,10 @@ pub struct Args {
         conflicts_with = "laws"
     )]
     pub terms: Vec<String>,
-    /// Check relations (i)-(iv) of the seed's relational theory on the components.
+    /// Check relations (i)-(iv) of the pattern-composition paper's relational theory on the components.
     #[arg(long)]
     pub laws: bool,
-    /// Components file (TOML) [default: the seed paper's Table 1, built in].
+    /// Components file (TOML) [default: the pattern-composition paper's Table 1 blocks, built in].
     #[arg(long, value_name = "FILE")]
     pub components: Option<PathBuf>,
     /// Compare at NAME=V1,V2,... (repeatable) [default: x = 2^0, 2^1, ..., 2^30].
@@ -209,7 +209,7 @@ fn human_laws(reports: &[LawReport], origin: &str, grid: &Grid, count: usize) ->
         grid.points().len()
     };
     let mut out = format!(
-        "relational laws of seed 000 (section 5) over {count} components ({origin}), on {}\n\n",
+        "relational laws of the pattern-composition paper (section 5) over {count} components ({origin}), on {}\n\n",
         grid_text(grid, points)
     );
     let mut t = input::table(vec![

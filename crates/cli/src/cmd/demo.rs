@@ -1,6 +1,6 @@
 //! `perfcompose demo`: the whole idea in one command, on built-in defaults.
 //!
-//! Seed 000's Table 1 component models are built in; the demo composes the designs of
+//! The pattern-composition paper's Table 1 component models are built in; the demo composes the designs of
 //! its Table 2 (seq, tpool, pipe), Table 3 / eq. 6 (MapReduce on GrPPI) and Table 7
 //! (relation iv) and prints them next to the numbers the paper reports.
 
@@ -23,7 +23,7 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Seed 000, Table 2: design, modular model, monolithic model, relative error [%], and
+/// The pattern-composition paper, Table 2: design, modular model, monolithic model, relative error [%], and
 /// whether the paper divided by the modular coefficient for that error.
 const TABLE2: &[(&str, &str, &str, f64, bool)] = &[
     (
@@ -122,7 +122,7 @@ const TABLE2: &[(&str, &str, &str, f64, bool)] = &[
     ("pipe(inc, nop)", "536.185 * x", "670.32 * x", 20.01, false),
 ];
 
-/// Seed 000, Table 3: threads, modular and monolithic coefficient of x [ns], error [%].
+/// The pattern-composition paper, Table 3: threads, modular and monolithic coefficient of x [ns], error [%].
 const TABLE3: &[(u64, f64, f64, f64)] = &[
     (1, 2.186e7, 2.177e7, 0.41),
     (2, 1.093e7, 1.108e7, 1.35),
@@ -132,7 +132,7 @@ const TABLE3: &[(u64, f64, f64, f64)] = &[
     (24, 0.911e6, 1.065e6, 14.46),
 ];
 
-/// Seed 000, Table 7: the task pool of the sequence, its monolithic model, and the
+/// The pattern-composition paper, Table 7: the task pool of the sequence, its monolithic model, and the
 /// monolithic model of the pipeline it replaces.
 const TABLE7: &[(&str, &str, &str)] = &[
     (
@@ -235,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let mut out = String::new();
     out.push_str(
-        "perfcompose demo: the component models of Czappa et al. (seed 000, Table 1, in ns)\n",
+        "perfcompose demo: the block models of the pattern-composition paper's Table 1 (in ns),\n",
     );
     out.push_str("composed into the designs of its evaluation, next to what the paper reports.\n");
     out.push_str("modular = composed from the components; monolithic = fitted by the authors to\n");
@@ -346,7 +346,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     out.push_str(&format!("{t}\n\n"));
 
-    out.push_str("Where the seed's asymptotic choice is not the whole story:\n");
+    out.push_str("Where the paper's asymptotic choice is not the whole story:\n");
     let p = predict(
         &parse_term("<demo>", CROSSOVER)?,
         &c,

@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, default_value = DEFAULT_MODELER)]
     pub modeler: String,
     /// Fit these basis functions by least squares instead of searching a model, e.g.
-    /// "1, N, M" (seed 004's block costs). Repeat to compare coefficient sets.
+    /// "1, N, M" (the divide-and-conquer paper's block costs). Repeat to compare coefficient sets.
     #[arg(long)]
     pub basis: Vec<String>,
     /// Print JSON (schema in docs/fitting.md).

@@ -24,7 +24,7 @@ pub fn load_options() -> LoadOptions<'static> {
     }
 }
 
-/// The components of `--components FILE`, or the seed's Table 1 without one.
+/// The components of `--components FILE`, or the pattern-composition paper's Table 1 blocks without one.
 pub fn components(path: Option<&Path>) -> Result<Components, Diagnostic> {
     match path {
         Some(p) => Components::load(p, load_options()),

@@ -31,10 +31,10 @@ pub struct Args {
     /// The point to compare at, NAME=VALUE (repeatable; one value each).
     #[arg(long = "at", value_name = "NAME=VALUE", required = true)]
     pub at: Vec<String>,
-    /// Components file (TOML) [default: the seed paper's Table 1, built in].
+    /// Components file (TOML) [default: the pattern-composition paper's Table 1 blocks, built in].
     #[arg(long, value_name = "FILE")]
     pub components: Option<PathBuf>,
-    /// Also score the designs seed 000's relational laws make comparable: the blocks in
+    /// Also score the designs the pattern-composition paper's relational laws make comparable: the blocks in
     /// order, cut into consecutive groups, each a task pool of their `seq`.
     #[arg(long)]
     pub rewrites: bool,

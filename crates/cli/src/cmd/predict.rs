@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use perfcompose_core::compose::interval::IntervalOptions;
 use perfcompose_core::compose::predict::{predict_with, Overhead, PredictOptions, Prediction};
 use perfcompose_core::compose::ComposeOptions;
@@ -23,7 +23,7 @@ pub struct Args {
     /// Read the term from a file instead.
     #[arg(long, value_name = "FILE", conflicts_with = "term")]
     pub term_file: Option<PathBuf>,
-    /// Components file (TOML) [default: the seed paper's Table 1, built in].
+    /// Components file (TOML) [default: the pattern-composition paper's Table 1 blocks, built in].
     #[arg(long, value_name = "FILE")]
     pub components: Option<PathBuf>,
     /// Evaluate at NAME=V1,V2,..., or NAME=A..B for 11 log-spaced points from A to B
@@ -109,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The calibrated runtime overhead of the design, from `explicit` or this machine's
 /// stored calibration, for a design that perfcompose's runtime runs: components from a
-/// file (`with_components`; the built-in ones are the seed paper's measurements on its
+/// file (`with_components`; the built-in ones are the pattern-composition paper's measurements on its
 /// own machine), numeric thread counts, no `dc`, and every block one of its kernels
 /// (whose models are in nanoseconds, the calibration's unit). Anything else is an error:
 /// the overhead was asked for.
@@ -120,11 +120,14 @@ fn overhead_for(
 ) -> anyhow::Result<Added> {
     if !with_components {
         bail!(
-            "--overhead: the built-in components are the seed paper's measurements on its own machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE"
+            "--overhead: the built-in components are the pattern-composition paper's Table 1 blocks, measured on its authors' machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE"
         );
     }
-    let plan = perfcompose_runtime::plan::plan_from_term(term).map_err(|e| {
-        anyhow::anyhow!("--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead: {e}", term.root)
+    let plan = perfcompose_runtime::plan::plan_from_term(term).with_context(|| {
+        format!(
+            "--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead",
+            term.root
+        )
     })?;
     let kernels = perfcompose_runtime::Registry::builtin();
     if let Some(n) = term

@@ -30,7 +30,7 @@ pub struct Args {
     /// Designs page: a design to draw (repeat to compare designs in one plot).
     #[arg(long, value_name = "TERM", conflicts_with_all = ["fit", "validate", "simulate"])]
     pub term: Vec<String>,
-    /// Designs page: components file (TOML) [default: the seed paper's Table 1, built in].
+    /// Designs page: components file (TOML) [default: the pattern-composition paper's Table 1 blocks, built in].
     #[arg(long, value_name = "FILE", requires = "term")]
     pub components: Option<PathBuf>,
     /// Designs page: the range drawn, NAME=A..B (log-spaced), and single values of the

@@ -1,4 +1,4 @@
-//! `perfcompose simulate`: replay time-independent traces on a platform (seed 003, dPerf),
+//! `perfcompose simulate`: replay time-independent traces on a platform (the dPerf paper),
 //! the way `smpirun -replay` does; OTF2 archives are converted first (`trace_input`).
 //!
 //! Glue only: flags → [`perfcompose_sim::Config`], platform and hostfile reading, a progress
@@ -269,7 +269,7 @@ fn write_with(
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// dPerf's cost metrics (seed 003 eq. 5): slowdown = prediction time / (measured run time
+/// dPerf's cost metrics (the dPerf paper's eq. 5): slowdown = prediction time / (measured run time
 /// × processes), gain = 1 / slowdown. Our prediction time is the replay's wall time (the
 /// traces are taken as given).
 fn dperf_metrics(measured: f64, wall: f64, ranks: usize) -> (f64, f64) {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use perfcompose_runtime::bench::Sampling;
-use perfcompose_runtime::command::{CommandError, CommandLine, Measurement, TimeFrom};
+use perfcompose_runtime::command::{CommandLine, Measurement, TimeFrom};
 
 /// Fewest repetitions per point by default: the median's confidence interval needs six.
 pub const DEFAULT_REPS: u32 = 7;
@@ -58,22 +58,6 @@ pub struct TimingArgs {
     pub seed: Option<u64>,
 }
 
-/// A [`CommandError`] for people: the message and, where one helps, its hint.
-pub fn command_error(e: CommandError) -> anyhow::Error {
-    match e.hint() {
-        Some(h) => anyhow::anyhow!("{e}\n  hint: {h}"),
-        None => anyhow::anyhow!("{e}"),
-    }
-}
-
-/// `e` with a [`CommandError`] inside rendered by [`command_error`].
-pub fn with_hint(e: anyhow::Error) -> anyhow::Error {
-    match e.downcast::<CommandError>() {
-        Ok(c) => command_error(c),
-        Err(e) => e,
-    }
-}
-
 impl TimingArgs {
     /// The repetitions of a point, checked.
     pub fn sampling(&self, points: usize) -> anyhow::Result<Sampling> {
@@ -111,20 +95,13 @@ impl TimingArgs {
         points: usize,
     ) -> anyhow::Result<Measurement> {
         Ok(Measurement {
-            command: CommandLine::new(command.to_vec(), self.shell, parameters)
-                .map_err(command_error)?,
+            command: CommandLine::new(command.to_vec(), self.shell, parameters)?,
             prepare: self
                 .prepare
                 .as_deref()
                 .map(|p| CommandLine::script(p, parameters))
-                .transpose()
-                .map_err(command_error)?,
-            time_from: self
-                .time_from
-                .as_deref()
-                .map(TimeFrom::new)
-                .transpose()
-                .map_err(command_error)?,
+                .transpose()?,
+            time_from: self.time_from.as_deref().map(TimeFrom::new).transpose()?,
             sampling: self.sampling(points)?,
         })
     }

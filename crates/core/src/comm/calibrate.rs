@@ -2,7 +2,7 @@
 //!
 //! A ping-pong benchmark times messages of several sizes, with repetitions; Hockney's
 //! `α` and `β` are the intercept and slope of a straight line through those times (halved
-//! first when the benchmark reports round trips). Seed 004 obtains its `l` and `g` the
+//! first when the benchmark reports round trips). The divide-and-conquer paper obtains its `l` and `g` the
 //! same way from an all-to-all benchmark under load.
 //!
 //! Message sizes span several orders of magnitude (8 B to megabytes), so an ordinary
@@ -273,7 +273,7 @@ pub struct HockneyPiece {
 }
 
 /// Hockney's line fitted separately on consecutive message-size ranges — what real
-/// networks need where eager/rendezvous protocols or caches bend the line (seed 004's
+/// networks need where eager/rendezvous protocols or caches bend the line (the divide-and-conquer paper's
 /// "linear by pieces").
 #[derive(Clone, Debug, PartialEq)]
 pub struct PiecewiseHockney {

@@ -3,7 +3,7 @@
 //! [`CommLibrary`] plugs into the model parser ([`crate::model::parse_model_with`]) so
 //! that a components file can write `bcast_binomial(p, 8 * x)` or `hockney(bytes)`. A
 //! call expands at parse time into an ordinary [`Expr`] whose machine parameters are free
-//! parameters — `alpha`, `beta` (Hockney), `L`, `o`, `g`, `G` (LogGP), `l`, `g` (seed 004's
+//! parameters — `alpha`, `beta` (Hockney), `L`, `o`, `g`, `G` (LogGP), `l`, `g` (the divide-and-conquer paper's
 //! exchange) — so `--at alpha=2e-6,beta=1e-9` or a machine table supplies them later,
 //! and the model stays symbolic until then.
 //!
@@ -65,7 +65,7 @@ impl CommLibrary {
             doc(
                 "exchange",
                 "exchange(K[, l, g])",
-                "seed 004's pairwise exchange of K words (send and receive)",
+                "the divide-and-conquer paper's pairwise exchange of K words (send and receive)",
                 "2(l + K·g)",
             ),
             doc(
@@ -246,7 +246,7 @@ fn loggp_call(name: &str, args: Vec<Expr>) -> Result<Expr, String> {
     Ok(net.message(&args[0]))
 }
 
-/// Seed 004: `Ex(K) = t_send + t_recv = 2·(l + K·g)`.
+/// The divide-and-conquer paper: `Ex(K) = t_send + t_recv = 2·(l + K·g)`.
 fn exchange_call(args: Vec<Expr>) -> Result<Expr, String> {
     let (l, g) = match args.len() {
         1 => (Expr::param("l"), Expr::param(names::G_SHORT)),
@@ -257,7 +257,7 @@ fn exchange_call(args: Vec<Expr>) -> Result<Expr, String> {
     Ok(exchange(&args[0], &l, &g))
 }
 
-/// Seed 004's exchange of `k` words between hypercube partners: `2·(l + k·g)`.
+/// The divide-and-conquer paper's exchange of `k` words between hypercube partners: `2·(l + k·g)`.
 pub fn exchange(k: &Expr, l: &Expr, g: &Expr) -> Expr {
     Expr::mul(
         Expr::constant(2.0),

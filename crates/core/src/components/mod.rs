@@ -119,7 +119,7 @@ pub enum ComponentSource {
     Model { text: String, at: String },
     /// Fitted from a measurements file, on a statistic of each point's repetitions.
     Fitted { path: PathBuf, measure: Measure },
-    /// Compiled into perfcompose (the seed's Table 1).
+    /// Compiled into perfcompose (the paper's Table 1).
     BuiltIn,
 }
 
@@ -256,7 +256,7 @@ impl Components {
     }
 }
 
-/// The component models of seed 000, Table 1 (nanoseconds; `inc` is the block of ten
+/// The component models of the pattern-composition paper, Table 1 (nanoseconds; `inc` is the block of ten
 /// increments used in every configuration of the paper), plus the Hadoop shuffle of its
 /// eq. 7 over the 1 Gb/s link (0.125 bytes/ns).
 pub const SEED000_TABLE1: &[(&str, &str, &str)] = &[
@@ -308,7 +308,7 @@ pub const SEED000_TABLE1: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The built-in components: seed 000's Table 1.
+/// The built-in components: the pattern-composition paper's Table 1.
 pub fn seed_table1() -> Components {
     let mut entries = BTreeMap::new();
     for (name, text, what) in SEED000_TABLE1 {
@@ -322,7 +322,7 @@ pub fn seed_table1() -> Components {
         );
     }
     Components {
-        origin: "built-in (seed 000, Table 1)".to_string(),
+        origin: "built-in (the pattern-composition paper's Table 1 blocks)".to_string(),
         entries,
         machine: BTreeMap::new(),
     }

@@ -184,7 +184,7 @@ pub fn settling(models: &[Expr], axis: &str, extra: &[f64], env: &dyn Env) -> Op
     })
 }
 
-/// The stage whose model grows fastest (the seed's choice), when symbolic comparison
+/// The stage whose model grows fastest (the paper's choice), when symbolic comparison
 /// decides it: strictly faster than every other, or of the same order with the largest
 /// leading coefficient.
 pub fn dominant_stage(models: &[Expr]) -> Option<usize> {

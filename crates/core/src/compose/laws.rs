@@ -1,4 +1,4 @@
-//! Comparing designs, and seed 000's relational theory (§5) checked on models.
+//! Comparing designs, and the pattern-composition paper's relational theory (§5) checked on models.
 //!
 //! [`compare_terms`] decides whether two designs have the same model — symbolically
 //! (identical canonical forms after simplification), or numerically over a grid within
@@ -263,7 +263,7 @@ pub struct LawFailure {
     pub right_value: f64,
 }
 
-/// Check relations (i)–(iv) of seed 000 over the components (each law over all ordered
+/// Check relations (i)–(iv) of the pattern-composition paper over the components (each law over all ordered
 /// choices of components, up to [`MAX_LAW_INSTANCES`]).
 pub fn check_laws(components: &Components, opts: ComposeOptions, grid: &Grid) -> Vec<LawReport> {
     let grid = if grid.is_empty() {

@@ -1,7 +1,7 @@
 //! Composition: turn a term and the models of its components into a model of the whole
 //! program, keeping the provenance a designer needs to act on it.
 //!
-//! The metric is seed 000's: the average time a data element spends in the program
+//! The metric is the pattern-composition paper's: the average time a data element spends in the program
 //! (1/throughput), as a function of the input size `x` of an element.
 //!
 //! | term | model |
@@ -9,9 +9,9 @@
 //! | `seq(a, b)` | `M[a] + M[b]` |
 //! | `tpool(n, t)` | `M[t] / n`, or `M[t] / min(n, C)` with `cores = C` (and a note when it caps) |
 //! | `pipe(a, b)` | `max(M[a], M[b])`, the pointwise maximum; stages and crossovers are kept |
-//! | `mapreduce(map, reduce, nodes=m, threads=n, keys=k, per_key=d, shuffle=S)` | `x·M[map](1)/(m·n) + M[S](d) + k·M[reduce](d)/(m·n)` (seed 000 eq. 5) |
-//! | `dc(div, comb, leaf, procs=P, exchange=E, size=K)` | `Σ_{j=0}^{log2 P − 1} [M[div](x/2^j) + M[comb](x/2^j) + M[E](K_j)] + M[leaf](x/P)` (seed 004) |
-//! | `matmul(mult, procs=P, message=E, bcast=B)` | `q·[½·B(q, b) + M[E](b) + M[mult](x/q)]`, `q = √P`, `b = bytes(x/q)` (seed 002, [`crate::skeleton::FoxBlocks`]) |
+//! | `mapreduce(map, reduce, nodes=m, threads=n, keys=k, per_key=d, shuffle=S)` | `x·M[map](1)/(m·n) + M[S](d) + k·M[reduce](d)/(m·n)` (the pattern-composition paper's eq. 5) |
+//! | `dc(div, comb, leaf, procs=P, exchange=E, size=K)` | `Σ_{j=0}^{log2 P − 1} [M[div](x/2^j) + M[comb](x/2^j) + M[E](K_j)] + M[leaf](x/P)` (the divide-and-conquer paper) |
+//! | `matmul(mult, procs=P, message=E, bcast=B)` | `q·[½·B(q, b) + M[E](b) + M[mult](x/q)]`, `q = √P`, `b = bytes(x/q)` (the matrix-multiplication paper, [`crate::skeleton::FoxBlocks`]) |
 //!
 //! Names inside models: `x` is the input size of whatever the model describes. In
 //! `mapreduce`, the component models see `m` (nodes), `n` (threads per node) and `k`
@@ -22,7 +22,7 @@
 //! component's `x` is the message size `K_j` exchanged at that level: `size=EXPR` gives
 //! it, with `x` meaning the level's subproblem size and `j` the level (default
 //! `size=x`: partners exchange their whole subproblem). The `dc` metric is the time of
-//! one problem of size `x`, as in seed 004. In `matmul`, `x` is the order of the
+//! one problem of size `x`, as in the divide-and-conquer paper. In `matmul`, `x` is the order of the
 //! matrices, the block product's `x` the order of a block (`x/√P`), and the message
 //! component's `x` the bytes of one message: a block (`bytes=`, default `8·x²`), or a
 //! `1/k` of it in a pipelined broadcast of `segments=k`. Every other name stays free.
@@ -30,7 +30,7 @@
 //! [`compose`] returns a [`Composition`]: the model, every pipeline with its stages
 //! (for dominance and crossovers, see [`crossover`]), and notes (cores capping,
 //! missing shuffle, oversubscription). [`predict`](predict::predict) evaluates it on a
-//! grid and adds the analyses; [`laws`] checks seed 000's relational theory.
+//! grid and adds the analyses; [`laws`] checks the pattern-composition paper's relational theory.
 
 pub mod crossover;
 pub mod grid;
@@ -114,7 +114,7 @@ pub enum NoteKind {
     Oversubscribed,
     /// A `mapreduce` on several nodes without a shuffle component.
     NoShuffle,
-    /// A shuffle phase inside a task pool (the seed's grammar excludes it).
+    /// A shuffle phase inside a task pool (the paper's grammar excludes it).
     ShuffleInTaskPool,
 }
 
@@ -158,7 +158,7 @@ pub fn compose(
                 span: term.root.span,
                 kind: NoteKind::Oversubscribed,
                 text: format!(
-                    "the design keeps {t} threads busy on {cores} cores; the model assumes every stage and worker has a core of its own (seed 000 §3.1), so expect it to be optimistic"
+                    "the design keeps {t} threads busy on {cores} cores; the model assumes every stage and worker has a core of its own (the pattern-composition paper, §3.1), so expect it to be optimistic"
                 ),
             });
         }
@@ -404,7 +404,7 @@ impl Composer<'_> {
         Ok(Expr::max_of(models))
     }
 
-    /// Seed 000's eq. 5, times `factor`.
+    /// The pattern-composition paper's eq. 5, times `factor`.
     // Out of line: inlined, its locals would sit in every level's frame of the
     // recursion over deep terms.
     #[inline(never)]
@@ -448,7 +448,7 @@ impl Composer<'_> {
                     self.notes.push(Note {
                         span: n.span,
                         kind: NoteKind::ShuffleInTaskPool,
-                        text: "a mapreduce with a shuffle runs inside a task pool; seed 000 treats the shuffle as a property of the cluster and excludes this nesting".to_string(),
+                        text: "a mapreduce with a shuffle runs inside a task pool; the pattern-composition paper treats the shuffle as a property of the cluster and excludes this nesting".to_string(),
                     });
                 }
                 subst_simultaneous(model, &bound(per_key.clone()))

@@ -12,7 +12,7 @@ use crate::term::Term;
 /// overhead model of `perfcompose calibrate overhead`), added to the composed model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Overhead {
-    /// Nanoseconds per element (the unit of the seed's component models).
+    /// Nanoseconds per element (the unit of the paper's component models).
     pub ns_per_element: f64,
     /// Where it comes from, for the notes (e.g. the calibration file).
     pub source: String,

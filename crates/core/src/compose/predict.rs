@@ -129,7 +129,7 @@ pub struct PipelineReport {
     /// Byte range of the pipeline in the term as written.
     pub span: [usize; 2],
     pub stages: Vec<StageReport>,
-    /// The asymptotically dominant stage (the seed's choice), when symbolic comparison
+    /// The asymptotically dominant stage (the paper's choice), when symbolic comparison
     /// decides it for every value of the other parameters.
     pub asymptotic_stage: Option<String>,
     /// Per combination of the other parameters' values: the stage leading for large `x`.
@@ -528,7 +528,7 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
                     speedup,
                     at,
                     text: format!(
-                        "{} could run as {replacement}: {}x faster {where_} with {} (seed 000 relation iv: no stage waits for another)",
+                        "{} could run as {replacement}: {}x faster {where_} with {} (relation iv of the pattern-composition paper: no stage waits for another)",
                         p.term,
                         format_significant(speedup, 3),
                         if eff == k as u64 {

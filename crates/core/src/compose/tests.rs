@@ -9,7 +9,7 @@ use crate::components::{seed_table1, Components};
 use crate::model::{parse_model, Expr};
 use crate::term::{parse_term, NodeKind};
 
-/// Coefficients in seed 000's tables are rounded to (about) two decimals.
+/// Coefficients in the pattern-composition paper's tables are rounded to (about) two decimals.
 const SEED_TABLE_REL_TOL: f64 = 1e-4;
 /// Numeric agreement of two ways of computing the same value.
 const NUMERIC_REL_TOL: f64 = 1e-9;
@@ -278,7 +278,7 @@ fn dc_follows_the_hypercube_recursion() {
 
 #[test]
 fn dc_exchange_size_reproduces_seed_004() {
-    // Seed 004's example: every level exchanges the whole root vector of N = 1024K words,
+    // The divide-and-conquer paper's example: every level exchanges the whole root vector of N = 1024K words,
     // Ex(K) = 2 (l + K g) with l = 2.43e-4 s, g = 1.51e-7 s/word; over 3 levels: 0.929202 s.
     let c = with(&[("zero", "0"), ("ex", "2 * (0.000243 + 1.51e-7 * x)")]);
     let r = model("dc(zero, zero, zero, procs=8, exchange=ex, size=N)", &c);
@@ -675,7 +675,7 @@ fn the_laws_hold_on_the_seed_components_and_iv_fails_on_one_core() {
     assert_eq!(one[3].verdict, "fails");
 }
 
-// ----- seed 000's tables ------------------------------------------------------------
+// ----- the pattern-composition paper's tables ------------------------------------------------------------
 
 #[derive(Deserialize)]
 struct Table2 {
@@ -699,7 +699,7 @@ fn testdata(path: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Seed 000's Table 2 "modular model" column, composed from its Table 1.
+/// The pattern-composition paper's Table 2 "modular model" column, composed from its Table 1.
 #[test]
 fn seed_table2_modular_column_is_reproduced() {
     let table: Table2 = toml::from_str(&testdata("seed000/table2.toml")).unwrap();

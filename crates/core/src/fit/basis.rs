@@ -1,4 +1,4 @@
-//! Fitting user-given basis functions (`--basis "1, N, M"`), as seed 004 fits its
+//! Fitting user-given basis functions (`--basis "1, N, M"`), as the divide-and-conquer paper fits its
 //! per-block cost functions: when the form of a cost is known (`a + b·N + c·M`), only the
 //! coefficients are unknown, and ordinary linear least squares over the basis gives them,
 //! with R² telling how well that coefficient set explains the data.

@@ -13,7 +13,7 @@
 //! | `segmented` | one parameter: the default modeler, or two of its models joined at a break where the measurements step (a cache level) and no single model follows them ([`segmented`]) |
 //!
 //! Besides the modelers, [`basis::fit_basis`] fits user-given basis functions (`1, N, M`)
-//! by linear least squares, as seed 004 fits its per-block cost functions, and
+//! by linear least squares, as the divide-and-conquer paper fits its per-block cost functions, and
 //! [`synth`] generates seeded synthetic measurements with known true models for tests and
 //! the benchmark (`crates/core/examples/fit_bench.rs`, results in `docs/fitting.md`).
 //!
@@ -142,7 +142,7 @@ pub struct FitStats {
     pub points: usize,
 }
 
-/// Per-point facts a user checks a fit against (seed 004's Table 1 lists the coefficient
+/// Per-point facts a user checks a fit against (the divide-and-conquer paper's Table 1 lists the coefficient
 /// of variation of the repetitions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointStats {

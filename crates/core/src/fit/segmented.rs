@@ -33,7 +33,7 @@
 //! the range from half such a size to the size itself (a cache holds more than the
 //! block's data, so the step can come before the data fills it), with at least
 //! [`HINTED_MIN_SEGMENT`] sizes a side instead of [`MIN_SEGMENT`]. A level-1 cache of
-//! 48 KiB holds 12,288 `i32`s: on the seed's grid (1,024, 2,048, 4,096, 8,192, 16,384,
+//! 48 KiB holds 12,288 `i32`s: on the paper's grid (1,024, 2,048, 4,096, 8,192, 16,384,
 //! …) four sizes lie under it, and `inc` steps there from 0.94 to 1.19 ns per element
 //! on an Intel Xeon guest. Splitting only there, not wherever the data allows, keeps a
 //! piece from bending to follow a few disturbed points: an `inc_warm` slow at 65,536 and
@@ -58,7 +58,7 @@ use crate::model::Expr;
 /// Fewest sizes on each side of a break (Extra-P's segmented modeler uses five, too).
 pub const MIN_SEGMENT: usize = 5;
 /// Fewest sizes on a side of a break near a hinted size ([`FitOptions::breaks`]). Four:
-/// the sizes under a 48 KiB level-1 cache on the seed's grid. With three, a
+/// the sizes under a 48 KiB level-1 cache on the paper's grid. With three, a
 /// `qsort_par2` split after 4,096 with a left piece that missed its own 2,048 by 15%.
 pub const HINTED_MIN_SEGMENT: usize = 4;
 /// A point is missed when the model is further from it than this many noise units.

@@ -19,7 +19,7 @@
 //! within as many evaluations takes over, and the outcome names the part and says the
 //! allocation may not be the best ([`Method::LocalSearch`]).
 //!
-//! With rewrites ([`rewrites`]) the designs seed 000's relational laws make comparable are
+//! With rewrites ([`rewrites`]) the designs the pattern-composition paper's relational laws make comparable are
 //! scored the same way: the design's blocks in order, cut into consecutive groups, each
 //! group a task pool of the `seq` of its blocks — `pipe(tpool(?, a), tpool(?, b))`,
 //! `tpool(?, seq(a, b))` (law iv) and every merge and split between them.

@@ -1,4 +1,4 @@
-//! The designs seed 000's relational laws make comparable with a given one: its blocks in
+//! The designs the pattern-composition paper's relational laws make comparable with a given one: its blocks in
 //! order, cut into consecutive groups, each group a task pool of the `seq` of its blocks.
 //! Law (iv) (`pipe(a, b) ≥ tpool(2, seq(a, b))`) compares a pipeline with the task pool
 //! of its stages' `seq`; merging two neighbouring stages into one task pool, or splitting

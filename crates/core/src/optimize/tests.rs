@@ -104,7 +104,7 @@ fn a_pipeline_is_balanced_by_its_stages_times() {
     assert!(best.bottleneck.contains("qsort"), "{}", best.bottleneck);
 }
 
-/// Seed 000's Table 2 designs of qsort and inc, each evaluated as written: the rewrites of
+/// The pattern-composition paper's Table 2 designs of qsort and inc, each evaluated as written: the rewrites of
 /// any one of them find a design at least as fast as the fastest within the budget.
 #[test]
 fn rewrites_find_the_best_of_the_table_2_designs() {

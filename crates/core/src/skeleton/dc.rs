@@ -1,4 +1,4 @@
-//! Seed 004: the timing model of hypercube divide and conquer (HDC) over `P` processes.
+//! The divide-and-conquer paper: the timing model of hypercube divide and conquer (HDC) over `P` processes.
 //!
 //! The skeleton splits the problem `log2 P` times; at level `j` every process divides a
 //! problem of size `S/2^j`, exchanges `K_j` words with its partner across dimension `j`
@@ -13,7 +13,7 @@
 //!
 //! Block models are ordinary [`Expr`]s in their own parameters — typically fitted from
 //! block traces — and only the parameters named as *divided* shrink with the level (in
-//! the seed's connected components, the edge count `M` halves while the node count `N`
+//! the paper's connected components, the edge count `M` halves while the node count `N`
 //! does not: every level combines a root vector of all `N` nodes). The level index is the
 //! free parameter `j` of the exchange model, so `K_j` may depend on it.
 
@@ -104,7 +104,7 @@ impl Hypercube {
     }
 }
 
-/// Seed 004's exchange with the default parameter names: `2·(l + K·g)`.
+/// The divide-and-conquer paper's exchange with the default parameter names: `2·(l + K·g)`.
 pub fn exchange_words(k: &Expr) -> Expr {
     exchange(k, &Expr::param("l"), &Expr::param("g"))
 }

@@ -1,4 +1,4 @@
-//! Seed 002's Fox algorithm composed from block models: what the `matmul(...)` term
+//! The matrix-multiplication paper's Fox algorithm composed from block models: what the `matmul(...)` term
 //! composes to. [`super::Matmul::fox`] writes the same derivation with the machine
 //! parameters `T_startup`, `T_comm`, `T_flops`; here the block product and the message
 //! are models of their own (fitted from unit tests, or a calibrated network), so that
@@ -14,7 +14,7 @@
 //!
 //! With `msg(n) = α + β·n` these are the Hockney costs of [`crate::comm::Algorithm`],
 //! and with `mult(m) = 2m³·T_flops`, `bytes(m) = m²` the whole is `Matmul::fox` (a
-//! 1 × 1 mesh sends nothing, where the seed's formula keeps one roll).
+//! 1 × 1 mesh sends nothing, where the paper's formula keeps one roll).
 
 use crate::comm::{lg_ceil, Algorithm};
 use crate::model::{Expr, Q};

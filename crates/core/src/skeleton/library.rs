@@ -93,13 +93,13 @@ impl SkeletonLibrary {
             doc(
                 "matmul_dataflow",
                 "matmul_dataflow(N, M[, T_sched, T_comm, T_flops])",
-                "seed 002 eq. 5: Fox's algorithm on Dryad (flat-tree broadcast through file pipes)",
+                "Fox's algorithm on Dryad, flat-tree broadcast through file pipes (the matrix-multiplication paper's eq. 5)",
                 "√N(N+1)/2·T_sched + (√N+1)M²/(2√N)·T_comm + 2M³/N·T_flops",
             ),
             doc(
                 "matmul_mpi_binomial",
                 "matmul_mpi_binomial(N, M[, T_sched, T_comm, T_flops])",
-                "seed 002 eq. 9: Fox's algorithm on MPI with a binomial-tree broadcast",
+                "Fox's algorithm on MPI with a binomial-tree broadcast (the matrix-multiplication paper's eq. 9)",
                 "√N(N+1)/2·T_sched + M²(1 + ⌈log2 √N⌉)/(2√N)·T_comm + 2M³/N·T_flops",
             ),
             doc(
@@ -111,19 +111,19 @@ impl SkeletonLibrary {
             doc(
                 "matmul_overhead_dataflow",
                 "matmul_overhead_dataflow(N, M[, T_comm, T_flops])",
-                "seed 002 eq. 7: Dryad's parallel overhead for large matrices",
+                "Dryad's parallel overhead for large matrices (the matrix-multiplication paper's eq. 7)",
                 "√N(√N+1)/(4M) · T_comm/T_flops",
             ),
             doc(
                 "matmul_overhead_mpi",
                 "matmul_overhead_mpi(N, M[, T_comm, T_flops])",
-                "seed 002 eq. 10: MPI's parallel overhead for large matrices",
+                "MPI's parallel overhead for large matrices (the matrix-multiplication paper's eq. 10)",
                 "√N(1 + ⌈log2 √N⌉)/(4M) · T_comm/T_flops",
             ),
             doc(
                 "parallel_efficiency",
                 "parallel_efficiency(T1, TN, N)",
-                "parallel efficiency of a run on N processes (seed 002 eq. 6)",
+                "parallel efficiency of a run on N processes (the matrix-multiplication paper's eq. 6)",
                 "T1 / (N·TN)",
             ),
             doc(
@@ -135,7 +135,7 @@ impl SkeletonLibrary {
             doc(
                 "dc_hypercube",
                 "dc_hypercube(P, size, divide, combine, leaf, exchange)",
-                "seed 004: hypercube divide and conquer; `size` names the parameter that halves per level, `exchange` may use the level j",
+                "hypercube divide and conquer (the divide-and-conquer paper); `size` names the parameter that halves per level, `exchange` may use the level j",
                 "Σ_{j<log2 P} [divide(size/2^j) + combine(size/2^j) + exchange] + leaf(size/P)",
             ),
         ];
@@ -148,7 +148,9 @@ impl SkeletonLibrary {
             v.push(doc(
                 name,
                 &sig,
-                &format!("Fox's algorithm derived as in seed 002, with {label}"),
+                &format!(
+                    "Fox's algorithm derived as in the matrix-multiplication paper, with {label}"
+                ),
                 "√N·[(N+1)/2·T_sched + ½·B(√N, M²/N) + T_startup + M²/N·T_comm + 2(M/√N)³·T_flops]",
             ));
         }

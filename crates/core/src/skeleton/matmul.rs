@@ -1,9 +1,9 @@
-//! Seed 002: parallel matrix multiplication (Fox's broadcast–multiply–roll algorithm) on a
+//! The matrix-multiplication paper: parallel matrix multiplication (Fox's broadcast–multiply–roll algorithm) on a
 //! `√N × √N` mesh of processes, for a dataflow runtime (Dryad) and for MPI.
 //!
 //! `M × M` matrices are split into `m × m` blocks, `m = M/√N`. Each of the `√N`
 //! iterations broadcasts a block of A along each mesh row, multiplies (`2m³` flops) and
-//! rolls B one step up its column. The seed's model (its eqs. 1–10):
+//! rolls B one step up its column. The paper's model (its eqs. 1–10):
 //!
 //! * broadcast, averaged over the iterations: because a process starts multiplying as
 //!   soon as its block arrives, over the `√N` iterations it waits on average for half a
@@ -13,16 +13,16 @@
 //!
 //! Two families of models live here:
 //!
-//! * **the seed's printed equations** — [`Matmul::dataflow`] (eq. 5) and
+//! * **the paper's printed equations** — [`Matmul::dataflow`] (eq. 5) and
 //!   [`Matmul::mpi_binomial`] (eq. 9), with parallel efficiency and overhead (eqs. 6, 7,
 //!   10), and their pieces: [`Matmul::dataflow_broadcast_average`] (eq. 1),
 //!   [`Matmul::roll`] (eq. 2), [`Matmul::block_multiply`] (eq. 3),
-//!   [`Matmul::mpi_broadcast_average`] (eq. 8). These reproduce the seed's Table 3.
+//!   [`Matmul::mpi_broadcast_average`] (eq. 8). These reproduce the paper's Table 3.
 //! * **the same derivation for any broadcast algorithm** — [`Matmul::fox`], built from
 //!   [`crate::comm`]'s cost formulas: `√N · [(N+1)/2·T_sched + ½·B(√N, m²) + R(m²) +
 //!   2m³·T_flops]` with `B` the broadcast and `R = α + m²β` the roll. With the flat
 //!   tree and no start-up cost it *is* eq. 5. With the binomial tree it gives an `M²`
-//!   coefficient of `(⌈log2 √N⌉ + 2)/(2√N)` where the seed's eq. 9 prints
+//!   coefficient of `(⌈log2 √N⌉ + 2)/(2√N)` where the paper's eq. 9 prints
 //!   `(1 + ⌈log2 √N⌉)/(2√N)`: eq. 9 does not follow from eqs. 2 and 8 as printed, and we
 //!   keep both rather than pick silently (see `docs/communication.md`).
 //!
@@ -125,7 +125,7 @@ impl Matmul {
         ])
     }
 
-    /// Seed 002 eq. 1: Dryad's flat-tree broadcast of one block along a mesh row,
+    /// The matrix-multiplication paper's eq. 1: Dryad's flat-tree broadcast of one block along a mesh row,
     /// averaged over the iterations: `(√N−1)/2 · (T_startup + m²·T_comm)`.
     pub fn dataflow_broadcast_average(&self) -> Expr {
         let q = self.side();
@@ -138,7 +138,7 @@ impl Matmul {
         )
     }
 
-    /// Seed 002 eq. 8: MPI's binomial broadcast averaged over the iterations:
+    /// The matrix-multiplication paper's eq. 8: MPI's binomial broadcast averaged over the iterations:
     /// `(√N−1)/2 · T_startup + ⌈log2 √N⌉/2 · m²·T_comm`.
     pub fn mpi_broadcast_average(&self) -> Expr {
         let q = self.side();
@@ -155,7 +155,7 @@ impl Matmul {
         )
     }
 
-    /// Seed 002 eq. 2: rolling a block of B one step, `T_startup + m²·T_comm`.
+    /// The matrix-multiplication paper's eq. 2: rolling a block of B one step, `T_startup + m²·T_comm`.
     pub fn roll(&self) -> Expr {
         Expr::add(
             self.t_startup.clone(),
@@ -163,7 +163,7 @@ impl Matmul {
         )
     }
 
-    /// Seed 002 eq. 3: one block product, `2m³·T_flops`.
+    /// The matrix-multiplication paper's eq. 3: one block product, `2m³·T_flops`.
     pub fn block_multiply(&self) -> Expr {
         Expr::product_of(vec![
             Expr::constant(2.0),
@@ -172,7 +172,7 @@ impl Matmul {
         ])
     }
 
-    /// Seed 002 eq. 5, Dryad (flat-tree broadcast through file pipes):
+    /// The matrix-multiplication paper's eq. 5, Dryad (flat-tree broadcast through file pipes):
     /// `√N(N+1)/2·T_sched + (√N+1)M²/(2√N)·T_comm + 2M³/N·T_flops`.
     pub fn dataflow(&self) -> Expr {
         let q = self.side();
@@ -187,7 +187,7 @@ impl Matmul {
         Expr::sum_of(vec![self.scheduling(), comm, self.compute()])
     }
 
-    /// Seed 002 eq. 9, MPI with a binomial-tree broadcast:
+    /// The matrix-multiplication paper's eq. 9, MPI with a binomial-tree broadcast:
     /// `√N(N+1)/2·T_sched + M²(1 + ⌈log2 √N⌉)/(2√N)·T_comm + 2M³/N·T_flops`.
     ///
     /// The seed writes `log2 √N`; its Table 3 (25 processes, `√N = 5`) is computed with
@@ -205,7 +205,7 @@ impl Matmul {
         Expr::sum_of(vec![self.scheduling(), comm, self.compute()])
     }
 
-    /// The seed's derivation with any broadcast algorithm `bcast` (a `Bcast*` variant)
+    /// The paper's derivation with any broadcast algorithm `bcast` (a `Bcast*` variant)
     /// under Hockney with `α = T_startup`, `β = T_comm` per element:
     /// `√N · [(N+1)/2·T_sched + ½·B(√N, m²) + (α + m²β) + 2m³·T_flops]`.
     /// `segments` is used by [`Algorithm::BcastPipeline`] only.
@@ -327,7 +327,7 @@ mod tests {
     #[test]
     fn eq4_is_sqrt_n_times_the_per_iteration_pieces() {
         // Eq. 4 = √N·{(N+1)/2·T_sched + eq. 1 + eq. 2 + eq. 3} with the start-ups
-        // dropped, as the seed drops them.
+        // dropped, as the paper drops them.
         let mut mm = Matmul::symbolic();
         mm.t_startup = Expr::zero();
         let per_iteration = Expr::sum_of(vec![
@@ -370,7 +370,7 @@ mod tests {
                 mm.dataflow().eval(&e).unwrap()
             ));
         }
-        // With start-ups it adds exactly √N(√N+1)/2·T_startup, the term the seed drops.
+        // With start-ups it adds exactly √N(√N+1)/2·T_startup, the term the paper drops.
         let with = Matmul::symbolic().fox(Algorithm::BcastFlat, None).unwrap();
         let e = env(25.0, 30_000.0);
         let extra = with.eval(&e).unwrap() - mm.dataflow().eval(&e).unwrap();

@@ -1,9 +1,9 @@
-//! Analytic skeleton models: parallel matrix multiplication (seed 002) and hypercube
-//! divide and conquer (seed 004).
+//! Analytic skeleton models: parallel matrix multiplication (the matrix-multiplication paper) and hypercube
+//! divide and conquer (the divide-and-conquer paper).
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`Matmul`] | Fox's broadcast–multiply–roll on a `√N × √N` mesh: the seed's eqs. 5 and 9 for Dryad and MPI, the same derivation for any broadcast algorithm, parallel efficiency and overhead |
+//! | [`Matmul`] | Fox's broadcast–multiply–roll on a `√N × √N` mesh: the paper's eqs. 5 and 9 for Dryad and MPI, the same derivation for any broadcast algorithm, parallel efficiency and overhead |
 //! | [`FoxBlocks`] | the same algorithm composed from a block product's and a message's models (the `matmul(...)` term) |
 //! | [`Hypercube`] | the HDC recursion `Σ_j [Div(S/2^j) + Comb(S/2^j) + Ex(K_j)] + Seq(S/P)` over block models |
 //! | [`StandardLibrary`] | every function of the model language (these skeletons and [`crate::comm`]'s communication models), for components files |

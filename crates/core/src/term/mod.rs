@@ -97,7 +97,7 @@ pub struct MapReduce {
     pub reduction: Option<ReductionArg>,
 }
 
-/// Seed 000's three ways (§4.2.5) to reduce a MapReduce over several nodes.
+/// The pattern-composition paper's three ways (§4.2.5) to reduce a MapReduce over several nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
     /// Every node reduces its key-value collections pairwise to one; the root receives
@@ -138,7 +138,7 @@ pub struct ReductionArg {
 }
 
 /// `dc(divide, combine, leaf, procs=P, exchange=E[, size=K])`: hypercube divide and
-/// conquer over `P` processes (seed 004).
+/// conquer over `P` processes (the divide-and-conquer paper).
 #[derive(Clone, Debug)]
 pub struct Dc {
     pub divide: Node,
@@ -173,7 +173,7 @@ pub struct Matmul {
     pub bytes: Option<ExprArg>,
 }
 
-/// The broadcasts seed 002 compares for Fox's algorithm.
+/// The broadcasts the matrix-multiplication paper compares for Fox's algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Broadcast {
     /// The root sends to every other process in turn.

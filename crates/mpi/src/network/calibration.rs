@@ -10,8 +10,8 @@
 //!   messages of a burst (the burst time less one round trip, over the gaps between its
 //!   messages), `L` the one-byte message time less `2o`, and `G` the rendezvous range's
 //!   time per byte.
-//! - **Seed 004's `l` and `g`**: under a full all-to-all every process sends `K` words to
-//!   each of the `P − 1` others and receives as many; with the seed's exchange cost
+//! - **The divide-and-conquer paper's `l` and `g`**: under a full all-to-all every process sends `K` words to
+//!   each of the `P − 1` others and receives as many; with the paper's exchange cost
 //!   `2·(l + K·g)` per partner, the all-to-all takes `2·(P − 1)·(l + K·g)`, so a straight
 //!   line through `T(K) / (2·(P − 1))` gives `l` (intercept) and `g` (slope).
 //!
@@ -61,7 +61,7 @@ pub struct LogGp {
     pub gap_per_byte_s: f64,
 }
 
-/// Seed 004's exchange parameters: `Ex(K) = 2·(l + K·g)` for `K` words.
+/// The divide-and-conquer paper's exchange parameters: `Ex(K) = 2·(l + K·g)` for `K` words.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
     pub l_s: f64,
@@ -218,7 +218,7 @@ impl NetworkCalibration {
             gap_per_byte_s: hockney.beta_s_per_byte,
         };
 
-        // Seed 004's exchange.
+        // The divide-and-conquer paper's exchange.
         let pairs = 2.0 * processes.saturating_sub(1).max(1) as f64;
         let alltoall: Vec<AlltoallPoint> = raw
             .alltoall
@@ -240,7 +240,7 @@ impl NetworkCalibration {
         let mut l = ex_line.intercept;
         if l < 0.0 {
             notes.push(format!(
-                "the all-to-all line has a negative start-up ({l:.3e} s); seed 004's l is taken as 0"
+                "the all-to-all line has a negative start-up ({l:.3e} s); the divide-and-conquer paper's l is taken as 0"
             ));
             l = 0.0;
         }

@@ -15,8 +15,8 @@ impl NetworkCalibration {
     /// with `machine_file = "FILE"` (or its `[machine]` table pasted in, `unit` and all).
     ///
     /// It binds `alpha`, `beta` (Hockney: the eager start-up and the bulk time per byte),
-    /// `L`, `o`, `G` (LogGP) and seed 004's `l` and `g`. LogGP's own `g` (the gap between
-    /// messages) shares its name with seed 004's per-word `g`; the table binds the seed's,
+    /// `L`, `o`, `G` (LogGP) and the divide-and-conquer paper's `l` and `g`. LogGP's own `g` (the gap between
+    /// messages) shares its name with the divide-and-conquer paper's per-word `g`; the table binds the paper's,
     /// which `exchange()` and `dc(...)` use, and states LogGP's in a comment.
     pub fn machine_table(&self) -> String {
         let m = self.machine_hockney();
@@ -65,18 +65,18 @@ impl NetworkCalibration {
         );
         let _ = writeln!(
             s,
-            "l = {:e}  # ns: seed 004's start-up of an exchange (all-to-all under load)",
+            "l = {:e}  # ns: the divide-and-conquer paper's start-up of an exchange (all-to-all under load)",
             ns(self.exchange.l_s)
         );
         let _ = writeln!(
             s,
-            "g = {:e}  # ns per {}-byte word: seed 004's time per word under load",
+            "g = {:e}  # ns per {}-byte word: the divide-and-conquer paper's time per word under load",
             ns(self.exchange.g_s_per_word),
             self.exchange.word_bytes
         );
         let _ = writeln!(
             s,
-            "# LogGP's gap between messages is {:e} ns; it is not bound here because `g` is seed 004's above.",
+            "# LogGP's gap between messages is {:e} ns; it is not bound here because `g` is the divide-and-conquer paper's above.",
             ns(self.loggp.g_s)
         );
         s

@@ -9,7 +9,7 @@
 //!   answers each one before the next): LogGP's overhead `o`.
 //! - **A burst** of small messages sent back to back, then one answer: the time between
 //!   consecutive injections, LogGP's gap `g`.
-//! - **All-to-all under load** (seed 004's `l` and `g`): every rank sends `K` 4-byte words
+//! - **All-to-all under load** (the divide-and-conquer paper's `l` and `g`): every rank sends `K` 4-byte words
 //!   to every other rank, `K` from 1 word up, quadrupling; the slowest rank's time per
 //!   operation counts.
 //! - **Compute speed**: the flop rate of one core on a multiply-add loop over cache-resident
@@ -28,7 +28,7 @@ use crate::job::Job;
 
 /// Bytes of the small message that LogGP's `o` and `g` are measured with.
 pub const SMALL_MESSAGE: u64 = 8;
-/// Bytes of one word of seed 004's exchange (a 32-bit integer, as the seed measures).
+/// Bytes of one word of the divide-and-conquer paper's exchange (a 32-bit integer, as the paper measures).
 pub const WORD_BYTES: u64 = 4;
 /// Messages in one burst.
 pub const BURST_MESSAGES: usize = 256;

@@ -5,7 +5,7 @@
 //! - `measure`: the ping-pong, send-call, burst, all-to-all and compute-speed
 //!   measurements every rank takes part in ([`measure()`], [`Plan`], [`Raw`]).
 //! - `calibration`: the parameters fitted to them ([`NetworkCalibration`]): Hockney in the
-//!   eager and the rendezvous range, LogGP, seed 004's `l` and `g`.
+//!   eager and the rendezvous range, LogGP, the divide-and-conquer paper's `l` and `g`.
 //! - `store`: where a machine's calibration is kept, and reading it back.
 //! - `export`: the calibration as a machine file for components files (ns, versioned)
 //!   and as a SimGrid platform (SI units).

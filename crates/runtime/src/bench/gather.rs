@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use crate::data::Data;
-use crate::error::{Error, KernelError};
+use crate::error::{Error, KernelError, UnitTestError};
 use crate::kernel::{Inputs, Kernel, PerKeyFn, HISTOGRAM_KEYS};
 
 /// Keys of the map outputs a gathered test reduces: the histogram's, the keys of every
@@ -55,14 +55,17 @@ impl Gather {
             .into());
         }
         let rows = (0..x.max(1))
-            .map(|i| match kernel.input(GATHER_KEYS, &inputs.variant(i as u64))? {
-                Data::Counts(v) if v.len() == GATHER_KEYS => Ok(v),
-                other => Err(Error::Run(format!(
-                    "`{}` made {} instead of {GATHER_KEYS} counts for {GATHER_KEYS} values; a per-key reduction's test gathers keyed counts",
-                    kernel.name(),
-                    other.kind(),
-                ))),
-            })
+            .map(
+                |i| match kernel.input(GATHER_KEYS, &inputs.variant(i as u64))? {
+                    Data::Counts(v) if v.len() == GATHER_KEYS => Ok(v),
+                    other => Err(UnitTestError::NotCounts {
+                        kernel: kernel.name().to_string(),
+                        made: other.kind(),
+                        keys: GATHER_KEYS,
+                    }
+                    .into()),
+                },
+            )
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Gather {
             rows: std::sync::Arc::new(rows),
@@ -92,8 +95,10 @@ impl Gather {
             *next_key = (key + 1) % GATHER_KEYS;
             values.clear();
             values.extend(rows.iter().map(|r| r[key]));
-            let v = crate::unwind::catch(|| f(key, values))
-                .map_err(|m| Error::Run(format!("kernel `{kernel}` panicked: {m}")))?;
+            let v = crate::unwind::catch(|| f(key, values)).map_err(|message| Error::Panicked {
+                kernel: kernel.to_string(),
+                message,
+            })?;
             reduced.push((key, v));
         }
         let ns = t.elapsed().as_nanos() as f64 / calls as f64;

@@ -20,7 +20,7 @@ use super::stage;
 use super::stream::{copies, evict_unless_cold, not_copyable, stream_len, templates};
 use super::threads::{on_core, LOAD_THREAD_NAME, TIMED_THREAD_NAME};
 use crate::data::Data;
-use crate::error::{Error, KernelError};
+use crate::error::{Error, KernelError, LostThread, UnitTestError};
 use crate::host::cache_bytes;
 use crate::kernel::{unit_call, Inputs, Kernel, Op, Registry};
 
@@ -117,20 +117,20 @@ impl<'a> KernelSampler<'a> {
             replica,
         } = how.into();
         if let Some(stage) = stage {
-            return Err(Error::Run(format!(
-                "`{}` as stage {} of {} is timed next to the other stages: build its test with KernelSampler::staged",
-                kernel.name(),
-                stage.index + 1,
-                stage.kernels.join(", ")
-            )));
+            return Err(UnitTestError::NeedsStaged {
+                kernel: kernel.name().to_string(),
+                index: stage.index,
+                kernels: stage.kernels,
+            }
+            .into());
         }
         if let Some(replica) = replica {
-            return Err(Error::Run(format!(
-                "`{}` as block {} of seq({}) is timed in that seq: build its test with KernelSampler::replicated",
-                kernel.name(),
-                replica.index + 1,
-                replica.kernels.join(", ")
-            )));
+            return Err(UnitTestError::NeedsReplicated {
+                kernel: kernel.name().to_string(),
+                index: replica.index,
+                kernels: replica.kernels,
+            }
+            .into());
         }
         let bytes = kernel.input_bytes(x, inputs);
         // Each sibling holds a stream of its own.
@@ -213,9 +213,7 @@ impl<'a> KernelSampler<'a> {
         how: Conditions,
     ) -> Result<KernelSampler<'a>, Error> {
         let Some(Stage { index, kernels }) = how.stage.clone() else {
-            return Err(Error::Run(
-                "a stage's unit test needs the pipeline it is a stage of".into(),
-            ));
+            return Err(UnitTestError::NoPipeline.into());
         };
         let (blocks, ops) = sequential_blocks(registry, index, &kernels, ("stage", "pipeline"))?;
         let mut s = KernelSampler::new(blocks[index], x, inputs, spec, memory_limit, how.alone())?;
@@ -245,9 +243,7 @@ impl<'a> KernelSampler<'a> {
         how: Conditions,
     ) -> Result<KernelSampler<'a>, Error> {
         let Some(Replica { index, kernels }) = how.replica.clone() else {
-            return Err(Error::Run(
-                "a replica block's unit test needs the seq it is a block of".into(),
-            ));
+            return Err(UnitTestError::NoSeq.into());
         };
         let (blocks, ops) = sequential_blocks(registry, index, &kernels, ("block", "seq"))?;
         let alone = Conditions {
@@ -281,8 +277,10 @@ impl<'a> KernelSampler<'a> {
     }
 
     fn call(&self, input: Data) -> Result<Data, Error> {
-        crate::unwind::catch(|| unit_call(&self.op, input))
-            .map_err(|m| Error::Run(format!("kernel `{}` panicked: {m}", self.kernel.name())))
+        crate::unwind::catch(|| unit_call(&self.op, input)).map_err(|message| Error::Panicked {
+            kernel: self.kernel.name().to_string(),
+            message,
+        })
     }
 
     /// The next input template (distinct inputs, cycled).
@@ -380,13 +378,10 @@ impl Repeated for KernelSampler<'_> {
             for w in workers {
                 match w.join() {
                     Ok(t) => theirs = theirs.and(t),
-                    Err(_) => {
-                        return Err(Error::Run(format!("{ran} panicked on a sibling thread")))
-                    }
+                    Err(_) => return Err(LostThread::Sibling { ran }.into()),
                 }
             }
-            let (ns, mine) = timed
-                .map_err(|_| Error::Run(format!("the timed thread of `{name}`'s test failed")))??;
+            let (ns, mine) = timed.map_err(|_| LostThread::Timed { kernel: name })??;
             // The timed thread took none of the shared stream (it timed one of its own
             // afterwards): its figure alone, as the siblings did not run next to it.
             if mine.calls == 0 {

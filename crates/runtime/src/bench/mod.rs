@@ -3,11 +3,11 @@
 //!
 //! Per size: warm-up runs, then repetitions until the 95% confidence interval of the
 //! median is within the target (adaptive mode — measure only as much as the accuracy
-//! needs, in the spirit of seed 003's threshold rule) or the repetition/time budget is
+//! needs, in the spirit of the dPerf paper's threshold rule) or the repetition/time budget is
 //! spent. Calls too short for the clock are batched so one sample lasts at least
 //! [`Sampling::min_sample`]; a sample is the time per call (ns).
 //!
-//! The kernel is timed the way programs call it (seed 000 §4 times its blocks as the
+//! The kernel is timed the way programs call it (the pattern-composition paper (§4) times its blocks as the
 //! program invokes them): inputs are prepared and outputs dropped outside the timed
 //! region, and a cold input ([`InputState::Cold`]) arrives exactly as a program's stream
 //! delivers it — each repetition makes a fresh stream of inputs the way a whole-program
@@ -19,7 +19,7 @@
 //! `inc`. A block that runs after another block of a `seq` is timed warm
 //! ([`InputState::Warm`]), one that runs after another stage of a `pipe` on an input just
 //! written by another thread ([`InputState::Remote`]). A whole program is timed on a
-//! stream of elements and reports total time / elements, the seed's metric.
+//! stream of elements and reports total time / elements, the paper's metric.
 //!
 //! | module | what lives there |
 //! |---|---|

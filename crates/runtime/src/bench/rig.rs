@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::stream::templates;
 use crate::data::Data;
-use crate::error::Error;
+use crate::error::{BuildError, Error, UnitTestError};
 use crate::kernel::{unit_call, Inputs, Kernel, Op, Registry};
 
 /// The blocks around a unit test timed among others (a pipeline's stages, a pool's `seq`):
@@ -54,14 +54,16 @@ pub(super) fn sequential_blocks<'r>(
     registry: &'r Registry,
     index: usize,
     kernels: &[String],
-    (part, whole): (&str, &str),
+    (part, whole): (&'static str, &'static str),
 ) -> Result<(Vec<&'r dyn Kernel>, Vec<Op>), Error> {
     if index >= kernels.len() {
-        return Err(Error::Run(format!(
-            "{part} {} of a {whole} of {} {part}s",
-            index + 1,
-            kernels.len()
-        )));
+        return Err(UnitTestError::NoSuchPart {
+            part,
+            whole,
+            index,
+            count: kernels.len(),
+        }
+        .into());
     }
     let blocks = kernels
         .iter()
@@ -73,16 +75,20 @@ pub(super) fn sequential_blocks<'r>(
         .zip(&ops)
         .find_map(|(k, op)| (!matches!(op, Op::Block { .. })).then_some(k))
     {
-        return Err(Error::Run(format!(
-            "`{}` is not a sequential block and cannot be a {part} of a {whole}",
-            k.name()
-        )));
+        return Err(BuildError::WrongRole {
+            name: k.name().to_string(),
+            role: k.op().role().to_string(),
+            used_as: format!("a {part} of a {whole}"),
+        }
+        .into());
     }
     Ok((blocks, ops))
 }
 
 /// Call `op`, the block named `name`, on `input`; a panic becomes an error naming it.
 pub(super) fn call(op: &Op, name: &str, input: Data) -> Result<Data, Error> {
-    crate::unwind::catch(|| unit_call(op, input))
-        .map_err(|m| Error::Run(format!("kernel `{name}` panicked: {m}")))
+    crate::unwind::catch(|| unit_call(op, input)).map_err(|message| Error::Panicked {
+        kernel: name.to_string(),
+        message,
+    })
 }

@@ -40,7 +40,7 @@ impl Sampling {
         }
     }
 
-    /// The seed's protocol: 256 repetitions per point, no early stop.
+    /// The paper's protocol: 256 repetitions per point, no early stop.
     pub fn full() -> Sampling {
         Sampling {
             warmup: 3,

@@ -159,7 +159,7 @@ pub fn group_by_sweep(series: &[Series]) -> Vec<(String, Vec<Series>)> {
 /// Extra-P's text format for an experiment (the writer of `perfcompose_core::measure`;
 /// every series must share the same points, see [`group_by_sweep`]).
 pub fn extrap_text(e: &Experiment) -> Result<String, Error> {
-    perfcompose_core::measure::text::write(e).map_err(|w| Error::Io(w.to_string()))
+    perfcompose_core::measure::text::write(e).map_err(Error::ExtrapText)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::series::PHASE_WINDOW;
 use super::stream::{copies, evict_unless_cold, not_copyable};
 use super::threads::{on_core, LOAD_THREAD_NAME, TIMED_THREAD_NAME};
 use crate::data::Data;
-use crate::error::Error;
+use crate::error::{Error, LostThread, UnitTestError};
 
 /// Where a stage takes its elements from: the stream (the first stage) or the queue from
 /// the stage before it.
@@ -108,11 +108,7 @@ pub(super) fn repetition(rig: &Rig, len: usize) -> Result<(f64, Vec<f64>), Error
             .collect();
         threads
             .into_iter()
-            .map(|t| {
-                t.join().unwrap_or_else(|_| {
-                    Err(Error::Run("a thread of a stage's unit test failed".into()))
-                })
-            })
+            .map(|t| t.join().unwrap_or_else(|_| Err(LostThread::Stage.into())))
             .collect()
     });
     // The first stage that failed, in pipeline order: the ones after it failed (or
@@ -188,9 +184,10 @@ fn time_stage(
         }
     }
     if calls == 0 {
-        return Err(Error::Run(format!(
-            "no element reached `{name}` in its pipeline"
-        )));
+        return Err(UnitTestError::Starved {
+            stage: name.to_string(),
+        }
+        .into());
     }
     Ok(done(total, calls, windows))
 }

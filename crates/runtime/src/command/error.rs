@@ -1,29 +1,32 @@
 //! Why measuring a command failed.
 
 use std::fmt;
+use std::io;
+use std::process::ExitStatus;
 
 /// Lines of a failed command's stderr (or output) an error shows.
 pub const TAIL_LINES: usize = 10;
 
 /// A command that could not be measured. Every variant that ran something names the
 /// command line as run and the point.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum CommandError {
     /// A placeholder or a word of the command line is wrong (before anything runs).
     Line { message: String, hint: String },
     /// `--time-from` is not a usable regular expression.
     Pattern { pattern: String, message: String },
-    /// The program could not be started (e.g. no such executable).
+    /// The program could not be started (e.g. no such executable): the system's reason
+    /// is the source.
     Spawn {
         command: String,
         point: String,
-        error: String,
+        source: io::Error,
     },
     /// The program ended with a non-zero status or by a signal.
     Failed {
         command: String,
         point: String,
-        status: String,
+        status: ExitStatus,
         stderr: Vec<String>,
     },
     /// `--time-from` found no time in the program's output.
@@ -79,11 +82,9 @@ impl fmt::Display for CommandError {
             CommandError::Pattern { pattern, message } => {
                 write!(f, "--time-from `{pattern}`: {message}")
             }
-            CommandError::Spawn {
-                command,
-                point,
-                error,
-            } => write!(f, "cannot start `{command}` at {point}: {error}"),
+            CommandError::Spawn { command, point, .. } => {
+                write!(f, "cannot start `{command}` at {point}")
+            }
             CommandError::Failed {
                 command,
                 point,
@@ -118,7 +119,14 @@ impl fmt::Display for CommandError {
     }
 }
 
-impl std::error::Error for CommandError {}
+impl std::error::Error for CommandError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CommandError::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 /// The last [`TAIL_LINES`] non-empty lines of `text`.
 pub(super) fn last_lines(text: &str) -> Vec<String> {
@@ -139,12 +147,12 @@ mod tests {
         let e = CommandError::Failed {
             command: "./sort 1000".into(),
             point: "x=1000".into(),
-            status: "exit status 3".into(),
+            status: std::os::unix::process::ExitStatusExt::from_raw(3 << 8),
             stderr: last_lines(&stderr),
         };
         let text = e.to_string();
         assert!(
-            text.starts_with("`./sort 1000` failed at x=1000 (exit status 3); the last lines of its standard error:\n  | line 6\n"),
+            text.starts_with("`./sort 1000` failed at x=1000 (exit status: 3); the last lines of its standard error:\n  | line 6\n"),
             "{text}"
         );
         assert!(text.ends_with("  | line 15"), "{text}");

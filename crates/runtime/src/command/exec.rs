@@ -2,7 +2,7 @@
 //! starts real processes. Tests put a script of outcomes in its place.
 
 use std::io;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Instant;
 
 /// What one run of a process gave.
@@ -10,10 +10,8 @@ use std::time::Instant;
 pub struct Outcome {
     /// From just before the process was started to just after it ended, ns.
     pub wall_ns: f64,
-    /// Exit status 0.
-    pub success: bool,
-    /// How it ended, for messages (`exit status: 1`, `signal: 9 (SIGKILL)`).
-    pub status: String,
+    /// How it ended (`exit status: 1`, `signal: 9 (SIGKILL)`).
+    pub status: ExitStatus,
     /// The standard output (empty unless asked for).
     pub stdout: String,
     pub stderr: String,
@@ -51,8 +49,7 @@ impl Executor for System {
         let wall_ns = start.elapsed().as_nanos() as f64;
         Ok(Outcome {
             wall_ns,
-            success: out.status.success(),
-            status: out.status.to_string(),
+            status: out.status,
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         })
@@ -72,12 +69,11 @@ mod tests {
         let o = System
             .run(&argv(&["sh", "-c", "echo out; echo err >&2; exit 3"]), true)
             .unwrap();
-        assert!(!o.success);
-        assert!(o.status.contains('3'), "{}", o.status);
+        assert_eq!(o.status.code(), Some(3), "{}", o.status);
         assert_eq!((o.stdout.as_str(), o.stderr.as_str()), ("out\n", "err\n"));
         assert!(o.wall_ns > 0.0);
         let o = System.run(&argv(&["echo", "{x} $HOME"]), false).unwrap();
-        assert!(o.success && o.stdout.is_empty());
+        assert!(o.status.success() && o.stdout.is_empty());
         let e = System
             .run(&argv(&["/nonexistent/perfcompose-test"]), false)
             .unwrap_err();

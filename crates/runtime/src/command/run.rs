@@ -70,16 +70,16 @@ impl Measurement {
     ) -> Result<Outcome, CommandError> {
         let o = exec
             .run(&line.argv(point), capture)
-            .map_err(|e| CommandError::Spawn {
+            .map_err(|source| CommandError::Spawn {
                 command: line.display(point),
                 point: format_point(point),
-                error: e.to_string(),
+                source,
             })?;
-        if !o.success {
+        if !o.status.success() {
             return Err(CommandError::Failed {
                 command: line.display(point),
                 point: format_point(point),
-                status: o.status.clone(),
+                status: o.status,
                 stderr: last_lines(&o.stderr),
             });
         }
@@ -168,11 +168,15 @@ mod tests {
         ran: Vec<(Vec<String>, bool)>,
     }
 
+    /// A process's exit with `code`.
+    fn exit(code: i32) -> std::process::ExitStatus {
+        std::os::unix::process::ExitStatusExt::from_raw(code << 8)
+    }
+
     fn ok(wall_ns: f64, stdout: &str) -> io::Result<Outcome> {
         Ok(Outcome {
             wall_ns,
-            success: true,
-            status: "exit status: 0".into(),
+            status: exit(0),
             stdout: stdout.into(),
             stderr: String::new(),
         })
@@ -257,8 +261,7 @@ mod tests {
     fn failures_name_the_command_the_point_and_what_went_wrong() {
         let m = measurement(3, Some(r"took (\d+) (ms)"), None);
         let failed = Ok(Outcome {
-            success: false,
-            status: "exit status: 4".into(),
+            status: exit(4),
             stderr: "reading input\nout of memory\n".into(),
             ..ok(1.0, "").unwrap()
         });
@@ -279,10 +282,14 @@ mod tests {
         );
         let missing = Err(io::Error::new(io::ErrorKind::NotFound, "no such file"));
         let e = m.point(&mut script(vec![missing]), &at(2.0)).unwrap_err();
+        assert_eq!(e.to_string(), "cannot start `./block 2` at x=2");
+        // Why it did not start is the error's source, kind and all.
+        let source = std::error::Error::source(&e).expect("the start's error");
         assert_eq!(
-            e.to_string(),
-            "cannot start `./block 2` at x=2: no such file"
+            source.downcast_ref::<io::Error>().map(io::Error::kind),
+            Some(io::ErrorKind::NotFound)
         );
+        assert_eq!(source.to_string(), "no such file");
     }
 
     #[test]
@@ -292,7 +299,7 @@ mod tests {
         let mut seen = Vec::new();
         let mut started = Vec::new();
         let failed = Ok(Outcome {
-            success: false,
+            status: exit(1),
             ..ok(1.0, "").unwrap()
         });
         // Warm-up and one repetition per point; the third point's warm-up fails.

@@ -21,7 +21,7 @@ use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::data::Data;
-use crate::error::Error;
+use crate::error::{Error, LostThread};
 use crate::kernel::{unit_call, Inputs, Op, Registry};
 
 /// A window is in the fast state when it is within this factor of the fastest window of
@@ -128,10 +128,8 @@ pub fn sample_on(
         handles.into_iter().map(|h| h.join().ok()).collect()
     });
     let cores: Option<Vec<Vec<f64>>> = joined.into_iter().collect();
-    let cores = cores.ok_or_else(|| {
-        Error::Run(format!(
-            "`{kernel}` panicked while sampling the cores' speed states"
-        ))
+    let cores = cores.ok_or_else(|| LostThread::CoreStates {
+        kernel: kernel.to_string(),
     })?;
     Ok(CoreStates {
         window_ms: window.as_secs_f64() * 1e3,

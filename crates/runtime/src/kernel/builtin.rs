@@ -1,4 +1,4 @@
-//! The seed's building blocks (seed 000 §4.1).
+//! The paper's building blocks (the pattern-composition paper, §4.1).
 //!
 //! `std::hint::black_box` sits wherever the optimiser could otherwise see through the
 //! work: the ten increments of `inc` would fold into one `+10`, and a kernel whose result

@@ -3,7 +3,7 @@
 //!
 //! A [`Kernel`] says what it does to data ([`Op`]: a block, a map, or one of the two
 //! reductions), and how to make a deterministic input of size `x` for its unit
-//! performance test. The built-in kernels are the seed's (`nop`, `inc`, `qsort`, `map`,
+//! performance test. The built-in kernels are the paper's (`nop`, `inc`, `qsort`, `map`,
 //! `reduce_pairwise`, `reduce_per_key`); a user adds more with [`Registry::register`] or
 //! [`Registry::register_block`].
 
@@ -81,7 +81,7 @@ impl Inputs {
     }
 }
 
-/// The seed's grid: x from 1,024 to 262,144 in steps of 1,024.
+/// The paper's grid: x from 1,024 to 262,144 in steps of 1,024.
 pub fn full_sizes() -> Vec<usize> {
     (1..=256).map(|i| i * 1024).collect()
 }
@@ -122,7 +122,7 @@ pub trait Kernel: Send + Sync {
     fn writes(&self) -> bool {
         true
     }
-    /// The sweep of sizes `perfcompose bench` uses by default (`full`: the seed's grid).
+    /// The sweep of sizes `perfcompose bench` uses by default (`full`: the paper's grid).
     fn default_sizes(&self, full: bool) -> Vec<usize> {
         if full {
             full_sizes()
@@ -158,7 +158,7 @@ impl Registry {
         }
     }
 
-    /// The seed's kernels.
+    /// The paper's kernels.
     pub fn builtin() -> Registry {
         let mut r = Registry::empty();
         r.register(Arc::new(Nop));

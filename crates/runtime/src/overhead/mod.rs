@@ -1,7 +1,7 @@
 //! The overhead model: what each pattern itself costs per element, measured with `nop`
 //! blocks, next to a hand-written crossbeam-channel program doing the same hand-offs.
 //!
-//! Seed 000 attributes most of its prediction error to unmodelled overhead and
+//! The pattern-composition paper attributes most of its prediction error to unmodelled overhead and
 //! contention. Calibration ([`calibrate`]) runs `nop`, `seq(nop, nop)`, `pipe(nop, nop)`
 //! and `tpool(n, nop)` on this machine, then what those do not show: pipelines whose
 //! stages wait long enough to sleep, pipelines and task pools of busy stages, MapReduce

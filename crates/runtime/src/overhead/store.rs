@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::calibration::Calibration;
-use crate::error::Error;
 
 /// The version of the calibration file this build writes and reads
 /// ([`Calibration::load`]). A change to what a calibration stores, or to what a stored
@@ -110,8 +109,8 @@ impl std::fmt::Display for FileError {
         let path = self.path.display();
         let again = "recalibrate with `perfcompose calibrate overhead`";
         match &self.kind {
-            FileErrorKind::Read(e) => write!(f, "cannot read {path}: {e}"),
-            FileErrorKind::Write(e) => write!(f, "cannot write {path}: {e}"),
+            FileErrorKind::Read(_) => write!(f, "cannot read {path}"),
+            FileErrorKind::Write(_) => write!(f, "cannot write {path}"),
             FileErrorKind::Malformed {
                 line,
                 column,
@@ -136,11 +135,12 @@ impl std::fmt::Display for FileError {
     }
 }
 
-impl std::error::Error for FileError {}
-
-impl From<FileError> for Error {
-    fn from(e: FileError) -> Error {
-        Error::Io(e.to_string())
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            FileErrorKind::Read(e) | FileErrorKind::Write(e) => Some(e),
+            FileErrorKind::Malformed { .. } | FileErrorKind::Version(_) => None,
+        }
     }
 }
 
@@ -307,6 +307,25 @@ mod tests {
         let text = format!("{{\"version\": {CALIBRATION_VERSION},\n  \"host\": 7}}");
         let err = error(&text);
         assert!(err.contains("o.json:2:"), "{err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn an_unreadable_calibration_keeps_the_system_error_as_its_source() {
+        // A folder where the file should be: it exists, and reading it fails.
+        let dir = scratch("unreadable");
+        let err = Calibration::load(&dir).unwrap_err();
+        assert!(matches!(err.kind, FileErrorKind::Read(_)), "{err:?}");
+        assert_eq!(err.to_string(), format!("cannot read {}", dir.display()));
+        let source = std::error::Error::source(&err).expect("the io::Error");
+        assert!(
+            source.downcast_ref::<std::io::Error>().is_some(),
+            "{source}"
+        );
+        // Through the runtime's error, as the CLI sees it.
+        let err = crate::Error::from(err);
+        assert!(matches!(err, crate::Error::Calibration(_)), "{err:?}");
+        assert!(std::error::Error::source(&err).is_some());
         let _ = std::fs::remove_dir_all(dir);
     }
 }

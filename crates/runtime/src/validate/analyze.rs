@@ -134,8 +134,9 @@ fn program_breaks(
 
 /// Fit `series` with the options' modeler and statistic, breaking at `breaks`.
 pub fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Expr, Error> {
-    let m = modeler(&opts.modeler)
-        .ok_or_else(|| Error::Run(format!("unknown modeler `{}`", opts.modeler)))?;
+    let m = modeler(&opts.modeler).ok_or_else(|| Error::UnknownModeler {
+        name: opts.modeler.clone(),
+    })?;
     let points: Vec<Point> = series
         .points
         .iter()
@@ -151,7 +152,10 @@ pub fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Exp
                 breaks: breaks.to_vec(),
             },
         )
-        .map_err(|e| Error::Run(format!("cannot fit `{}`: {e}", series.name)))?;
+        .map_err(|source| Error::Fit {
+            series: series.name.clone(),
+            source,
+        })?;
     Ok(fit.model)
 }
 
@@ -405,7 +409,7 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
             .block_models
             .get(&key)
             .cloned()
-            .ok_or_else(|| Error::Run(format!("no model of block `{key}`")))?;
+            .ok_or_else(|| Error::NoModel { block: key.clone() })?;
         used.insert(key.clone(), model.clone());
         comps = with_component(
             comps,
@@ -566,8 +570,8 @@ fn compose_measured_blocks(
 /// program's, as the growth of the two models over the measured sizes:
 /// `|ΔM_mod − ΔM_mono| / |ΔM_mono|` with `ΔM = M(x_max) − M(x_min)`.
 ///
-/// For two models of the seed's form `a + c·m(x)` with the same `m` this is exactly the
-/// relative error of the coefficients `c` (seed 000's Table 2 metric; constants drop out).
+/// For two models of the paper's form `a + c·m(x)` with the same `m` this is exactly the
+/// relative error of the coefficients `c` (the pattern-composition paper's Table 2 metric; constants drop out).
 /// Fitted models are often not of that form: a modeler may split the growth of a
 /// cache-sensitive block between `x` and `x·log2(x)` in one fit and put it all in one
 /// term in another fit of the same data; on 8–13 noisy points they fit alike. Comparing

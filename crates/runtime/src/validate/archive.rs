@@ -25,7 +25,7 @@ use super::report::{JsonRow, Report, Row};
 use super::suite::{Case, Suite};
 use crate::bench::{self, PointStats, Series, SeriesKind};
 use crate::data::ImageSize;
-use crate::error::Error;
+use crate::error::{Error, FileAction};
 use crate::overhead::Calibration;
 
 /// The version of the saved-run layout this build writes and reads.
@@ -81,8 +81,7 @@ struct PhasesFile {
 /// the old file whole. Returns the files written.
 pub fn write_measurements(path: &Path, series: &[Series]) -> Result<Vec<PathBuf>, Error> {
     if path.extension().is_some_and(|e| e == "json") {
-        let text = serde_json::to_string_pretty(series).map_err(|e| Error::Io(e.to_string()))?;
-        replace(path, &(text + "\n"))?;
+        replace(path, &json(path, series)?)?;
         return Ok(vec![path.to_path_buf()]);
     }
     let mut written = Vec::new();
@@ -120,16 +119,18 @@ fn replace(path: &Path, text: &str) -> Result<(), Error> {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let tmp = path.with_file_name(format!(".{name}.partial"));
-    std::fs::write(&tmp, text)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(&tmp, text).map_err(Error::file(FileAction::Write, &tmp))?;
+    std::fs::rename(&tmp, path).map_err(Error::file(FileAction::Write, path))
 }
 
-fn json<T: Serialize + ?Sized>(v: &T) -> Result<String, Error> {
+/// `v` as pretty JSON with a final newline, for the file `path`.
+fn json<T: Serialize + ?Sized>(path: &Path, v: &T) -> Result<String, Error> {
     serde_json::to_string_pretty(v)
         .map(|t| t + "\n")
-        .map_err(|e| Error::Io(e.to_string()))
+        .map_err(|source| Error::Json {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// A run being saved into a folder.
@@ -147,8 +148,7 @@ impl Archive {
         calibration: Option<&Calibration>,
         opts: &super::Options,
     ) -> Result<Archive, Error> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
         let manifest = Manifest {
             format: FORMAT.into(),
             version: ARCHIVE_VERSION,
@@ -167,13 +167,13 @@ impl Archive {
             cores: opts.cores,
             caches_bytes: opts.caches.clone(),
         };
-        replace(&dir.join(MANIFEST), &json(&manifest)?)?;
+        let path = dir.join(MANIFEST);
+        replace(&path, &json(&path, &manifest)?)?;
         if let Some(c) = calibration {
             c.save(&dir.join(CALIBRATION))?;
         }
         let p = dir.join(ROWS);
-        let rows = std::fs::File::create(&p)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", p.display())))?;
+        let rows = std::fs::File::create(&p).map_err(Error::file(FileAction::Create, &p))?;
         Ok(Archive {
             dir: dir.to_path_buf(),
             rows,
@@ -188,16 +188,14 @@ impl Archive {
     /// append the row to `rows.jsonl`.
     pub fn row(&mut self, row: &Row, measured: &[Series]) -> Result<(), Error> {
         self.measurements(measured)?;
-        let line =
-            serde_json::to_string(&JsonRow::of(row)).map_err(|e| Error::Io(e.to_string()))?;
+        let path = self.dir.join(ROWS);
+        let line = serde_json::to_string(&JsonRow::of(row)).map_err(|source| Error::Json {
+            path: path.clone(),
+            source,
+        })?;
         writeln!(self.rows, "{line}")
             .and_then(|()| self.rows.flush())
-            .map_err(|e| {
-                Error::Io(format!(
-                    "cannot write {}: {e}",
-                    self.dir.join(ROWS).display()
-                ))
-            })
+            .map_err(Error::file(FileAction::Write, &path))
     }
 
     /// The measurements: blocks (series of kind kernel) to `blocks*.txt`, programs to
@@ -215,7 +213,8 @@ impl Archive {
                 window: bench::PHASE_WINDOW,
                 series: phases,
             };
-            replace(&self.dir.join(PHASES), &json(&file)?)?;
+            let path = self.dir.join(PHASES);
+            replace(&path, &json(&path, &file)?)?;
         }
         Ok(())
     }
@@ -223,7 +222,8 @@ impl Archive {
     /// The run ended: every measurement, the report and the per-point detail.
     pub fn finish(self, report: &Report, measured: &[Series]) -> Result<(), Error> {
         self.measurements(measured)?;
-        replace(&self.dir.join(REPORT), &json(&report.to_json())?)?;
+        let path = self.dir.join(REPORT);
+        replace(&path, &json(&path, &report.to_json())?)?;
         let points: Vec<_> = report
             .rows
             .iter()
@@ -243,7 +243,8 @@ impl Archive {
                 })
             })
             .collect();
-        replace(&self.dir.join(POINTS), &json(&points)?)
+        let path = self.dir.join(POINTS);
+        replace(&path, &json(&path, &points)?)
     }
 }
 
@@ -261,12 +262,10 @@ impl SavedRun {
     /// another version of the layout, is an error that says so.
     pub fn open(dir: &Path) -> Result<SavedRun, Error> {
         let path = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::Io(format!(
-                "{} is not a saved validation run (cannot read {}: {e}); save one with `perfcompose validate --save DIR`",
-                dir.display(),
-                path.display()
-            ))
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::NotSaved {
+            dir: dir.to_path_buf(),
+            path: path.clone(),
+            source,
         })?;
         let origin = path.display().to_string();
         let value: serde_json::Value = serde_json::from_str(&text)
@@ -320,11 +319,10 @@ impl SavedRun {
                     term: c.term.clone(),
                     sizes: c.sizes.clone(),
                     image: ImageSize::parse(&c.image).ok_or_else(|| {
-                        Error::Io(format!(
-                            "{}: unknown image `{}`",
-                            self.dir.join(MANIFEST).display(),
-                            c.image
-                        ))
+                        Diagnostic::whole(
+                            self.dir.join(MANIFEST).display().to_string(),
+                            format!("unknown image `{}`", c.image),
+                        )
                     })?,
                 })
             })
@@ -353,8 +351,7 @@ fn located(origin: &str, source: &str, line: usize, column: usize, message: Stri
 /// are blocks, the others programs. The files do not record whether a point reached its
 /// confidence target; every point counts as converged.
 fn read_series(dir: &Path) -> Result<Vec<Series>, Error> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir).map_err(Error::file(FileAction::Read, dir))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -397,7 +394,7 @@ fn read_phases(dir: &Path, series: &mut [Series]) -> Result<(), Error> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::Io(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => return Err(Error::file(FileAction::Read, &path)(e)),
     };
     let origin = path.display().to_string();
     let file: PhasesFile = serde_json::from_str(&text)

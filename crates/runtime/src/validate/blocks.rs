@@ -1,6 +1,6 @@
 //! Which unit test stands for each block of a design.
 //!
-//! Seed 000 §4 times its blocks as the program invokes them; this is where the
+//! The pattern-composition paper (§4) times its blocks as the program invokes them; this is where the
 //! invocations differ. [`place`] follows a stream element through the design and gives
 //! every block a [`BlockKey`]: the kernel, the image a map runs on, and the
 //! [`Conditions`] its unit test recreates —

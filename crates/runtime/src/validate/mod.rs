@@ -1,4 +1,4 @@
-//! End-to-end validation of composed predictions on this machine (seed 000 §4).
+//! End-to-end validation of composed predictions on this machine (the pattern-composition paper, §4).
 //!
 //! For every configuration of a [`Suite`]: measure the building blocks (unit
 //! performance tests under the conditions the design gives them, [`blocks`]), fit their
@@ -9,7 +9,7 @@
 //!   time over the measured points (the repetitions' minimum by default,
 //!   [`Options::measure`]);
 //! - `coefficient_error`: how far the modular model's growth over the measured sizes is
-//!   from the monolithic one's (the seed's Table 2 metric for models of its form,
+//!   from the monolithic one's (the paper's Table 2 metric for models of its form,
 //!   [`analyze::coefficient_error`]);
 //! - `repeat_error`: how far the program's repetitions before and after its blocks are
 //!   apart — how well the machine reproduces the program itself ([`protocol`]).

@@ -8,7 +8,7 @@ use crate::overhead::Calibration;
 use crate::plan::Plan;
 
 /// Acceptance bound on the time error of seq/pipe/tpool configurations that fit in the
-/// machine's cores (seed 000's evaluation; DESIGN.md's quality bar).
+/// machine's cores (the pattern-composition paper's evaluation; DESIGN.md's quality bar).
 pub const TARGET_PATTERNS: f64 = 0.10;
 /// Acceptance bound for MapReduce configurations.
 pub const TARGET_MAPREDUCE: f64 = 0.15;

@@ -397,12 +397,14 @@ pub fn reanalyze(
         let mut blocks = Vec::new();
         for key in placement.needs() {
             let name = format!("{id}->{key}");
-            let b = by_name.get(name.as_str()).ok_or_else(|| {
-                Error::Run(format!(
-                    "{}: the saved measurements have configuration `{id}` but not its block `{key}` (callpath `{name}`)",
-                    saved.dir.display()
-                ))
-            })?;
+            let b = by_name
+                .get(name.as_str())
+                .ok_or_else(|| Error::MissingBlock {
+                    dir: saved.dir.clone(),
+                    configuration: id.clone(),
+                    block: key.to_string(),
+                    callpath: name.clone(),
+                })?;
             blocks.push(Series {
                 name: key.to_string(),
                 ..(*b).clone()
@@ -444,12 +446,11 @@ pub fn reanalyze(
         rows.push(row);
     }
     if rows.is_empty() {
-        return Err(Error::Run(format!(
-            "{} has none of the {} configurations of suite `{}`",
-            saved.dir.display(),
-            suite.cases.len(),
-            suite.name
-        )));
+        return Err(Error::NoConfiguration {
+            dir: saved.dir.clone(),
+            count: suite.cases.len(),
+            suite: suite.name.clone(),
+        });
     }
     add_drift_notes(&mut rows, &ids, &drift);
     let blocks: Vec<Series> = drift.into_iter().map(|(_, s)| s).collect();

@@ -1,5 +1,5 @@
 //! Suites: the configurations a validation runs, their sweeps, and how hard to measure
-//! them. Two are built in (`quick`, CI-sized; `paper`, seed 000's tables over its range
+//! them. Two are built in (`quick`, CI-sized; `paper`, the pattern-composition paper's tables over its range
 //! of `x`); a user writes their own as a TOML file ([`Suite::parse`]).
 //!
 //! ```toml
@@ -35,7 +35,7 @@ use toml::Spanned;
 
 use crate::bench::Sampling;
 use crate::data::ImageSize;
-use crate::error::Error;
+use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
 
@@ -164,7 +164,7 @@ fn mapreduce_cases(threads: &[usize], images: &[ImageSize], sizes: &[usize]) -> 
 
 impl Suite {
     /// A CI-sized suite (about two minutes on a 2-core machine, revisits and host checks
-    /// included): one or two configurations of each of the seed's tables, on a short
+    /// included): one or two configurations of each of the paper's tables, on a short
     /// grid.
     pub fn quick() -> Suite {
         let grid = [2048, 4096, 8192, 16384, 32768, 65536];
@@ -201,8 +201,8 @@ impl Suite {
         }
     }
 
-    /// The seed's configurations (Tables 2, 4, 6, 7 and the single-node MapReduce with
-    /// both reductions and all three image sizes) over the seed's range of `x`.
+    /// The paper's configurations (Tables 2, 4, 6, 7 and the single-node MapReduce with
+    /// both reductions and all three image sizes) over the paper's range of `x`.
     pub fn paper() -> Suite {
         let grid: Vec<usize> = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 224, 256]
             .iter()
@@ -312,12 +312,7 @@ impl Suite {
     /// Read a suite file (module docs); errors name the file, line and column.
     pub fn load(path: &Path) -> Result<Suite, Error> {
         let origin = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::Input(Box::new(Diagnostic::whole(
-                &origin,
-                format!("cannot read the suite file: {e}"),
-            )))
-        })?;
+        let source = std::fs::read_to_string(path).map_err(Error::file(FileAction::Read, path))?;
         let stem = path
             .file_stem()
             .map_or_else(|| "suite".to_string(), |s| s.to_string_lossy().into_owned());

@@ -16,7 +16,7 @@
 //!   `R gather SENDCOUNT RECVCOUNT [ROOT [dt dt]]`, `R allgather SENDCOUNT RECVCOUNT [dt dt]`,
 //!   `R scatter SENDCOUNT RECVCOUNT [ROOT [dt dt]]`, `R comm_size N`, `R comm_split`,
 //!   `R comm_dup`, `R location FILE LINE` (the last four change nothing).
-//! - **dPerf's older form** (SimGrid MSG's action files, seed 003): `p0 compute 5385`,
+//! - **dPerf's older form** (SimGrid MSG's action files, the dPerf paper): `p0 compute 5385`,
 //!   `p0 Isend p1 8429748`, `p0 send p1 1e6`, `p1 recv p0`, `p1 Irecv p0`, `p1 wait`,
 //!   `p0 barrier`, `p0 bcast 1e6`, `p0 reduce 1e6 1e3`, `p0 allReduce 1e6 1e3`,
 //!   `p0 sleep 1`, `p0 init`, `p0 finalize`. Compute amounts are flops as MSG reads them,

@@ -24,7 +24,7 @@ pub enum What {
   perfcompose calibrate overhead --no-save --json")]
     Overhead(overhead::OverheadArgs),
     /// The network between MPI processes (run under `mpirun -np 2` or more): Hockney's
-    /// α and β for eager and rendezvous messages, LogGP, seed 004's l and g, stored for
+    /// α and β for eager and rendezvous messages, LogGP, the divide-and-conquer paper's l and g, stored for
     /// this machine; also as a components file's [machine] table and a SimGrid platform.
     #[command(after_help = "Examples:
   mpirun -np 2 perfcompose calibrate network                   measure and store for this machine

@@ -211,7 +211,7 @@ mod on_mpi {
         )?;
         writeln!(
         out,
-        "seed 004's exchange (all-to-all of {}-byte words under load): l = {}, g = {} per word (largest deviation {:.1}%)",
+        "the divide-and-conquer paper's exchange (all-to-all of {}-byte words under load): l = {}, g = {} per word (largest deviation {:.1}%)",
         cal.exchange.word_bytes,
         seconds(cal.exchange.l_s),
         seconds(cal.exchange.g_s_per_word),

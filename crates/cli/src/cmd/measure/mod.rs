@@ -11,7 +11,6 @@ use perfcompose_runtime::command::{format_point, Measured, System};
 
 use crate::cmd::input;
 use crate::cmd::runtime_args::bar;
-use crate::cmd::timing_args::with_hint;
 
 mod args;
 mod print;
@@ -75,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 kept.display()
             );
         }
-        return Err(with_hint(e));
+        return Err(e);
     }
     let format = match file.format() {
         AppendFormat::Text => "Extra-P text",

@@ -23,7 +23,7 @@ use crate::cmd::timing_args::TimingArgs;
   perfcompose validate --components blocks.toml --term 'pipe(sort, checksum)' --at x=1000,2000,4000 -- ./myprog {x}
                                              your own program against the prediction from its blocks (docs/measure.md)")]
 pub struct Args {
-    /// Which configurations: `quick` (CI-sized), `paper` (the seed's tables over its
+    /// Which configurations: `quick` (CI-sized), `paper` (the pattern-composition paper's tables over its
     /// range of x), `mpi` (distributed MapReduce, divide and conquer and matrix
     /// multiplication, under mpirun), or a suite file (`FILE.toml`).
     #[arg(long, default_value = "quick", value_name = "quick|paper|mpi|FILE")]
@@ -63,7 +63,7 @@ pub struct Args {
     pub json: bool,
     /// Statistic of the repetitions that blocks and programs are fitted and compared on
     /// (the default of every command; other work on a machine only slows repetitions
-    /// down; the seed used the median).
+    /// down; the paper used the median).
     #[arg(long, value_enum, default_value_t)]
     pub measure: Statistic,
     /// Modeler for the blocks and the whole programs (`perfcompose fit --list-modelers`).

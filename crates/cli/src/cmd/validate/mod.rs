@@ -1,5 +1,5 @@
 //! `perfcompose validate`: measure blocks, fit, compose, run the whole design, fit it and
-//! compare (seed 000 §4). Glue over `perfcompose_runtime::validate`: flags to options,
+//! compare (the pattern-composition paper, §4). Glue over `perfcompose_runtime::validate`: flags to options,
 //! paths to the archive, the report to a table.
 
 use std::path::Path;

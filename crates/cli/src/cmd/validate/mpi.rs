@@ -20,7 +20,7 @@ use crate::cmd::runtime_args::bar;
 use crate::report::ReportedElsewhere;
 
 pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
-    // Seed 004's connected-components blocks and seed 002's block product, for the
+    // The divide-and-conquer paper's connected-components blocks and the matrix-multiplication paper's block product, for the
     // divide and conquer and the matrix multiplication of the mpi suite.
     let mut registry = registry.clone();
     perfcompose_mpi::graph::register(&mut registry);
@@ -33,14 +33,6 @@ pub fn validate(args: &Args, registry: &Registry) -> anyhow::Result<()> {
     match result {
         Err(_) if !root => Err(ReportedElsewhere.into()),
         r => r,
-    }
-}
-
-/// An error of the MPI runtime as the CLI reports it: a term's mistake with its caret.
-fn from_mpi(e: perfcompose_mpi::Error) -> anyhow::Error {
-    match e {
-        perfcompose_mpi::Error::Runtime(inner) => inner.into(),
-        other => other.into(),
     }
 }
 
@@ -124,7 +116,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     let config = args.runtime.config();
     // Every configuration checked on every process before anything runs.
     for case in &cases {
-        build_case(job, case, registry, &config).map_err(from_mpi)?;
+        build_case(job, case, registry, &config)?;
     }
     let network = network(args)?;
     let validate = Options {
@@ -156,7 +148,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
             // The other processes have gone on to the next configuration: end them too.
             Err(e) => {
                 bar.finish_and_clear();
-                job.fail(&format!("{}: {}", case.term, from_mpi(e)))
+                job.fail(&format!("{}: {}", case.term, e.with_causes()))
             }
         }
     }

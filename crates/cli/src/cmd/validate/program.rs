@@ -18,7 +18,6 @@ use super::args::Args;
 use super::print::print;
 use crate::cmd::input;
 use crate::cmd::runtime_args::bar;
-use crate::cmd::timing_args::with_hint;
 
 /// The sizes of `--at`: one axis, `x`, rounded to whole numbers (said on stderr when that
 /// changed a value).
@@ -108,19 +107,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .measurement(&args.command, &[PARAMETER.to_string()], points.len())?;
     let bar = bar(points.len() as u64, args.json);
     let mut measured = Vec::new();
-    measurement
-        .grid(
-            &mut System,
-            &points,
-            &args.timing.order(points.len()),
-            |i, _| bar.set_message(format!("your program at {}", format_point(&points[i]))),
-            |m| -> anyhow::Result<()> {
-                bar.inc(1);
-                measured.push(m);
-                Ok(())
-            },
-        )
-        .map_err(with_hint)?;
+    measurement.grid(
+        &mut System,
+        &points,
+        &args.timing.order(points.len()),
+        |i, _| bar.set_message(format!("your program at {}", format_point(&points[i]))),
+        |m| -> anyhow::Result<()> {
+            bar.inc(1);
+            measured.push(m);
+            Ok(())
+        },
+    )?;
     bar.finish_and_clear();
     let mut stats: Vec<PointStats> = measured
         .into_iter()

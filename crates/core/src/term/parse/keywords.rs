@@ -67,7 +67,7 @@ const MAPREDUCE_KEYWORDS: &[Keyword] = &[
         slot: Slot::Name,
         required: false,
         help:
-            "reduction=pairwise|local|global: how the nodes' results are reduced (seed 000 §4.2.5)",
+            "reduction=pairwise|local|global: how the nodes' results are reduced (the pattern-composition paper, §4.2.5)",
     },
 ];
 
@@ -109,7 +109,7 @@ const MATMUL_KEYWORDS: &[Keyword] = &[
         name: "bcast",
         slot: Slot::Name,
         required: true,
-        help: "bcast=flat|binomial|pipeline: how a block is broadcast along a mesh row (seed 002)",
+        help: "bcast=flat|binomial|pipeline: how a block is broadcast along a mesh row (as in the matrix-multiplication paper)",
     },
     Keyword {
         name: "segments",
@@ -284,7 +284,7 @@ impl Parser<'_> {
                     return Err(self
                         .error(n.span, format!("unknown reduction variant `{}`", n.name))
                         .with_hint(
-                            "the variants are pairwise, local and global (seed 000 §4.2.5)",
+                            "the variants are pairwise, local and global (the pattern-composition paper, §4.2.5)",
                         ))
                 }
             },
@@ -345,7 +345,7 @@ impl Parser<'_> {
         let Some(value) = Broadcast::from_name(&b.name) else {
             return Err(self
                 .error(b.span, format!("unknown broadcast `{}`", b.name))
-                .with_hint("the broadcasts are flat, binomial and pipeline (seed 002)"));
+                .with_hint("the broadcasts are flat, binomial and pipeline (as in the matrix-multiplication paper)"));
         };
         let segments = kw.expr("segments");
         match (value, &segments) {

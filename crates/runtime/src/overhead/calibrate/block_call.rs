@@ -1,10 +1,10 @@
 //! The block call ([`BlockCall`]): the `nop` unit test, input warm.
 
-use crate::error::Error;
+use crate::error::{Error, UnitTestError};
 use crate::kernel::Registry;
 use crate::overhead::calibration::BlockCall;
 
-/// The size of the [`BlockCall`] calibration: the smallest of the seed's grid, where a
+/// The size of the [`BlockCall`] calibration: the smallest of the paper's grid, where a
 /// repetition batches the most calls (the clock read weighs least).
 pub const BLOCK_CALL_X: usize = 1024;
 
@@ -31,12 +31,14 @@ pub(crate) fn calibrate_block_call(repetitions: usize) -> Result<BlockCall, Erro
         crate::bench::default_memory_limit(),
         crate::bench::InputState::Warm,
     )?;
-    let min_ns = p
-        .values
-        .iter()
-        .copied()
-        .reduce(f64::min)
-        .ok_or_else(|| Error::Run("the `nop` unit test took no repetition".into()))?;
+    let min_ns =
+        p.values
+            .iter()
+            .copied()
+            .reduce(f64::min)
+            .ok_or_else(|| UnitTestError::NoRepetition {
+                kernel: "nop".into(),
+            })?;
     Ok(BlockCall {
         x: p.x as usize,
         ns: p.median,

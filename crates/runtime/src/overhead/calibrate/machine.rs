@@ -29,9 +29,10 @@ pub fn calibrate(
     progress: &mut dyn FnMut(&str, usize, usize),
 ) -> Result<Calibration, Error> {
     if elements == 0 || repetitions == 0 {
-        return Err(Error::Run(
-            "a calibration needs at least one element and one repetition".into(),
-        ));
+        return Err(Error::EmptyCalibration {
+            elements,
+            repetitions,
+        });
     }
     let cores = available_cores();
     let terms = calibration_terms(cores).len();

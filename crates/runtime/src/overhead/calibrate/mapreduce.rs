@@ -62,9 +62,7 @@ fn time_jobs(program: &crate::Program<Vec<u64>, Vec<u64>>, count: usize) -> Resu
     let jobs: Vec<Vec<u64>> = (0..count)
         .map(|_| (0..JOB_INPUTS as u64).collect())
         .collect();
-    let m = program
-        .run_stream(jobs)
-        .map_err(|e| Error::Run(e.to_string()))?;
+    let m = program.run_stream(jobs)?;
     Ok(m.elapsed.as_nanos() as f64 / count as f64)
 }
 
@@ -80,8 +78,7 @@ pub(crate) fn calibrate_mapreduce(
     while n <= (2 * cores).max(2) {
         for style in ["pairwise", "per_key"] {
             let mr = crate::mapreduce(n, "one", |v: &u64| vec![*v], job_reduce(style));
-            let program = crate::Program::with_config(mr, config.clone())
-                .map_err(|e| Error::Run(e.to_string()))?;
+            let program = crate::Program::with_config(mr, config.clone())?;
             let time = |count: usize| time_jobs(&program, count);
             let probe = time(64)?;
             let count = ((20e6 / probe.max(1.0)) as usize).clamp(64, 100_000);
@@ -117,8 +114,7 @@ pub(crate) fn calibrate_mapreduce_busy(
             let mut points = Vec::new();
             for &ns in &JOB_SPINS {
                 let mr = crate::mapreduce(n, "spin", spin_map(ns), job_reduce(style));
-                let program = crate::Program::with_config(mr, config.clone())
-                    .map_err(|e| Error::Run(e.to_string()))?;
+                let program = crate::Program::with_config(mr, config.clone())?;
                 let ideal = (JOB_INPUTS as u64 * ns) as f64 / n as f64;
                 let count = ((20e6 / ideal) as usize).clamp(16, 10_000);
                 let time = || time_jobs(&program, count);

@@ -16,8 +16,7 @@ pub(crate) fn calibrate_pool_busy(
     repetitions: usize,
     config: &Config,
 ) -> Result<Vec<PoolBusy>, Error> {
-    let build =
-        |p| crate::Program::with_config(p, config.clone()).map_err(|e| Error::Run(e.to_string()));
+    let build = |p| crate::Program::with_config(p, config.clone());
     let mut out = Vec::new();
     for n in 2..=cores {
         let mut points = Vec::new();

@@ -40,7 +40,7 @@ pub(crate) fn array_program(
     pattern: crate::Pattern<Vec<u64>, Vec<u64>>,
     config: &Config,
 ) -> Result<crate::Program<Vec<u64>, Vec<u64>>, Error> {
-    crate::Program::with_config(pattern, config.clone()).map_err(|e| Error::Run(e.to_string()))
+    Ok(crate::Program::with_config(pattern, config.clone())?)
 }
 
 /// Streams of about 20 ms for a stage busy `ns` per element: arrays of
@@ -85,9 +85,7 @@ pub(crate) fn side_by_side_samples<E: Send + std::fmt::Debug + 'static>(
     let time = |p: &crate::Program<E, E>| -> Result<f64, Error> {
         let elements = stream();
         let count = elements.len().max(1);
-        let m = p
-            .run_stream(elements)
-            .map_err(|e| Error::Run(e.to_string()))?;
+        let m = p.run_stream(elements)?;
         Ok(m.elapsed.as_nanos() as f64 / count as f64)
     };
     time(a)?;
