@@ -36,7 +36,7 @@ pub mod crossover;
 pub mod grid;
 pub mod interval;
 pub mod laws;
-mod mesh;
+pub(crate) mod mesh;
 mod overhead;
 pub mod predict;
 #[cfg(test)]

@@ -253,6 +253,9 @@ pub fn optimize_term_with(
             ),
         ));
     }
+    // A matrix product whose order does not split into the mesh's blocks has no time at
+    // this point, whatever the allocation.
+    crate::compose::mesh::check_meshes(term, &req.point)?;
     let opts = ComposeOptions {
         cores: Some(req.cores),
     };

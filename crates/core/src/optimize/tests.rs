@@ -232,3 +232,20 @@ fn mistakes_are_located_errors() {
     let e = optimize(&req).unwrap_err();
     assert!(e.message.contains("needs a value for `x`"), "{}", e.message);
 }
+
+/// A matrix product of an order that does not split into the mesh's blocks is refused,
+/// as `predict` and `check` refuse it, whatever the allocation around it.
+#[test]
+fn a_matmul_order_that_does_not_split_is_refused() {
+    let comps =
+        Components::from_models("<test>", &[("mult", "2 * x^3"), ("msg", "1000 + 0.1 * x")])
+            .unwrap();
+    let design = "tpool(?, matmul(mult, procs=4, message=msg, bcast=binomial))";
+    let err = optimize(&request(design, &comps, 16, 127.0)).unwrap_err();
+    assert!(
+        err.message.contains("do not split into 2 × 2 blocks"),
+        "{}",
+        err.message
+    );
+    assert!(optimize(&request(design, &comps, 16, 128.0)).is_ok());
+}
