@@ -285,6 +285,42 @@ pub fn line_col(source: &str, pos: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The line starts of a source, for many [`line_col`] look-ups in one text: each costs
+/// a binary search and the characters of its own line, where [`line_col`] scans the text
+/// before the position (a components file of 10,000 models looked up once per model
+/// took quadratic time).
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(source: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    /// [`line_col`] of `pos` in `source`, the text this index was built from.
+    pub fn line_col(&self, source: &str, pos: usize) -> (usize, usize) {
+        let mut pos = pos.min(source.len());
+        while !source.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        // The number of line starts at or before `pos` is the 1-based line.
+        let line = self.starts.partition_point(|&s| s <= pos);
+        let line_start = self.starts[line - 1];
+        let col = source[line_start..pos].chars().count() + 1;
+        (line, col)
+    }
+}
+
 /// Byte offset of the start of 1-based `line` (clamped to the end of the source).
 pub fn line_offset(source: &str, line: usize) -> usize {
     if line <= 1 {
@@ -327,6 +363,20 @@ mod tests {
         // 'é' is two bytes: the '=' after "bé " is character 4.
         assert_eq!(line_col(src, 10), (2, 4));
         assert_eq!(line_offset(src, 2), 6);
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_col() {
+        for src in ["", "a", "a = 1\nbé = x +\n", "\n\nx\r\ny\n", "é\nü"] {
+            let index = LineIndex::new(src);
+            for pos in 0..=src.len() + 2 {
+                assert_eq!(
+                    index.line_col(src, pos),
+                    line_col(src, pos),
+                    "{src:?} at {pos}"
+                );
+            }
+        }
     }
 
     #[test]

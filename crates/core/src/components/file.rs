@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::machine;
 use super::stated::RawStated;
 use super::{Component, ComponentSource, Components, LoadOptions};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, LineIndex, Span};
 use crate::measure::Measure;
 use crate::model::{parse_model_with, Expr, Functions};
 use crate::term::PATTERNS;
@@ -78,11 +78,16 @@ impl Components {
             None,
         )?);
         let mut entries = BTreeMap::new();
+        // Both are looked up once per component: the line index makes each look-up cost
+        // its own line, and the key's span (a search of the whole file) is found only for
+        // an error.
+        let lines = LineIndex::new(source);
         for (key, comp) in table {
             let name = key;
-            let key_span = key_span(source, &name, comp.span());
+            let value_span = comp.span();
+            let key_span = || key_span(source, &name, value_span.clone());
             check_name(&name).map_err(|(msg, hint)| {
-                Diagnostic::new(origin, source, key_span, msg).with_hint(hint)
+                Diagnostic::new(origin, source, key_span(), msg).with_hint(hint)
             })?;
             let comp_span = Span::new(comp.span().start, comp.span().end);
             let comp = comp.into_inner();
@@ -119,7 +124,7 @@ impl Components {
             let (model, src, fitted) = match (comp.model, comp.measurements) {
                 (Some(m), None) => {
                     let model = parse_embedded(origin, source, &m, opts.library)?;
-                    let (line, col) = crate::diag::line_col(source, m.span().start);
+                    let (line, col) = lines.line_col(source, m.span().start);
                     let at = format!("{origin}:{line}:{col}");
                     (
                         model,
@@ -191,7 +196,7 @@ impl Components {
                         origin,
                         source,
                         if comp_span.end > comp_span.start {
-                            key_span
+                            key_span()
                         } else {
                             comp_span
                         },

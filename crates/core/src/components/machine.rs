@@ -21,7 +21,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::file::{check_name, key_span, toml_error, RESERVED};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, LineIndex, Span};
 use crate::units::TimeUnit;
 
 /// The version of the machine file `calibrate network --machine-out` writes.
@@ -136,18 +136,20 @@ pub(super) fn read_table(
         }
     };
     let mut machine = BTreeMap::new();
+    let lines = LineIndex::new(source);
     for (name, value) in table {
         let span = Span::new(value.span().start, value.span().end);
-        let key = key_span(source, &name, value.span());
+        // The key's span is a search of the whole file: only for an error.
+        let key = || key_span(source, &name, value.span());
         if let Err((msg, hint)) = check_name(&name) {
             let msg = msg.replace("a component name", "a machine parameter");
-            return Err(Diagnostic::new(origin, source, key, msg).with_hint(hint));
+            return Err(Diagnostic::new(origin, source, key(), msg).with_hint(hint));
         }
         if RESERVED.contains(&name.as_str()) {
             return Err(Diagnostic::new(
                 origin,
                 source,
-                key,
+                key(),
                 format!("`{name}` is bound by the patterns and cannot be a machine parameter"),
             )
             .with_hint("x is a component's input size; m, n, k belong to mapreduce"));
@@ -184,7 +186,7 @@ pub(super) fn read_table(
                 "machine parameters are times (or times per byte, word or flop) in the table's unit, {unit}"
             )));
         }
-        let (line, col) = crate::diag::line_col(source, span.start);
+        let (line, col) = lines.line_col(source, span.start);
         machine.insert(
             name,
             MachineParam {

@@ -6,9 +6,11 @@
 //! change of leader by bisection in `log x` until the bracket is relatively
 //! [`CROSSOVER_REL_TOL`] wide. A change in which a third stage briefly leads splits into
 //! two crossovers. Stages that cannot be evaluated at a sample (e.g. `log2(x)` in a
-//! divisor at `x = 1`) leave that sample out.
+//! divisor at `x = 1`) leave that sample out. The scans evaluate the stage models
+//! compiled ([`Expr::compile`]: the same values as [`Expr::eval`], without walking the
+//! tree at every sample).
 
-use crate::model::{compare_growth, Env, Expr, Growth};
+use crate::model::{compare_growth, Compiled, Env, Expr, Growth};
 
 /// Relative width of the bracket at which bisection stops.
 pub const CROSSOVER_REL_TOL: f64 = 1e-10;
@@ -54,9 +56,24 @@ pub fn leader(models: &[Expr], axis: &str, v: f64, env: &dyn Env) -> Option<usiz
         axis,
         value: v,
     };
+    largest(models.iter().map(|m| m.eval(&at).ok()))
+}
+
+/// [`leader`] of models compiled once ([`Expr::compile`]), for many values of the axis.
+pub fn leader_compiled(models: &[Compiled], axis: &str, v: f64, env: &dyn Env) -> Option<usize> {
+    let at = At {
+        env,
+        axis,
+        value: v,
+    };
+    largest(models.iter().map(|m| m.eval_env(&at)))
+}
+
+/// Index of the largest value (ties to the earlier one); `None` when one is missing.
+fn largest(values: impl Iterator<Item = Option<f64>>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
-    for (i, m) in models.iter().enumerate() {
-        let y = m.eval(&at).ok()?;
+    for (i, y) in values.enumerate() {
+        let y = y?;
         match best {
             None => best = Some((i, y)),
             Some((_, b)) if y - b > TIE_REL_TOL * y.abs().max(b.abs()) => best = Some((i, y)),
@@ -85,6 +102,19 @@ pub fn crossovers(
     if models.len() < 2 || !(lo > 0.0 && hi >= lo) || !models.iter().any(|m| m.mentions(axis)) {
         return Vec::new();
     }
+    let compiled: Vec<Compiled> = models.iter().map(Expr::compile).collect();
+    crossovers_compiled(&compiled, axis, lo, hi, extra, env)
+}
+
+/// [`crossovers`] of compiled models (at least two, one mentioning the axis).
+fn crossovers_compiled(
+    models: &[Compiled],
+    axis: &str,
+    lo: f64,
+    hi: f64,
+    extra: &[f64],
+    env: &dyn Env,
+) -> Vec<Crossover> {
     let mut xs = log_samples(lo, hi);
     xs.extend(extra.iter().copied().filter(|v| *v >= lo && *v <= hi));
     xs.sort_by(f64::total_cmp);
@@ -92,7 +122,7 @@ pub fn crossovers(
     let mut out = Vec::new();
     let mut prev: Option<(f64, usize)> = None;
     for x in xs {
-        let Some(l) = leader(models, axis, x, env) else {
+        let Some(l) = leader_compiled(models, axis, x, env) else {
             continue;
         };
         if let Some((px, pl)) = prev {
@@ -120,7 +150,7 @@ fn log_samples(lo: f64, hi: f64) -> Vec<f64> {
 
 #[allow(clippy::too_many_arguments)]
 fn refine(
-    models: &[Expr],
+    models: &[Compiled],
     axis: &str,
     env: &dyn Env,
     mut lo: f64,
@@ -135,7 +165,7 @@ fn refine(
         if !(mid > lo && mid < hi) {
             break;
         }
-        match leader(models, axis, mid, env) {
+        match leader_compiled(models, axis, mid, env) {
             Some(l) if l == a => lo = mid,
             Some(l) if l == b => hi = mid,
             Some(c) if depth < 16 => {
@@ -169,12 +199,17 @@ pub struct Settling {
 /// The stage leading for all `x >= X` over `x ≥ 1`, with `X` the last crossover.
 /// `None` when no sample could be evaluated.
 pub fn settling(models: &[Expr], axis: &str, extra: &[f64], env: &dyn Env) -> Option<Settling> {
-    let crossings = crossovers(models, axis, 1.0, SCAN_MAX_X, extra, env);
+    let compiled: Vec<Compiled> = models.iter().map(Expr::compile).collect();
+    let crossings = if models.len() < 2 || !models.iter().any(|m| m.mentions(axis)) {
+        Vec::new()
+    } else {
+        crossovers_compiled(&compiled, axis, 1.0, SCAN_MAX_X, extra, env)
+    };
     // The leader at the top of the scan (skip samples that cannot be evaluated).
     let top = log_samples(1.0, SCAN_MAX_X)
         .into_iter()
         .rev()
-        .find_map(|x| leader(models, axis, x, env))?;
+        .find_map(|x| leader_compiled(&compiled, axis, x, env))?;
     let from = crossings.last().map_or(1.0, |c| c.x);
     Some(Settling {
         stage: top,

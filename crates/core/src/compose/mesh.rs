@@ -8,33 +8,57 @@
 
 use crate::compose::grid::format_point;
 use crate::diag::Diagnostic;
-use crate::term::{CountValue, Node, NodeKind, Term};
+use crate::term::{CountValue, Matmul, Node, NodeKind, Term};
 
 /// Refuse a point at which a `matmul` of `term` would split its matrices into blocks
 /// that are not whole (located at the `matmul`). The order is checked where the
 /// `matmul`'s `x` is the term's own (inside `seq`, `pipe` and `tpool`); a `procs=`
 /// parameter wherever the `matmul` is.
 pub(crate) fn check_meshes(term: &Term, point: &[(String, f64)]) -> Result<(), Diagnostic> {
-    let mut stack: Vec<(&Node, bool)> = vec![(&term.root, true)];
-    while let Some((node, outer_x)) = stack.pop() {
-        match &node.kind {
-            NodeKind::Matmul(mm) => {
-                check_one(term, node, mm, point, outer_x)?;
-                stack.push((&mm.multiply, false));
+    Meshes::of(term).check(point)
+}
+
+/// The `matmul`s of a term, found once for checking many points ([`check_meshes`]):
+/// walking a term of a thousand patterns at each of a thousand points cost more than
+/// evaluating its model there.
+pub(crate) struct Meshes<'a> {
+    term: &'a Term,
+    /// Each `matmul` with whether its `x` is the term's own, in the order they are
+    /// checked.
+    found: Vec<(&'a Node, &'a Matmul, bool)>,
+}
+
+impl<'a> Meshes<'a> {
+    pub(crate) fn of(term: &'a Term) -> Meshes<'a> {
+        let mut found = Vec::new();
+        let mut stack: Vec<(&Node, bool)> = vec![(&term.root, true)];
+        while let Some((node, outer_x)) = stack.pop() {
+            match &node.kind {
+                NodeKind::Matmul(mm) => {
+                    found.push((node, &**mm, outer_x));
+                    stack.push((&mm.multiply, false));
+                }
+                NodeKind::Seq(_) | NodeKind::Pipe(_) | NodeKind::Tpool { .. } => {
+                    stack.extend(node.children().into_iter().map(|c| (c, outer_x)));
+                }
+                _ => stack.extend(node.children().into_iter().map(|c| (c, false))),
             }
-            NodeKind::Seq(_) | NodeKind::Pipe(_) | NodeKind::Tpool { .. } => {
-                stack.extend(node.children().into_iter().map(|c| (c, outer_x)));
-            }
-            _ => stack.extend(node.children().into_iter().map(|c| (c, false))),
         }
+        Meshes { term, found }
     }
-    Ok(())
+
+    /// The first `matmul` (in the term's walk) that `point` does not split evenly.
+    pub(crate) fn check(&self, point: &[(String, f64)]) -> Result<(), Diagnostic> {
+        self.found
+            .iter()
+            .try_for_each(|&(node, mm, outer_x)| check_one(self.term, node, mm, point, outer_x))
+    }
 }
 
 fn check_one(
     term: &Term,
     node: &Node,
-    mm: &crate::term::Matmul,
+    mm: &Matmul,
     point: &[(String, f64)],
     outer_x: bool,
 ) -> Result<(), Diagnostic> {

@@ -78,7 +78,8 @@ pub struct Composition {
 
 /// A pipeline of the term. Stage models are built on demand ([`Composition::stages`]):
 /// in a deeply nested term every pipeline's last stage holds the rest of the term, and
-/// materialising all of them would make composition quadratic.
+/// materialising all of them would make composition quadratic. A composition made for
+/// the analyses ([`compose_keeping_stages`]) keeps those of the outermost pipelines.
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     pub span: Span,
@@ -86,6 +87,8 @@ pub struct Pipeline {
     pub stage_spans: Vec<Span>,
     /// The factor the enclosing task pools put on every stage (`1/n`, ...).
     pub factor: Expr,
+    /// The stage models as the composition built them, when it kept them.
+    pub stage_models: Option<Vec<Expr>>,
 }
 
 /// One stage of a pipeline.
@@ -132,6 +135,19 @@ pub fn compose(
     components: &Components,
     opts: ComposeOptions,
 ) -> Result<Composition, Diagnostic> {
+    compose_keeping_stages(term, components, opts, 0)
+}
+
+/// [`compose`], keeping the stage models of the `keep` outermost pipelines
+/// ([`Pipeline::stage_models`]) for [`Composition::stages`]: the composition builds
+/// them anyway, and composing each stage again on its own made the analyses of a deeply
+/// nested term quadratic.
+pub fn compose_keeping_stages(
+    term: &Term,
+    components: &Components,
+    opts: ComposeOptions,
+    keep: usize,
+) -> Result<Composition, Diagnostic> {
     let mut c = Composer {
         term,
         components,
@@ -140,6 +156,7 @@ pub fn compose(
         notes: Vec::new(),
         tpool_depth: 0,
         uses: Vec::new(),
+        keep_stages: keep,
     };
     let model = c.node(&term.root, &Expr::one())?;
     if !model.coefficients_finite() {
@@ -189,6 +206,7 @@ pub(crate) fn compose_node(
         notes: Vec::new(),
         tpool_depth: 0,
         uses: Vec::new(),
+        keep_stages: 0,
     };
     c.node(node, factor)
 }
@@ -205,12 +223,17 @@ impl Composition {
         let p = &self.pipelines[index];
         p.stage_spans
             .iter()
-            .map(|span| {
+            .enumerate()
+            .map(|(i, span)| {
                 let node = find_node(&term.root, *span).unwrap_or(&term.root);
+                let model = match p.stage_models.as_ref().and_then(|m| m.get(i)) {
+                    Some(m) => m.clone(),
+                    None => compose_node(term, node, components, opts, &p.factor)?,
+                };
                 Ok(Stage {
                     term: node.to_string(),
                     span: *span,
-                    model: compose_node(term, node, components, opts, &p.factor)?,
+                    model,
                 })
             })
             .collect()
@@ -239,6 +262,8 @@ struct Composer<'a> {
     notes: Vec<Note>,
     tpool_depth: usize,
     uses: Vec<uses::Use>,
+    /// How many of the outermost pipelines keep their stage models.
+    keep_stages: usize,
 }
 
 impl Composer<'_> {
@@ -392,15 +417,20 @@ impl Composer<'_> {
                 _ => stage_nodes.push(p),
             }
         }
+        let index = self.pipelines.len();
         self.pipelines.push(Pipeline {
             span: n.span,
             stage_spans: stage_nodes.iter().map(|s| s.span).collect(),
             factor: factor.clone(),
+            stage_models: None,
         });
         let models = stage_nodes
             .into_iter()
             .map(|s| self.node(s, factor))
             .collect::<Result<Vec<_>, _>>()?;
+        if index < self.keep_stages {
+            self.pipelines[index].stage_models = Some(models.clone());
+        }
         Ok(Expr::max_of(models))
     }
 

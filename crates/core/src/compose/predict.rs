@@ -14,10 +14,10 @@ use super::grid::{format_point, Grid, Point};
 use super::interval::{self, Advice, IntervalOptions, Sampler};
 pub use super::overhead::{second_of, slack_of, Overhead, PhaseLoss, Saturating};
 use super::uses::{self, Extrapolation};
-use super::{compose, compose_node, find_node, threads_of, ComposeOptions, Stage};
+use super::{compose_keeping_stages, compose_node, find_node, threads_of, ComposeOptions, Stage};
 use crate::components::Components;
 use crate::diag::{Diagnostic, Span};
-use crate::model::{compare_growth, format_significant, EvalError, Expr, Growth};
+use crate::model::{compare_growth, format_significant, Compiled, EvalError, Expr, Growth};
 use crate::term::{CountValue, Node, NodeKind, Term};
 use crate::uncertainty::{Interval, Source};
 
@@ -219,7 +219,7 @@ pub fn predict_with(
     overhead: Option<&Overhead>,
     how: PredictOptions,
 ) -> Result<Prediction, Diagnostic> {
-    let comp = compose(term, components, opts)?;
+    let comp = compose_keeping_stages(term, components, opts, MAX_ANALYSED_PIPELINES)?;
     let model = match overhead {
         Some(o) => o.apply_composed(&comp, term, components, opts),
         None => comp.model.clone(),
@@ -256,14 +256,22 @@ pub fn predict_with(
             return Err(free_parameter(term, components, p, &names));
         }
         let root_pipe = root_index.map(|i| &analysed[i]);
+        let root_models: Vec<Compiled> = root_pipe.map_or_else(Vec::new, |p| {
+            p.stages.iter().map(|s| s.model.compile()).collect()
+        });
+        let compiled = model.compile();
+        let meshes = super::mesh::Meshes::of(term);
         for point in grid.points() {
-            super::mesh::check_meshes(term, &point)?;
-            let v = model
-                .eval(&point)
-                .map_err(|e| eval_error(term, components, opts, &point, e))?;
+            meshes.check(&point)?;
+            // The tree evaluation only for its error.
+            let v = match compiled.eval_env(&point) {
+                Some(v) => v,
+                None => model
+                    .eval(&point)
+                    .map_err(|e| eval_error(term, components, opts, &point, e))?,
+            };
             let bottleneck = root_pipe.and_then(|p| {
-                let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
-                crossover::leader(&models, AXIS, value_of(&point, AXIS)?, &point)
+                crossover::leader_compiled(&root_models, AXIS, value_of(&point, AXIS)?, &point)
                     .map(|i| p.stages[i].term.clone())
             });
             values.push(Value {

@@ -159,6 +159,30 @@ fn directly_nested_pipes_are_one_pipeline() {
     assert_eq!(inner[0].model.to_string(), "268.0925 * x");
 }
 
+/// The stage models a composition keeps for the analyses are the ones composing each
+/// stage on its own gives (task pools' factors, cores capping, nested pipelines, a
+/// pipeline inside a mapreduce's reduce), and only the outermost are kept.
+#[test]
+fn kept_stage_models_are_the_recomposed_ones() {
+    let c = seed_table1();
+    let text = "tpool(3, pipe(qsort, tpool(2, pipe(inc, seq(nop, pipe(qsort, inc)))), \
+                mapreduce(map_grppi, pipe(inc, tpool(8, reduce_grppi)), nodes=1, threads=4, keys=x, per_key=768)))";
+    let t = term(text);
+    for opts in [ComposeOptions::default(), ComposeOptions { cores: Some(4) }] {
+        let plain = compose(&t, &c, opts).unwrap();
+        let kept = compose_keeping_stages(&t, &c, opts, 2).unwrap();
+        assert_eq!(kept.model, plain.model);
+        assert_eq!(kept.pipelines.len(), 4);
+        for (i, p) in kept.pipelines.iter().enumerate() {
+            assert_eq!(p.stage_models.is_some(), i < 2, "pipeline {i}");
+            let recomposed = plain.stages(i, &t, &c, opts).unwrap();
+            let from_kept = kept.stages(i, &t, &c, opts).unwrap();
+            let models = |s: &[Stage]| s.iter().map(|s| s.model.clone()).collect::<Vec<_>>();
+            assert_eq!(models(&from_kept), models(&recomposed), "pipeline {i}");
+        }
+    }
+}
+
 #[test]
 fn mapreduce_grppi_is_eq_6() {
     let c = seed_table1();

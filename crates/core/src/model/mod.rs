@@ -19,7 +19,7 @@ mod pmnf;
 mod print;
 
 pub use asymptotic::{compare_growth, compare_pmnf, Growth};
-pub use expr::{Batch, Env, EvalError, Expr, Model, Pairs, LANES, ROUND_TRIP_NODES};
+pub use expr::{Batch, Compiled, Env, EvalError, Expr, Model, Pairs, LANES, ROUND_TRIP_NODES};
 pub use number::{format_number, format_q, format_significant, Q};
 pub use parse::{
     parse_model, parse_model_in, parse_model_with, parse_rational, Functions, NoFunctions,

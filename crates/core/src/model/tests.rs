@@ -408,6 +408,44 @@ fn leaf_magnitude(e: &Expr, env: &dyn Env) -> f64 {
     worst
 }
 
+/// Compiled evaluation on the shapes the generated models do not reach: sums over a
+/// bound variable (also shadowing a parameter), general powers, floors, a parameter
+/// left unbound in a piece that is not taken.
+#[test]
+fn compiled_evaluation_covers_sums_powers_and_pieces() {
+    let models = [
+        "sum(j, 0, log2(x) - 1, 2^j * x / 2^j + j)",
+        "sum(x, 1, 3, x^2) + x",
+        "sum(j, 1, 0, y)",
+        "sum(j, 0, 1e9, j)",
+        "x^(y) + floor(x / 3) + ceil(log2(x))",
+        "(x - 5)^(1/2)",
+        "(x - 5)^(-1)",
+        "log2(x - 5)",
+        "piecewise(x, 2 * x, 10, y)",
+        "1 / (x - 4)",
+        "x * log2(x)^(-1)",
+        "x^(-1/2) * log2(x)^(1/2)",
+    ];
+    for text in models {
+        let e = m(text);
+        let c = e.compile();
+        for x in [0.0, 1.0, 2.0, 4.0, 5.0, 7.5, 64.0, -3.0] {
+            for env in [
+                vec![("x".to_string(), x)],
+                vec![("x".to_string(), x), ("y".to_string(), 3.0)],
+            ] {
+                let want = e.eval(&env).ok();
+                assert_eq!(
+                    c.eval_env(&env).map(f64::to_bits),
+                    want.map(f64::to_bits),
+                    "{text} at {env:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn piecewise_models_pick_their_piece_by_the_condition() {
     let e = m("piecewise(x, 0.5 * x, 65536, 20 + 0.6 * x)");
@@ -493,6 +531,27 @@ proptest! {
     }
 
     /// Addition of models is commutative and associative up to coefficient rounding.
+    /// The compiled program computes the tree evaluation's value bit for bit, and fails
+    /// exactly where it fails (zero, negative and unbound parameters included).
+    #[test]
+    fn compiled_evaluation_is_the_tree_evaluation(
+        e in arb_expr(),
+        x in prop_oneof![Just(0.0), Just(1.0), Just(-2.0), Just(0.5), 1.5f64..1e6],
+        y in prop_oneof![Just(0.0), Just(-0.25), 0.1f64..1e4],
+        n_bound in any::<bool>(),
+    ) {
+        let c = e.compile();
+        let env: Vec<(String, f64)> = [("x", x), ("y", y), ("n", 8.0)]
+            .into_iter()
+            .filter(|(p, _)| n_bound || *p != "n")
+            .map(|(p, v)| (p.to_string(), v))
+            .collect();
+        let want = e.eval(&env).ok();
+        let values: Vec<Option<f64>> = c.params().iter().map(|p| env.get(p)).collect();
+        prop_assert_eq!(c.eval(&values).map(f64::to_bits), want.map(f64::to_bits), "{}", e);
+        prop_assert_eq!(c.eval_env(&env).map(f64::to_bits), want.map(f64::to_bits), "{}", e);
+    }
+
     #[test]
     fn addition_is_canonical(a in arb_leaf(), b in arb_leaf(), c in arb_leaf()) {
         let l = Expr::add(Expr::add(a.clone(), b.clone()), c.clone());

@@ -24,11 +24,13 @@
 //! - `subst`: substituting a model for a parameter.
 //! - `eval`: evaluation at a point ([`Env`], [`EvalError`]).
 //! - `batch`: evaluation over many draws of some parameters at once ([`Batch`]).
+//! - `compiled`: evaluation of one model at many points, exactly as `eval` ([`Compiled`]).
 //!
 //! [`Pmnf`]: crate::model::Pmnf
 
 mod arith;
 mod batch;
+mod compiled;
 mod eval;
 mod functions;
 mod order;
@@ -36,5 +38,6 @@ mod subst;
 mod tree;
 
 pub use batch::{Batch, LANES};
+pub use compiled::Compiled;
 pub use eval::{Env, EvalError, Pairs};
 pub use tree::{Expr, Model, ROUND_TRIP_NODES};
