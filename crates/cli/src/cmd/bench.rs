@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use perfcompose_core::measure::stats::MIN_SAMPLES_FOR_CI;
 use perfcompose_core::measure::Measure;
 use perfcompose_runtime::bench::{self, Conditions, InputState, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
@@ -358,15 +359,11 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
             row.extend([
                 format!("{:.1}", p.median),
                 format!("{:.2}%", 100.0 * p.cv),
-                format!(
-                    "{:.1} .. {:.1}{}",
-                    p.ci_low,
-                    p.ci_high,
-                    if p.converged {
-                        ""
-                    } else {
-                        " (target not reached)"
-                    }
+                super::measure::ci_cell(
+                    (p.values.len() >= MIN_SAMPLES_FOR_CI).then_some((p.ci_low, p.ci_high)),
+                    p.converged,
+                    p.values.len(),
+                    |v| format!("{v:.1}"),
                 ),
                 p.values.len().to_string(),
                 p.batch.to_string(),
