@@ -204,6 +204,33 @@ fn one_blocks_grid_grows_alone_in_a_shared_file() {
     assert!(err.contains("measure into it (-o blocks.jsonl)"), "{err}");
 }
 
+/// Every saved file has its provenance beside it: a line per run that wrote to it.
+#[test]
+fn measure_records_how_each_run_was_made_beside_its_file() {
+    let dir = temp_dir("provenance");
+    measure_echo(&dir, "a", "x=1,2", "blocks.txt", &[]);
+    measure_echo(&dir, "b", "x=1,2", "blocks.txt", &[]);
+    let text = std::fs::read_to_string(dir.join("blocks.txt.provenance.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let p = &lines[1];
+    assert!(!p["host"].as_str().unwrap().is_empty(), "{p}");
+    assert!(p["cores"].as_u64().unwrap() >= 1, "{p}");
+    assert!(p["load_average"].is_array() || p["load_average"].is_null(), "{p}");
+    assert_eq!(p["build"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(!p["build"]["commit"].as_str().unwrap().is_empty(), "{p}");
+    let line: Vec<&str> = p["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(&line[1..5], ["measure", "--name", "b", "--at"], "{p}");
+}
+
 /// `--time-from '([0-9.]+) ms'` on `5 ms` reads 5 s: said once, with the pattern that
 /// captures the unit.
 #[test]

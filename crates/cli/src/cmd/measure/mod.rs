@@ -88,6 +88,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 file.path().to_path_buf()
             };
+            // The failure is what to report; a provenance that cannot be written is not.
+            let _ = crate::version::record(&kept);
             let n = done.len();
             perfcompose_core::stderr_line!(
                 "kept the {n} point{} measured before the failure in {}",
@@ -97,6 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Err(e);
     }
+    crate::version::record(file.path())?;
     let format = match file.format() {
         AppendFormat::Text => "Extra-P text",
         AppendFormat::JsonLines => "JSON Lines",

@@ -42,7 +42,7 @@ fn cases(args: &Args, processes: usize, root: bool) -> anyhow::Result<Vec<Case>>
         bail!("--save is not supported for distributed runs yet; use --json and keep its output");
     }
     if let Some(term) = &args.term {
-        let sizes = match &args.sizes {
+        let sizes = match &args.term_sizes()? {
             Some(s) => s.checked(root)?,
             // Images per job for a MapReduce; a divide and conquer's problem sizes
             // (edges, for the connected components of the suite); a matmul's orders.
