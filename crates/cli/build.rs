@@ -27,10 +27,7 @@ fn main() {
     println!("cargo:rustc-env=PERFCOMPOSE_COMMIT={commit}");
     // Build again when HEAD moves: HEAD itself (a checkout), the branch's ref (a commit)
     // and packed-refs, in the worktree's and the common git directory.
-    for (which, file) in [
-        ("--git-dir", "HEAD"),
-        ("--git-common-dir", "packed-refs"),
-    ] {
+    for (which, file) in [("--git-dir", "HEAD"), ("--git-common-dir", "packed-refs")] {
         if let Some(d) = git(&dir, &["rev-parse", which]) {
             let p = Path::new(&dir).join(d).join(file);
             if p.exists() {

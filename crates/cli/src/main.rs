@@ -211,14 +211,22 @@ mod tests {
         let mut files = Vec::new();
         files_under(
             &root.join("testdata"),
-            &|p| matches!(p.file_name().and_then(|n| n.to_str()), Some("stderr" | "stdout")),
+            &|p| {
+                matches!(
+                    p.file_name().and_then(|n| n.to_str()),
+                    Some("stderr" | "stdout")
+                )
+            },
             &mut files,
         );
         let golden = files.len();
         assert!(golden > 50, "only {golden} golden outputs found");
         files_under(
             &root.join("crates"),
-            &|p| p.extension().is_some_and(|e| e == "rs") && p.components().any(|c| c.as_os_str() == "src"),
+            &|p| {
+                p.extension().is_some_and(|e| e == "rs")
+                    && p.components().any(|c| c.as_os_str() == "src")
+            },
             &mut files,
         );
         let mut named = 0;
@@ -239,7 +247,11 @@ mod tests {
             }
         }
         assert!(named >= 20, "only {named} commands found");
-        assert!(bad.is_empty(), "hints name commands that do not parse:\n{}", bad.join("\n"));
+        assert!(
+            bad.is_empty(),
+            "hints name commands that do not parse:\n{}",
+            bad.join("\n")
+        );
     }
 
     /// `--target -1` is the option's value (refused by its own check), not a flag that
@@ -256,7 +268,9 @@ mod tests {
                 let mut args = path.clone();
                 args.extend([format!("--{long}"), "-1".into()]);
                 if let Err(e) = parse(args.iter().map(Into::into)) {
-                    if matches!(e.kind(), ErrorKind::UnknownArgument) || e.to_string().contains("-- -1") {
+                    if matches!(e.kind(), ErrorKind::UnknownArgument)
+                        || e.to_string().contains("-- -1")
+                    {
                         bad.push(args.join(" "));
                     }
                 }

@@ -9,7 +9,12 @@ use perfcompose_core::provenance::{Build, Provenance};
 pub const COMMIT: &str = env!("PERFCOMPOSE_COMMIT");
 
 /// `--version`: the package version and the commit.
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("PERFCOMPOSE_COMMIT"), ")");
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("PERFCOMPOSE_COMMIT"),
+    ")"
+);
 
 /// This build.
 pub fn build() -> Build {

@@ -173,8 +173,23 @@ fn one_blocks_grid_grows_alone_in_a_shared_file() {
     let out = run(
         &conv,
         &[
-            "measure", "--name", "a", "--at", "x=32000", "-o", "blocks.txt", "--reps", "2",
-            "--max-reps", "2", "--time-from", r"took (\d+) (ms)", "--", "echo", "took", "{x}",
+            "measure",
+            "--name",
+            "a",
+            "--at",
+            "x=32000",
+            "-o",
+            "blocks.txt",
+            "--reps",
+            "2",
+            "--max-reps",
+            "2",
+            "--time-from",
+            r"took (\d+) (ms)",
+            "--",
+            "echo",
+            "took",
+            "{x}",
             "ms",
         ],
     );
@@ -190,14 +205,25 @@ fn one_blocks_grid_grows_alone_in_a_shared_file() {
         "{}",
         text(&out.stdout)
     );
-    assert_eq!(std::fs::read_to_string(conv.join("blocks.txt")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(conv.join("blocks.txt")).unwrap(),
+        before
+    );
     let fit = ok(&conv, &["fit", "blocks.jsonl"]);
     assert_eq!(fit.lines().count(), 2, "{fit}");
     // A second extension finds the JSON Lines file and is told to measure into it.
     let err = fails(
         &conv,
         &[
-            "measure", "--name", "b", "--at", "x=64000", "-o", "blocks.txt", "--", "echo",
+            "measure",
+            "--name",
+            "b",
+            "--at",
+            "x=64000",
+            "-o",
+            "blocks.txt",
+            "--",
+            "echo",
             "{x}",
         ],
     );
@@ -219,7 +245,10 @@ fn measure_records_how_each_run_was_made_beside_its_file() {
     let p = &lines[1];
     assert!(!p["host"].as_str().unwrap().is_empty(), "{p}");
     assert!(p["cores"].as_u64().unwrap() >= 1, "{p}");
-    assert!(p["load_average"].is_array() || p["load_average"].is_null(), "{p}");
+    assert!(
+        p["load_average"].is_array() || p["load_average"].is_null(),
+        "{p}"
+    );
     assert_eq!(p["build"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(!p["build"]["commit"].as_str().unwrap().is_empty(), "{p}");
     let line: Vec<&str> = p["command_line"]
@@ -238,8 +267,23 @@ fn a_unit_outside_the_pattern_is_warned_about_with_the_fix() {
     let dir = temp_dir("unit-outside");
     let args = |pattern: &'static str| {
         vec![
-            "measure", "--name", "a", "--at", "x=5,6", "-o", "a.txt", "--reps", "2",
-            "--max-reps", "2", "--time-from", pattern, "--", "echo", "{x}", "ms",
+            "measure",
+            "--name",
+            "a",
+            "--at",
+            "x=5,6",
+            "-o",
+            "a.txt",
+            "--reps",
+            "2",
+            "--max-reps",
+            "2",
+            "--time-from",
+            pattern,
+            "--",
+            "echo",
+            "{x}",
+            "ms",
         ]
     };
     let out = run(&dir, &args(r"([0-9.]+) ms"));
@@ -268,7 +312,16 @@ fn too_few_repetitions_have_no_interval() {
     assert_eq!(v["points"][0]["ci"], serde_json::Value::Null);
     // Enough repetitions: the interval, equal ends when every repetition is the same.
     let mut args = vec![
-        "measure", "--name", "a", "--at", "x=3", "-o", "a.txt", "--reps", "6", "--max-reps",
+        "measure",
+        "--name",
+        "a",
+        "--at",
+        "x=3",
+        "-o",
+        "a.txt",
+        "--reps",
+        "6",
+        "--max-reps",
         "6",
     ];
     args.extend_from_slice(ECHO_MS);

@@ -139,7 +139,10 @@ mod tests {
         let file = d.join("blocks.txt");
         std::fs::write(&file, "").unwrap();
         let p = sample();
-        assert_eq!(p.record_for(&file).unwrap(), d.join("blocks.txt.provenance.jsonl"));
+        assert_eq!(
+            p.record_for(&file).unwrap(),
+            d.join("blocks.txt.provenance.jsonl")
+        );
         p.record_for(&file).unwrap();
         let text = std::fs::read_to_string(d.join("blocks.txt.provenance.jsonl")).unwrap();
         assert_eq!(text.lines().count(), 2);

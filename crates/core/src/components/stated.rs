@@ -122,7 +122,9 @@ impl RawStated {
                     Some(first) => d.with_hint(format!(
                         "name the model's parameters, e.g. measured = {{ {first} = [1000, 64000] }}"
                     )),
-                    None => d.with_hint("a model without parameters is the same everywhere: remove `measured`"),
+                    None => d.with_hint(
+                        "a model without parameters is the same everywhere: remove `measured`",
+                    ),
                 });
             }
             for (p, range) in m.get_ref() {

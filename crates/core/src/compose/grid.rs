@@ -81,13 +81,15 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
         let v = constant(text, v_text, span)?;
         if let Some(i) = values.iter().position(|&w| w == v) {
             let first = &text[spans[i].start..spans[i].end];
-            return Err(err(span, &format!("{name}={v_text} is given twice")).with_hint(
-                if first == v_text {
-                    format!("list each value once (the first {name}={first} is enough)")
-                } else {
-                    format!("list each value once: {first} is the same value")
-                },
-            ));
+            return Err(
+                err(span, &format!("{name}={v_text} is given twice")).with_hint(
+                    if first == v_text {
+                        format!("list each value once (the first {name}={first} is enough)")
+                    } else {
+                        format!("list each value once: {first} is the same value")
+                    },
+                ),
+            );
         }
         values.push(v);
         spans.push(span);

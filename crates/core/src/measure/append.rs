@@ -207,9 +207,8 @@ impl Appender {
                 for e in &mut sets {
                     e.source = None;
                 }
-                write_atomically(&jsonl, AppendFormat::JsonLines, &sets).map_err(|e| {
-                    Diagnostic::whole(jsonl.display().to_string(), e.to_string())
-                })?;
+                write_atomically(&jsonl, AppendFormat::JsonLines, &sets)
+                    .map_err(|e| Diagnostic::whole(jsonl.display().to_string(), e.to_string()))?;
                 // Its points are in the converted file now.
                 if partial.exists() {
                     let _ = std::fs::remove_file(&partial);
@@ -405,7 +404,10 @@ mod tests {
         a.add(vec![2.0], vec![20.0]).unwrap();
         let mut c = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
         c.add(vec![1.0], vec![5.0]).unwrap();
-        assert_eq!(values(&read_path(&path).unwrap(), "sum"), [(1.0, vec![5.0])]);
+        assert_eq!(
+            values(&read_path(&path).unwrap(), "sum"),
+            [(1.0, vec![5.0])]
+        );
         assert!(!c.partial_path().exists());
         // One block's grid grows alone (the issue's `measure --at x=32000`).
         let mut s = Appender::open(&path, &x(), key("sort"), &[vec![32000.0]]).unwrap();

@@ -44,7 +44,10 @@ impl std::fmt::Display for UnitOutside {
             self.pattern, self.number, self.unit
         )?;
         match &self.fix {
-            Some(fix) => write!(f, "capture the unit as the second group: --time-from '{fix}'"),
+            Some(fix) => write!(
+                f,
+                "capture the unit as the second group: --time-from '{fix}'"
+            ),
             None => write!(
                 f,
                 "capture the unit as the second group, e.g. '([0-9.]+) ?(ns|us|µs|ms|s)'"
@@ -222,7 +225,10 @@ mod tests {
         let fixed = TimeFrom::new(w.fix.as_deref().unwrap()).unwrap();
         assert_eq!(fixed.find("5 ms\n", ""), Some(Found::Ns(5e6)));
         assert_eq!(fixed.unit_outside("5 ms\n", ""), None);
-        assert!(w.to_string().contains("--time-from '([0-9.]+) (ms)'"), "{w}");
+        assert!(
+            w.to_string().contains("--time-from '([0-9.]+) (ms)'"),
+            "{w}"
+        );
         // A group that ends the pattern: the unit group is appended.
         let t = TimeFrom::new(r"took ([0-9.]+)").unwrap();
         let w = t.unit_outside("", "took 12us total").unwrap();

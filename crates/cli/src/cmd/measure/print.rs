@@ -81,20 +81,18 @@ pub fn print(
             measure: Measure::default().name(),
             points: done
                 .iter()
-                .map(|m| {
-                    JsonPoint {
-                        point: m
-                            .point
-                            .iter()
-                            .map(|(n, v)| (n.clone(), serde_json::json!(v)))
-                            .collect(),
-                        values: m.values.clone(),
-                        value: statistic(m),
-                        median: m.median(),
-                        cv: m.cv(),
-                        ci: m.ci().map(|(lo, hi)| [lo, hi]),
-                        converged: m.converged,
-                    }
+                .map(|m| JsonPoint {
+                    point: m
+                        .point
+                        .iter()
+                        .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+                        .collect(),
+                    values: m.values.clone(),
+                    value: statistic(m),
+                    median: m.median(),
+                    cv: m.cv(),
+                    ci: m.ci().map(|(lo, hi)| [lo, hi]),
+                    converged: m.converged,
                 })
                 .collect(),
         };

@@ -99,9 +99,15 @@ pub struct Args {
     /// lost message cannot hang it.
     #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = crate::cmd::seconds::seconds, help_heading = DISTRIBUTED)]
     pub time_limit: std::time::Duration,
-    #[command(flatten, next_help_heading = "The pattern runtime (designs perfcompose runs itself)")]
+    #[command(
+        flatten,
+        next_help_heading = "The pattern runtime (designs perfcompose runs itself)"
+    )]
     pub runtime: RuntimeArgs,
-    #[command(flatten, next_help_heading = "Timing your own program (a command after --)")]
+    #[command(
+        flatten,
+        next_help_heading = "Timing your own program (a command after --)"
+    )]
     pub timing: TimingArgs,
     /// Your own program and its arguments, after `--`: validated against the prediction
     /// of --term from the blocks of --components.
