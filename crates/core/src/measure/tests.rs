@@ -272,10 +272,6 @@ fn jsonl_defaults_lists_merging_and_parameter_order() {
     assert!(m.contains("series `a / m` has 1 of the experiment's 2 points: none at (x=2), which line 2 introduces"), "{m}");
 }
 
-fn err_of_jsonl(src: &str) -> (usize, usize, String) {
-    err(Format::JsonLines, src)
-}
-
 #[test]
 fn jsonl_errors_name_line_and_column() {
     let cases: &[(&str, (usize, usize), &str)] = &[
