@@ -339,6 +339,9 @@ fn pictures_say_their_units_and_mark_what_matters() {
         &s(&timeline),
     ]);
     assert!(o.status.success());
+    // The timeline, a saved result, has its provenance beside it.
+    let provenance = std::fs::read_to_string(dir.join("run.json.provenance.jsonl")).unwrap();
+    assert!(provenance.contains("\"command_line\":[") && provenance.contains("simulate"));
     let replay = page("marks-replay", &["--simulate", &s(&timeline)], 2);
     assert!(
         replay.contains("<span class=\"key\">"),

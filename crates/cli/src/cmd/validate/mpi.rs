@@ -156,6 +156,9 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     if !job.is_root() {
         return Ok(());
     }
+    if let Some(dir) = args.trace.as_deref().filter(|d| d.is_dir()) {
+        crate::version::record(dir)?;
+    }
     let mut components = BTreeMap::new();
     for r in &rows {
         components.extend(r.components.clone());
