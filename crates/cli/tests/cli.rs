@@ -361,3 +361,14 @@ fn the_fitting_document_keeps_no_dates_or_run_names() {
         path.display()
     );
 }
+
+/// The README stays short (at most 300 lines): details go to `docs/`.
+#[test]
+fn the_readme_stays_within_300_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let lines = std::fs::read_to_string(root.join("README.md"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(lines <= 300, "README.md has {lines} lines, at most 300");
+}

@@ -151,6 +151,184 @@ fn json_lists_every_repetition_and_jsonl_files_are_written() {
     );
 }
 
+/// The issue's workflow: `predict --advise` asks for one block at a new size, and
+/// `measure --name a --at x=32000` extends that block's grid alone in the shared file.
+#[test]
+fn one_blocks_grid_grows_alone_in_a_shared_file() {
+    let dir = temp_dir("extend");
+    for name in ["a", "b"] {
+        measure_echo(&dir, name, "x=1000,2000,4000", "blocks.jsonl", &[]);
+        measure_echo(&dir, name, "x=1000,2000,4000", "blocks.txt", &[]);
+    }
+    // JSON Lines holds any points per block: the new point goes in at once.
+    let out = measure_echo(&dir, "a", "x=32000", "blocks.jsonl", &["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["output"], "blocks.jsonl");
+    let fit = ok(&dir, &["fit", "blocks.jsonl", "--stats"]);
+    assert!(fit.contains("32000"), "{fit}");
+    // Extra-P's text format cannot: measure converts the file to JSON Lines, saying so.
+    let before = std::fs::read_to_string(dir.join("blocks.txt")).unwrap();
+    let conv = temp_dir("extend-text");
+    std::fs::write(conv.join("blocks.txt"), &before).unwrap();
+    let out = run(
+        &conv,
+        &[
+            "measure",
+            "--name",
+            "a",
+            "--at",
+            "x=32000",
+            "-o",
+            "blocks.txt",
+            "--reps",
+            "2",
+            "--max-reps",
+            "2",
+            "--time-from",
+            r"took (\d+) (ms)",
+            "--",
+            "echo",
+            "took",
+            "{x}",
+            "ms",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("blocks.txt (Extra-P text) keeps the series over (x) at the same points")
+            && stderr.contains("go to blocks.jsonl"),
+        "{stderr}"
+    );
+    assert!(
+        text(&out.stdout).ends_with("1 points, 2 repetitions added to blocks.jsonl (JSON Lines)\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(conv.join("blocks.txt")).unwrap(),
+        before
+    );
+    let fit = ok(&conv, &["fit", "blocks.jsonl"]);
+    assert_eq!(fit.lines().count(), 2, "{fit}");
+    // A second extension finds the JSON Lines file and is told to measure into it.
+    let err = fails(
+        &conv,
+        &[
+            "measure",
+            "--name",
+            "b",
+            "--at",
+            "x=64000",
+            "-o",
+            "blocks.txt",
+            "--",
+            "echo",
+            "{x}",
+        ],
+    );
+    assert!(err.contains("measure into it (-o blocks.jsonl)"), "{err}");
+}
+
+/// Every saved file has its provenance beside it: a line per run that wrote to it.
+#[test]
+fn measure_records_how_each_run_was_made_beside_its_file() {
+    let dir = temp_dir("provenance");
+    measure_echo(&dir, "a", "x=1,2", "blocks.txt", &[]);
+    measure_echo(&dir, "b", "x=1,2", "blocks.txt", &[]);
+    let text = std::fs::read_to_string(dir.join("blocks.txt.provenance.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let p = &lines[1];
+    assert!(!p["host"].as_str().unwrap().is_empty(), "{p}");
+    assert!(p["cores"].as_u64().unwrap() >= 1, "{p}");
+    assert!(
+        p["load_average"].is_array() || p["load_average"].is_null(),
+        "{p}"
+    );
+    assert_eq!(p["build"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(!p["build"]["commit"].as_str().unwrap().is_empty(), "{p}");
+    let line: Vec<&str> = p["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(&line[1..5], ["measure", "--name", "b", "--at"], "{p}");
+}
+
+/// `--time-from '([0-9.]+) ms'` on `5 ms` reads 5 s: said once, with the pattern that
+/// captures the unit.
+#[test]
+fn a_unit_outside_the_pattern_is_warned_about_with_the_fix() {
+    let dir = temp_dir("unit-outside");
+    let args = |pattern: &'static str| {
+        vec![
+            "measure",
+            "--name",
+            "a",
+            "--at",
+            "x=5,6",
+            "-o",
+            "a.txt",
+            "--reps",
+            "2",
+            "--max-reps",
+            "2",
+            "--time-from",
+            pattern,
+            "--",
+            "echo",
+            "{x}",
+            "ms",
+        ]
+    };
+    let out = run(&dir, &args(r"([0-9.]+) ms"));
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: --time-from `([0-9.]+) ms` took `5` as seconds, and the output has `ms` right after it, outside the pattern's groups: capture the unit as the second group: --time-from '([0-9.]+) (ms)'\n"
+    );
+    let out = run(&dir, &args(r"([0-9.]+) (ms)"));
+    assert!(out.status.success());
+    assert_eq!(text(&out.stderr), "");
+}
+
+/// Too few repetitions for a confidence interval: none is shown (not a zero-width one),
+/// and no target is said to be missed.
+#[test]
+fn too_few_repetitions_have_no_interval() {
+    let dir = temp_dir("few-reps");
+    let out = measure_echo(&dir, "a", "x=3", "a.txt", &[]);
+    assert!(out.contains("none (2 reps; an interval needs 6)"), "{out}");
+    assert!(!out.contains("target not reached"), "{out}");
+    assert!(!out.contains("3 ms .. 3 ms"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&measure_echo(&dir, "a", "x=3", "a.txt", &["--json"])).unwrap();
+    assert_eq!(v["points"][0]["ci"], serde_json::Value::Null);
+    // Enough repetitions: the interval, equal ends when every repetition is the same.
+    let mut args = vec![
+        "measure",
+        "--name",
+        "a",
+        "--at",
+        "x=3",
+        "-o",
+        "a.txt",
+        "--reps",
+        "6",
+        "--max-reps",
+        "6",
+    ];
+    args.extend_from_slice(ECHO_MS);
+    let out = ok(&dir, &args);
+    assert!(out.contains("3 ms .. 3 ms"), "{out}");
+}
+
 #[test]
 fn the_table_and_json_show_the_statistic_fit_uses() {
     // Repetitions of 30, 10, 20 ms (a counter the prepare script steps): the default
@@ -481,10 +659,11 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
             "x=1,2",
             "--",
             "false",
+            "{x}",
         ],
     );
     assert!(
-        err.contains("`false` failed at x=1 (exit status: 1)"),
+        err.contains("`false 1` failed at x=1 (exit status: 1)"),
         "{err}"
     );
     let err = fails(&dir, &["validate", "--reps", "3"]);

@@ -282,3 +282,71 @@ fn bench_design_writes_the_timeline_of_one_run() {
     let threads = events.iter().filter(|e| e["name"] == "thread_name").count();
     assert_eq!(threads, 2);
 }
+
+/// What the pictures must show: units on the y axes, short coefficients, the composed
+/// model in black over its band, components beyond their measured range marked, the
+/// replay's words as `simulate` says them, each swatch kept with its name.
+#[test]
+fn pictures_say_their_units_and_mark_what_matters() {
+    let dir = scratch("marks-input");
+    std::fs::write(
+        dir.join("c.toml"),
+        "[components.a]\nmodel = \"5.123456789 + 2.987654321 * x\"\nrelative_error = 0.1\nmeasured = { x = [1, 100] }\n[components.b]\nmodel = \"3 * x\"\n",
+    )
+    .unwrap();
+    let html = page(
+        "marks",
+        &[
+            "--components",
+            &s(&dir.join("c.toml")),
+            "--term",
+            "pipe(a, b)",
+            "--at",
+            "x=1..10000",
+        ],
+        1,
+    );
+    assert!(html.contains("predicted time [ns]"), "y axis unit");
+    assert!(!html.contains("model value"));
+    assert!(html.contains("2.988 * x"), "4 significant digits");
+    assert!(!html.contains("2.987654321"));
+    assert!(
+        html.contains("opacity=\"1\" stroke=\"#000000\" stroke-width=\"3\""),
+        "the composed model in black, not faint"
+    );
+    assert!(
+        html.contains("Beyond their measured range")
+            && html.contains("components beyond their measured range"),
+        "extrapolation marked"
+    );
+    let models = page(
+        "marks-models",
+        &["--fit", "cli/predict-measurements/qsort.txt"],
+        1,
+    );
+    assert!(
+        models.contains("time (minimum), the file"),
+        "y axis names the metric"
+    );
+    let timeline = dir.join("run.json");
+    let o = run(&[
+        "simulate",
+        "--platform",
+        "sim/two-hosts/platform.xml",
+        "--trace",
+        "sim/two-hosts/index.txt",
+        "--timeline",
+        &s(&timeline),
+    ]);
+    assert!(o.status.success());
+    // The timeline, a saved result, has its provenance beside it.
+    let provenance = std::fs::read_to_string(dir.join("run.json.provenance.jsonl")).unwrap();
+    assert!(provenance.contains("\"command_line\":[") && provenance.contains("simulate"));
+    let replay = page("marks-replay", &["--simulate", &s(&timeline)], 2);
+    assert!(
+        replay.contains("<span class=\"key\">"),
+        "swatch and name kept together"
+    );
+    assert!(replay.contains("</span>waiting</span>"), "simulate's word");
+    assert!(!replay.contains("</span>late</span>"));
+}

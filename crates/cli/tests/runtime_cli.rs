@@ -680,7 +680,7 @@ fn bad_input_is_a_clear_error_with_status_2() {
         "cannot be used with",
     );
     assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
-    assert_user_error(&["validate", "--cores", "0"], "at least 1");
+    assert_user_error(&["validate", "--cores", "0"], "1..=65536");
     assert_user_error(&["validate", "--measure", "mode"], "invalid value");
     assert_user_error(
         &["validate", "--modeler", "magic"],

@@ -38,6 +38,7 @@ pub mod fit;
 pub mod measure;
 pub mod model;
 pub mod optimize;
+pub mod provenance;
 pub mod skeleton;
 pub mod term;
 pub mod uncertainty;

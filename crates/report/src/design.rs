@@ -214,7 +214,7 @@ pub fn page(
         format!(", at {}", f.join(", "))
     };
     page.para(&format!(
-        "Components: {}. Models over {} = {} .. {}{fixed} ({SAMPLES} log-spaced points); log-log axes, the model's unit (time per element for the built-in Table 1 blocks).",
+        "Components: {}. Models over {} = {} .. {}{fixed} ({SAMPLES} log-spaced points); log-log axes; y is the predicted time in ns (per element for the built-in Table 1 blocks), models with 4 significant digits.",
         components.origin,
         range.name,
         crate::plot::tick(range.from),
@@ -253,7 +253,7 @@ pub fn page(
             .collect();
         let chart = LogLog {
             x_label: range.name.clone(),
-            y_label: "model value".into(),
+            y_label: Y_LABEL.into(),
             curves,
             ..LogLog::default()
         };
@@ -264,7 +264,7 @@ pub fn page(
                 css_color(i),
                 esc(&d.term),
                 if i >= PALETTE_SIZE { " (dashed)" } else { "" },
-                esc(&d.prediction.model)
+                esc(&d.prediction.expr.rounded(DIGITS))
             ));
         }
         side.push_str("</table>");
@@ -332,17 +332,56 @@ fn smaller_where(designs: &[Design], range: &Range) -> String {
     out
 }
 
+/// The y axis of the designs' charts: the composed models' values, in the one unit
+/// components are read in.
+const Y_LABEL: &str = "predicted time [ns]";
+
+/// Significant digits of the models the page prints.
+const DIGITS: usize = 4;
+
+/// The composed model's colour (black, no stage's).
+const COMPOSED: usize = crate::plot::BLACK_INDEX;
+
+/// The colour of the stretches where a component is beyond its measured range (red).
+const BEYOND: usize = 3;
+
+/// The stretches of the composed curve where some component is evaluated beyond the
+/// range it was measured on: one run of samples each.
+fn beyond_measured(d: &Design, range: &Range) -> Vec<Vec<(f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut open = false;
+    for v in &d.prediction.values {
+        let Some(&x) = v.point.get(&range.name) else {
+            continue;
+        };
+        if v.extrapolation.is_empty() || !v.value.is_finite() {
+            open = false;
+            continue;
+        }
+        if !open {
+            runs.push(Vec::new());
+            open = true;
+        }
+        if let Some(run) = runs.last_mut() {
+            run.push((x, v.value));
+        }
+    }
+    runs
+}
+
 /// One design: its model, its stages dashed, the bottleneck regions and crossovers.
 fn design_chart(d: &Design, range: &Range) -> (LogLog, String) {
-    let mut curves = vec![Curve {
+    // The composed model in black over its band (a colour of its own, not a stage's),
+    // drawn after the stages so that they never hide it.
+    let composed = Curve {
         label: "composed model".into(),
-        color: 7,
+        color: COMPOSED,
         line: curve_of(&d.prediction.expr, range),
-        width: 6,
-        faint: true,
+        width: 3,
         band: band_of(&d.prediction, range),
         ..Curve::default()
-    }];
+    };
+    let mut curves = Vec::new();
     for (k, s) in d.stages.iter().enumerate() {
         curves.push(Curve {
             label: format!("stage {}", s.term),
@@ -397,7 +436,24 @@ fn design_chart(d: &Design, range: &Range) -> (LogLog, String) {
         })
         .collect();
 
-    let mut side = format!("<p>model: <code>{}</code></p>", esc(&d.prediction.model));
+    curves.push(composed);
+    let beyond = beyond_measured(d, range);
+    curves.extend(beyond.iter().enumerate().map(|(k, run)| Curve {
+        label: if k == 0 {
+            "components beyond their measured range".into()
+        } else {
+            String::new()
+        },
+        color: BEYOND,
+        line: run.clone(),
+        width: 9,
+        faint: true,
+        ..Curve::default()
+    }));
+    let mut side = format!(
+        "<p>model: <code>{}</code></p>",
+        esc(&d.prediction.expr.rounded(DIGITS))
+    );
     if let Some(dom) = &d.prediction.dominant {
         side.push_str(&format!("<p>dominant term: <code>{}</code></p>", esc(dom)));
     }
@@ -408,7 +464,7 @@ fn design_chart(d: &Design, range: &Range) -> (LogLog, String) {
                 "<tr><td><span class=\"swatch\" style=\"background:{}\"></span><code>{}</code></td><td><code>{}</code></td></tr>",
                 css_color(k),
                 esc(&s.term),
-                esc(&s.model.rounded(6))
+                esc(&s.model.rounded(DIGITS))
             ));
         }
         side.push_str("</table><p>The shaded background shows which stage is the bottleneck (the slowest, which sets the pipeline's throughput).</p>");
@@ -441,12 +497,35 @@ fn design_chart(d: &Design, range: &Range) -> (LogLog, String) {
             crossings.join("")
         ));
     }
+    let mut outside: Vec<String> = d
+        .prediction
+        .values
+        .iter()
+        .flat_map(|v| &v.extrapolation)
+        .map(|e| {
+            format!(
+                "<code>{}</code> (measured {} = {} .. {})",
+                esc(&e.component),
+                esc(&e.parameter),
+                crate::plot::tick(e.measured[0]),
+                crate::plot::tick(e.measured[1])
+            )
+        })
+        .collect();
+    outside.sort();
+    outside.dedup();
+    if !outside.is_empty() {
+        side.push_str(&format!(
+            "<p class=\"miss\">Beyond their measured range (the wide pale red line): {}.</p>",
+            outside.join(", ")
+        ));
+    }
     for n in &d.prediction.notes {
         side.push_str(&format!("<p class=\"note\">{}</p>", esc(n)));
     }
     let chart = LogLog {
         x_label: range.name.clone(),
-        y_label: "model value".into(),
+        y_label: Y_LABEL.into(),
         curves,
         regions,
         markers,

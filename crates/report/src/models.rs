@@ -48,7 +48,8 @@ pub fn page(
     let measure = options.measure_for(modeler);
     page.para(&format!(
         "{total} series from {}; modeler {}; the repetitions at each point reduced by the {measure} for fitting. \
-         Each plot shows that {measure} of the repetitions (dot) with their range (bar) and the model (line), on log-log axes.",
+         Each plot shows that {measure} of the repetitions (dot) with their range (bar) and the model (line), on log-log axes; \
+         y is the series' metric in the file's unit (ns in the files perfcompose measure and bench write).",
         {
             // A file of several parameter sets is several inputs of one origin.
             let mut origins: Vec<&str> = inputs.iter().map(|i| i.origin.as_str()).collect();
@@ -73,7 +74,9 @@ pub fn page(
                     format!("series {}: {e}", key_name(key)),
                 )
             })?;
-            let model = fit.model.extrap();
+            // Coefficients to 4 significant digits: what a reader compares (the full
+            // precision is in `fit --json`).
+            let model = fit.model.rounded(4);
             let s = &fit.stats;
             rows.push(vec![
                 input.origin.clone(),
@@ -105,10 +108,12 @@ pub fn page(
                 );
                 for c in &s.coefficients {
                     side.push_str(&format!(
-                        "<tr><td><code>{}</code></td><td>{:.5e}</td><td>{}</td></tr>",
+                        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
                         esc(&c.term),
-                        c.value,
-                        c.std_error.map_or("–".into(), |e| format!("{e:.3e}"))
+                        perfcompose_core::model::format_significant(c.value, 4),
+                        c.std_error.map_or("–".into(), |e| {
+                            perfcompose_core::model::format_significant(e, 2)
+                        })
                     ));
                 }
                 side.push_str("</table>");
@@ -123,7 +128,7 @@ pub fn page(
                     esc(&exp.parameters.join(", "))
                 ));
             }
-            let chart = chart_of(exp, points, measure, &fit.model, &model);
+            let chart = chart_of(exp, points, measure, &key.metric, &fit.model, &model);
             page.card(
                 Figure {
                     name,
@@ -148,6 +153,7 @@ fn chart_of(
     exp: &Experiment,
     points: &[Point],
     measure: Measure,
+    metric: &str,
     model: &perfcompose_core::model::Expr,
     model_text: &str,
 ) -> LogLog {
@@ -185,7 +191,7 @@ fn chart_of(
     };
     LogLog {
         x_label: first,
-        y_label: "value".into(),
+        y_label: format!("{metric} ({measure}), the file's unit"),
         curves: vec![
             Curve {
                 label: short,

@@ -45,6 +45,7 @@ table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 .note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; margin: 0.6em 0; }
+.key { white-space: nowrap; margin-right: 0.6em; }
 .swatch { display: inline-block; width: 0.9em; height: 0.9em; vertical-align: middle; margin-right: 0.3em; }
 .ok { color: #1a7f37; } .miss { color: #c62828; }
 ";

@@ -33,15 +33,27 @@ const PALETTE: [(u8, u8, u8); 10] = [
 /// Colours in the palette.
 pub const PALETTE_SIZE: usize = PALETTE.len();
 
-/// The `i`-th colour of the palette (wrapping around).
+/// A colour index past the palette that means black (a composed model, drawn over the
+/// coloured parts it is made of).
+pub const BLACK_INDEX: usize = usize::MAX;
+
+fn rgb(i: usize) -> (u8, u8, u8) {
+    if i == BLACK_INDEX {
+        (0, 0, 0)
+    } else {
+        PALETTE[i % PALETTE.len()]
+    }
+}
+
+/// The `i`-th colour of the palette (wrapping around; [`BLACK_INDEX`] is black).
 pub fn color(i: usize) -> RGBColor {
-    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    let (r, g, b) = rgb(i);
     RGBColor(r, g, b)
 }
 
 /// The palette colour as CSS (`#1f77b4`), for legends drawn in HTML.
 pub fn css_color(i: usize) -> String {
-    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    let (r, g, b) = rgb(i);
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
@@ -196,6 +208,12 @@ impl LogLog {
         if x1 <= x0 {
             x0 /= 2.0;
             x1 *= 2.0;
+        } else if self.curves.iter().any(|c| !c.points.is_empty()) {
+            // Room for the markers of the first and last points, which the plot's edge
+            // would cut in half.
+            let pad = (x1 / x0).powf(0.03);
+            x0 /= pad;
+            x1 *= pad;
         }
         if self.linear_y {
             let pad = ((y1 - y0) * 0.08).max(y1.abs() * 0.05).max(1e-9);
@@ -211,9 +229,31 @@ impl LogLog {
         Some(((x0, x1), (y0, y1)))
     }
 
+    /// `y1` raised so that the legend's rows in the upper left corner sit above
+    /// everything drawn (no line or error bar through it) on a plot `size` high.
+    fn above_legend(&self, size: Size, (y0, y1): (f64, f64)) -> f64 {
+        let rows = self.curves.iter().filter(|c| !c.label.is_empty()).count()
+            + self.hlines.iter().filter(|h| !h.1.is_empty()).count();
+        if rows == 0 {
+            return y1;
+        }
+        // Margins and the x axis's labels (as `draw` lays them out), a row per label.
+        let plot = (f64::from(size.1) - 2.0 * 12.0 - 42.0).max(1.0);
+        let legend = 20.0 * rows as f64 + 14.0;
+        let share = (legend / (plot - legend).max(plot / 3.0)).min(2.0);
+        if self.linear_y {
+            y1 + (y1 - y0) * share
+        } else {
+            y1 * (y1 / y0).powf(share)
+        }
+    }
+
     /// The chart as a standalone SVG document.
     pub fn svg(&self, size: Size) -> Result<String, Error> {
-        svg_document(size, |root| match self.bounds() {
+        let bounds = self
+            .bounds()
+            .map(|(x, (y0, y1))| (x, (y0, self.above_legend(size, (y0, y1)))));
+        svg_document(size, |root| match bounds {
             None => root
                 .draw(&Text::new(
                     "nothing to draw: no positive, finite values",
@@ -616,6 +656,32 @@ mod tests {
         assert!(svg.contains("switch"));
         // Labels are escaped XML.
         assert!(svg.contains("model &lt;a&amp;b&gt;"), "legend text escaped");
+    }
+
+    #[test]
+    fn the_legend_sits_above_the_data_and_edge_points_are_not_cut() {
+        let chart = LogLog {
+            curves: vec![Curve {
+                label: "measured".into(),
+                points: vec![(1.0, [1.0, 2.0, 100.0]), (10.0, [5.0, 6.0, 7.0])],
+                ..Curve::default()
+            }],
+            ..LogLog::default()
+        };
+        let ((x0, x1), (y0, y1)) = chart.bounds().unwrap();
+        // The first and last points are inside the plot, not on its edge.
+        assert!(x0 < 1.0 && x1 > 10.0, "{x0} {x1}");
+        // The legend's row takes the top of the plot: the y range grows above the data.
+        let top = chart.above_legend((600, 400), (y0, y1));
+        assert!(top > y1 * 1.2, "{top} vs {y1}");
+        let unlabelled = LogLog {
+            curves: vec![Curve {
+                points: vec![(1.0, [1.0, 2.0, 3.0])],
+                ..Curve::default()
+            }],
+            ..LogLog::default()
+        };
+        assert_eq!(unlabelled.above_legend((600, 400), (1.0, 3.0)), 3.0);
     }
 
     #[test]

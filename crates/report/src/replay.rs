@@ -25,6 +25,15 @@ pub const BINS: usize = 600;
 /// Most spans drawn one by one.
 pub const MAX_EXACT_SPANS: usize = 20_000;
 
+/// An activity's name on the page: `simulate`'s word where it has one (`waiting`
+/// for the timeline's `late`), so that the page and the command's report agree.
+fn shown(a: Activity) -> &'static str {
+    match a {
+        Activity::Late => "waiting",
+        other => other.name(),
+    }
+}
+
 /// One rank of the replay's report (`simulate --json`'s `ranks`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct RankRow {
@@ -245,9 +254,9 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
         .iter()
         .map(|a| {
             format!(
-                "<span class=\"swatch\" style=\"background:{}\"></span>{} ",
+                "<span class=\"key\"><span class=\"swatch\" style=\"background:{}\"></span>{}</span> ",
                 css_color(color_of(*a)),
-                a.name()
+                shown(*a)
             )
         })
         .collect();
@@ -289,7 +298,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
                     svg: t.svg((1000, height))?,
                 },
                 "what each rank does over simulated time",
-                &format!("<p>{legend}</p><p><i>late</i>: blocked before the partner had posted the matching operation.</p>"),
+                &format!("<p>{legend}</p><p><i>waiting</i> (as <code>simulate</code> calls it; <code>late</code> in the timeline file): blocked before the partner had posted the matching operation.</p>"),
             );
             let mut per: Vec<BTreeMap<Activity, f64>> = vec![BTreeMap::new(); n];
             for sp in spans {
@@ -303,7 +312,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
         Some(per) => (
             Activity::ALL
                 .iter()
-                .map(|a| (a.name().to_string(), color_of(*a)))
+                .map(|a| (shown(*a).to_string(), color_of(*a)))
                 .collect(),
             rows.iter()
                 .map(|r| {
@@ -319,7 +328,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
                 ("compute".into(), 0),
                 ("sleep".into(), 7),
                 ("communication".into(), 1),
-                ("late".into(), 8),
+                ("waiting".into(), 8),
             ],
             rows.iter()
                 .map(|r| {
@@ -333,7 +342,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
         .iter()
         .map(|(name, c)| {
             format!(
-                "<span class=\"swatch\" style=\"background:{}\"></span>{} ",
+                "<span class=\"key\"><span class=\"swatch\" style=\"background:{}\"></span>{}</span> ",
                 css_color(*c),
                 name
             )
@@ -377,7 +386,7 @@ pub fn page(replay: &Replay, origin: &str) -> Result<Page, Error> {
             "compute [s]",
             "sleep [s]",
             "communication [s]",
-            "late [s]",
+            "waiting [s]",
             "finish [s]",
             "actions",
         ],

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use perfcompose_core::measure::stats::MIN_SAMPLES_FOR_CI;
 use perfcompose_core::measure::Measure;
 use perfcompose_runtime::bench::{self, Conditions, InputState, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
@@ -35,7 +36,7 @@ pub enum Args {
     /// Measure a whole design: average time per element of a stream, over a sweep.
     #[command(after_help = "Examples:
   perfcompose bench design 'pipe(qsort, inc)' -o whole.txt
-  perfcompose bench design 'tpool(2, qsort)' --sizes 4096,65536")]
+  perfcompose bench design 'tpool(2, qsort)' --at x=4096,65536")]
     Design(DesignArgs),
 }
 
@@ -45,9 +46,10 @@ pub struct SweepArgs {
     /// The pattern-composition paper's grid (x from 1,024 to 262,144 in steps of 1,024) and 256 repetitions.
     #[arg(long)]
     pub full: bool,
-    /// Sizes to measure (overrides the default sweep): X,... or a range A..B[:N] as --at
-    /// takes them (values that are not whole numbers are rounded, and the rounding said).
-    #[arg(long, value_parser = parse_sizes, value_name = "X,...")]
+    /// Sizes to measure (overrides the default sweep): x=V1,V2,... or a range
+    /// x=A..B[:N], as every command's --at (values that are not whole numbers are
+    /// rounded, and the rounding said).
+    #[arg(long = "at", alias = "sizes", value_parser = parse_sizes, value_name = "x=V1,V2,...")]
     pub sizes: Option<Sizes>,
     /// Fewest repetitions per point.
     #[arg(long, value_name = "N")]
@@ -132,6 +134,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     if let Some(path) = &sweep.output {
         let files = write_measurements(path, &series)?;
+        for f in &files {
+            crate::version::record(f)?;
+        }
         if !sweep.json {
             for f in files {
                 perfcompose_core::stderr_line!("wrote {}", f.display());
@@ -291,7 +296,7 @@ fn list(registry: &Registry) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The sampling the flags ask for, and the sizes of `--sizes` (checked, their rounding said).
+/// The sampling the flags ask for, and the sizes of `--at` (checked, their rounding said).
 fn sampling(args: &SweepArgs) -> anyhow::Result<(Sampling, Option<Vec<usize>>)> {
     let sizes = args.sizes.as_ref().map(|s| s.checked(true)).transpose()?;
     let mut s = if args.full {
@@ -358,15 +363,11 @@ fn print_table(out: &mut impl Write, series: &[Series]) -> io::Result<()> {
             row.extend([
                 format!("{:.1}", p.median),
                 format!("{:.2}%", 100.0 * p.cv),
-                format!(
-                    "{:.1} .. {:.1}{}",
-                    p.ci_low,
-                    p.ci_high,
-                    if p.converged {
-                        ""
-                    } else {
-                        " (target not reached)"
-                    }
+                super::measure::ci_cell(
+                    (p.values.len() >= MIN_SAMPLES_FOR_CI).then_some((p.ci_low, p.ci_high)),
+                    p.converged,
+                    p.values.len(),
+                    |v| format!("{v:.1}"),
                 ),
                 p.values.len().to_string(),
                 p.batch.to_string(),

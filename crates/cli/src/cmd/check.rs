@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long = "at", value_name = "NAME=V1,V2,...")]
     pub at: Vec<String>,
     /// Cores per node: thread counts above C do not divide further [default: unlimited].
-    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "C", value_parser = crate::cmd::input::cores())]
     pub cores: Option<u64>,
     /// Print JSON (schema in docs/composition.md).
     #[arg(long)]
@@ -222,9 +222,10 @@ fn human_laws(reports: &[LawReport], origin: &str, grid: &Grid, count: usize) ->
     for r in reports {
         let how = if r.law == "iv" {
             match r.max_gain {
-                Some(g) if r.failures.is_empty() => {
+                Some(g) if r.failures.is_empty() && format_significant(g, 3) != "1" => {
                     format!("task pool up to {}x faster", format_significant(g, 3))
                 }
+                Some(_) if r.failures.is_empty() => "task pool as fast (a tie)".to_string(),
                 _ => String::new(),
             }
         } else {

@@ -49,6 +49,14 @@ pub fn term(arg: Option<&str>, file: Option<&Path>) -> anyhow::Result<Term> {
     }
 }
 
+/// The most cores `--cores` takes, in every command.
+pub const MAX_CORES: u64 = 65536;
+
+/// `--cores`: a whole number from 1 to [`MAX_CORES`], the same in every command.
+pub fn cores() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_CORES)
+}
+
 pub fn grid(at: &[String]) -> Result<Grid, Diagnostic> {
     Grid::parse(at)
 }

@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(value_name = "TERM")]
     pub term: String,
     /// Cores the design's threads must fit in.
-    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, value_name = "C", value_parser = crate::cmd::input::cores())]
     pub cores: u64,
     /// The point to compare at, NAME=VALUE (repeatable; one value each).
     #[arg(long = "at", value_name = "NAME=VALUE", required = true)]
@@ -150,10 +150,19 @@ fn human(o: &Outcome, args: &Args) -> String {
     }
     s.push_str(&format!("{t}\n"));
     if let [first, second, ..] = &o.designs[..] {
-        s.push_str(&format!(
-            "the best is {:.3}x faster than the second\n",
-            second.value / first.value
-        ));
+        let ratio = format!("{:.3}", second.value / first.value);
+        if ratio == "1.000" {
+            let tied = o
+                .designs
+                .iter()
+                .take_while(|d| format!("{:.3}", d.value / first.value) == "1.000")
+                .count();
+            s.push_str(&format!(
+                "the first {tied} designs tie (within 0.05% of each other): none is faster\n"
+            ));
+        } else {
+            s.push_str(&format!("the best is {ratio}x faster than the second\n"));
+        }
         if let Some(p) = o.probability_best_beats_second {
             s.push_str(&format!(
                 "the best beats the second in {:.1}% of the draws of the components' uncertainty\n",

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long = "at", value_name = "NAME=V1,V2,...|A..B")]
     pub at: Vec<String>,
     /// Cores per node: thread counts above C do not divide further [default: unlimited].
-    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "C", value_parser = crate::cmd::input::cores())]
     pub cores: Option<u64>,
     /// Print JSON (schema in docs/composition.md).
     #[arg(long)]
@@ -137,7 +137,7 @@ fn overhead_for(
         .find(|n| kernels.get(&n.name).is_err())
     {
         bail!(
-            "--overhead: `{}` is not one of the runtime's kernels, whose designs the overhead calibration is for (`perfcompose bench --list`)",
+            "--overhead: `{}` is not one of the runtime's kernels, whose designs the overhead calibration is for (`perfcompose bench kernels --list`)",
             n.name
         );
     }

@@ -133,6 +133,7 @@ mod imp {
             notes,
         );
         measured.write(&dir.measured())?;
+        crate::version::record(&args.out)?;
         let json = serde_json::to_string_pretty(&measured)? + "\n";
         dir.remove_raw()
             .with_context(|| format!("cannot remove {}", dir.raw_dir().display()))?;

@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long = "at", value_name = "NAME=A..B", requires = "term")]
     pub at: Vec<String>,
     /// Designs page: cores per node (thread counts above C do not divide further).
-    #[arg(long, value_name = "C", requires = "term", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "C", requires = "term", value_parser = crate::cmd::input::cores())]
     pub cores: Option<u64>,
     /// Models page: measurement files to fit and draw (the formats `fit` reads).
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["validate", "simulate"])]

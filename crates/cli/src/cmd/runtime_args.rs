@@ -79,8 +79,10 @@ pub fn registry() -> Registry {
     Registry::builtin()
 }
 
-/// `--sizes`: values written as `--at` writes them (`4096,65536`, `2^12`, `2^10..2^18:9`),
-/// rounded to whole sizes, with the note saying so when that changed a value.
+/// `--at x=...` of `bench` and `validate --term`: values written as `--at` writes them
+/// (`x=4096,65536`, `x=2^12`, `x=2^10..2^18:9`), rounded to whole sizes, with the note
+/// saying so when that changed a value. The old `--sizes 4096,65536` (without `x=`) is
+/// kept as a hidden alias, so that saved command lines still work.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sizes {
     sizes: Vec<usize>,
@@ -92,7 +94,7 @@ impl Sizes {
     /// (one MPI rank says it for the job).
     pub fn checked(&self, say: bool) -> anyhow::Result<Vec<usize>> {
         if let Some(z) = self.sizes.iter().find(|&&s| s == 0) {
-            bail!("--sizes: size {z} is not positive (sizes start at 1)");
+            bail!("--at x: size {z} is not positive (sizes start at 1)");
         }
         if let (true, Some(note)) = (say, &self.note) {
             perfcompose_core::stderr_line!("{note}");
@@ -101,11 +103,18 @@ impl Sizes {
     }
 }
 
-/// Parse `--sizes` (clap's value parser).
+/// Parse `--at x=...` (or `--sizes ...`, its old spelling without `x=`; clap's value
+/// parser).
 pub fn parse_sizes(text: &str) -> anyhow::Result<Sizes> {
-    let hint = "sizes are numbers, constant expressions or a range: 4096,65536 or 2^10..2^18:9";
-    let axis =
-        parse_at(&format!("x={text}")).map_err(|d| anyhow::anyhow!("{} ({hint})", d.message))?;
+    let hint = "sizes are numbers, constant expressions or a range: x=4096,65536 or x=2^10..2^18:9";
+    let at = match text.split_once('=') {
+        Some((name, _)) if name.trim() != "x" => {
+            bail!("`{}`: the sizes are values of x ({hint})", name.trim())
+        }
+        Some(_) => text.to_string(),
+        None => format!("x={text}"),
+    };
+    let axis = parse_at(&at).map_err(|d| anyhow::anyhow!("{} ({hint})", d.message))?;
     let whole = WholeSizes::new(&axis.values)?;
     let sizes = whole
         .sizes
@@ -114,7 +123,7 @@ pub fn parse_sizes(text: &str) -> anyhow::Result<Sizes> {
         .collect::<Result<_, _>>()?;
     Ok(Sizes {
         sizes,
-        note: whole.note("--sizes"),
+        note: whole.note("--at x"),
     })
 }
 

@@ -256,7 +256,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Write a file through a buffer, naming it in errors.
+/// Write a file through a buffer, naming it in errors, and its provenance beside it.
 fn write_with(
     path: &std::path::Path,
     f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -266,7 +266,8 @@ fn write_with(
     let mut w = std::io::BufWriter::new(file);
     f(&mut w)
         .and_then(|()| std::io::Write::flush(&mut w))
-        .with_context(|| format!("cannot write {}", path.display()))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::version::record(path)
 }
 
 /// dPerf's cost metrics (the dPerf paper's eq. 5): slowdown = prediction time / (measured run time

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use perfcompose_runtime::bench::Sampling;
-use perfcompose_runtime::command::{CommandLine, Measurement, TimeFrom};
+use perfcompose_runtime::command::{CommandLine, Measured, Measurement, TimeFrom};
 
 /// Fewest repetitions per point by default: the median's confidence interval needs six.
 pub const DEFAULT_REPS: u32 = 7;
@@ -87,20 +87,25 @@ impl TimingArgs {
         })
     }
 
-    /// How to measure `command` over a grid of `parameters` with `points` points.
+    /// How to measure `command` over a grid of `parameters` with `points` points; each
+    /// of the `varying` parameters (more than one value) must reach the command.
     pub fn measurement(
         &self,
         command: &[String],
         parameters: &[String],
+        varying: &[String],
         points: usize,
     ) -> anyhow::Result<Measurement> {
+        let command = CommandLine::new(command.to_vec(), self.shell, parameters)?;
+        let prepare = self
+            .prepare
+            .as_deref()
+            .map(|p| CommandLine::script(p, parameters))
+            .transpose()?;
+        CommandLine::check_used(varying, &command, prepare.as_ref())?;
         Ok(Measurement {
-            command: CommandLine::new(command.to_vec(), self.shell, parameters)?,
-            prepare: self
-                .prepare
-                .as_deref()
-                .map(|p| CommandLine::script(p, parameters))
-                .transpose()?,
+            command,
+            prepare,
             time_from: self.time_from.as_deref().map(TimeFrom::new).transpose()?,
             sampling: self.sampling(points)?,
         })
@@ -120,6 +125,22 @@ impl TimingArgs {
             "printed"
         } else {
             "wall"
+        }
+    }
+}
+
+/// Says once per run that the program printed a unit right after its time, outside the
+/// `--time-from` pattern's groups (the time was read as seconds), with the fix.
+#[derive(Debug, Default)]
+pub struct UnitWarning {
+    said: bool,
+}
+
+impl UnitWarning {
+    pub fn check(&mut self, m: &Measured, bar: &indicatif::ProgressBar) {
+        if let (false, Some(w)) = (self.said, &m.unit_outside) {
+            self.said = true;
+            bar.suspend(|| perfcompose_core::stderr_line!("warning: {w}"));
         }
     }
 }

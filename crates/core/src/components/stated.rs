@@ -104,6 +104,29 @@ impl RawStated {
         let err = |at: Span, msg: String| Diagnostic::new(origin, source, at, msg);
         let mut measured = BTreeMap::new();
         if let Some(m) = &self.measured {
+            let over = model.params();
+            if let Some(p) = m.get_ref().keys().find(|p| !over.contains(*p)) {
+                let names: Vec<&str> = over.iter().map(String::as_str).collect();
+                let d = err(
+                    span(m),
+                    if names.is_empty() {
+                        format!("component `{name}`: measured range of `{p}`, and the model `{model}` has no parameters")
+                    } else {
+                        format!(
+                            "component `{name}`: measured range of `{p}`, and the model is over {}",
+                            names.join(", ")
+                        )
+                    },
+                );
+                return Err(match names.first() {
+                    Some(first) => d.with_hint(format!(
+                        "name the model's parameters, e.g. measured = {{ {first} = [1000, 64000] }}"
+                    )),
+                    None => d.with_hint(
+                        "a model without parameters is the same everywhere: remove `measured`",
+                    ),
+                });
+            }
             for (p, range) in m.get_ref() {
                 match range.as_slice() {
                     [lo, hi] if lo.is_finite() && hi.is_finite() && lo <= hi => {

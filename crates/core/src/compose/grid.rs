@@ -65,7 +65,7 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
         return parse_range(text, name, eq + 1, dots);
     }
     let mut values = Vec::new();
-    let mut spans = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     let mut start = eq + 1;
     for piece in text[eq + 1..].split(',') {
         let lead = piece.len() - piece.trim_start().len();
@@ -79,6 +79,18 @@ pub fn parse_at(text: &str) -> Result<Axis, Diagnostic> {
             .with_hint(format!("write e.g. --at {name}=1024,262144")));
         }
         let v = constant(text, v_text, span)?;
+        if let Some(i) = values.iter().position(|&w| w == v) {
+            let first = &text[spans[i].start..spans[i].end];
+            return Err(
+                err(span, &format!("{name}={v_text} is given twice")).with_hint(
+                    if first == v_text {
+                        format!("list each value once (the first {name}={first} is enough)")
+                    } else {
+                        format!("list each value once: {first} is the same value")
+                    },
+                ),
+            );
+        }
         values.push(v);
         spans.push(span);
         start += piece.len() + 1;
@@ -570,6 +582,16 @@ mod tests {
             }
             assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
         }
+    }
+
+    #[test]
+    fn a_value_given_twice_is_refused_where_it_repeats() {
+        let d = parse_at("x=1,1").unwrap_err();
+        assert_eq!(d.message, "x=1 is given twice");
+        assert_eq!(d.line_col(), (1, 5), "{}", d.render());
+        let d = parse_at("x=1024, 2, 2^10").unwrap_err();
+        assert_eq!(d.message, "x=2^10 is given twice");
+        assert!(d.hint.unwrap().contains("1024 is the same value"));
     }
 
     #[test]

@@ -338,6 +338,13 @@ pub fn predict_with(
             ));
         }
     }
+    if how.advise && advice.is_empty() {
+        notes.push(if uncertain.is_empty() {
+            "--advise: nothing to advise: no component of the term has an uncertainty (a model stated without relative_error, stderr or covariance has none; one fitted to measurements has its fit's)".to_string()
+        } else {
+            "--advise: nothing to advise: no point to advise at (give --at)".to_string()
+        });
+    }
     if comp.pipelines.len() > analysed.len() {
         notes.push(format!(
             "{} pipelines; the {} outermost are analysed for bottlenecks and crossovers",

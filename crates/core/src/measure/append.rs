@@ -14,14 +14,17 @@
 //! callpath and metric over other parameters is refused before anything is measured, and
 //! so are the same parameters in another order.
 //!
-//! Within an experiment the readers want every series at the same points (Extra-P's
-//! rule). So a series whose points would end up other than its experiment's other
-//! series' is refused before anything is measured; and while a series that shares its
-//! experiment with others still misses some of their points, its finished points go to a
-//! file of their own beside it (`.blocks.txt.NAME.partial`, same format), which is merged
-//! into the file and removed when the last point is done: a run stopped part way leaves
-//! that file, readable by `perfcompose fit`, and the next run of the same series starts
-//! from its points.
+//! In JSON Lines every line names its own point, so a series goes to any points, whatever
+//! the other series' (one block's grid grows alone). In Extra-P's text format the series
+//! of a section share its `POINTS`: while a series that shares its experiment with others
+//! still misses some of their points, its finished points go to a file of their own
+//! beside it (`.blocks.txt.NAME.partial`, same format), which is merged into the file and
+//! removed when the last point is done: a run stopped part way leaves that file,
+//! readable by `perfcompose fit`, and the next run of the same series starts from its
+//! points. A series whose points would end up other than its section's other series'
+//! cannot be written as text: the file's measurements are converted to JSON Lines beside
+//! it (`blocks.jsonl`, [`Appender::converted_from`] says so) and the series goes there;
+//! when that file exists already, it is refused before anything is measured.
 
 use std::path::{Path, PathBuf};
 
@@ -46,8 +49,12 @@ pub struct Appender {
     sets: Vec<Experiment>,
     /// The series' experiment in `sets`.
     set: usize,
-    /// The points every other series of its experiment has (`None`: no other series).
+    /// The points every other series of its experiment has (`None`: no other series,
+    /// or a JSON Lines file, where a series may be at any points).
     others: Option<Vec<Vec<f64>>>,
+    /// The text file whose measurements were converted into `path` (JSON Lines) to hold
+    /// this series' points.
+    converted_from: Option<PathBuf>,
 }
 
 impl Appender {
@@ -157,7 +164,11 @@ impl Appender {
         }
         let exp = &sets[set];
         let mut others = None;
-        if let Some(first) = exp.series.keys().find(|k| **k != key) {
+        let mut converted_from = None;
+        let mut path = path.to_path_buf();
+        let mut format = format;
+        let first_other = exp.series.keys().find(|k| **k != key);
+        if let (AppendFormat::Text, Some(first)) = (format, first_other) {
             let theirs = point_set(exp.series[first].iter().map(|p| &p.coordinate));
             let mut mine = point_set(points.iter());
             if let Some(own) = exp.series.get(&key) {
@@ -165,37 +176,66 @@ impl Appender {
                 mine.sort();
                 mine.dedup();
             }
-            if mine != theirs {
-                return Err(exp
-                    .diagnostic(
-                        exp.series_span(first),
-                        format!(
-                            "the series of a file over the same parameters share their points, and the file's series over {} (e.g. `{}`) are at {} points other than this grid's",
-                            over(&exp.parameters),
-                            first.callpath,
-                            theirs.len()
-                        ),
-                    )
-                    .with_hint("measure at the file's points, or write to another file"));
+            if mine == theirs {
+                others = Some(
+                    exp.series[first]
+                        .iter()
+                        .map(|p| p.coordinate.clone())
+                        .collect(),
+                );
+            } else {
+                // Extra-P's text format cannot hold it: the file's measurements go to
+                // JSON Lines beside it, which holds any points per series.
+                let jsonl = path.with_extension("jsonl");
+                if jsonl.exists() {
+                    return Err(exp
+                        .diagnostic(
+                            exp.series_span(first),
+                            format!(
+                                "Extra-P's text format keeps the series over {} at the same points, and the file's (e.g. `{}`) are at {} points other than this grid's",
+                                over(&exp.parameters),
+                                first.callpath,
+                                theirs.len()
+                            ),
+                        )
+                        .with_hint(format!(
+                            "JSON Lines holds any points per block, and {} exists: measure into it (-o {})",
+                            jsonl.display(),
+                            jsonl.display()
+                        )));
+                }
+                for e in &mut sets {
+                    e.source = None;
+                }
+                write_atomically(&jsonl, AppendFormat::JsonLines, &sets)
+                    .map_err(|e| Diagnostic::whole(jsonl.display().to_string(), e.to_string()))?;
+                // Its points are in the converted file now.
+                if partial.exists() {
+                    let _ = std::fs::remove_file(&partial);
+                }
+                converted_from = Some(path);
+                path = jsonl;
+                format = AppendFormat::JsonLines;
             }
-            others = Some(
-                exp.series[first]
-                    .iter()
-                    .map(|p| p.coordinate.clone())
-                    .collect(),
-            );
         }
         for e in &mut sets {
             e.source = None;
         }
         Ok(Appender {
-            path: path.to_path_buf(),
+            path,
             format,
             key,
             sets,
             set,
             others,
+            converted_from,
         })
+    }
+
+    /// The Extra-P text file whose measurements were converted into [`Self::path`] (JSON
+    /// Lines beside it) because its format cannot hold this series' points.
+    pub fn converted_from(&self) -> Option<&Path> {
+        self.converted_from.as_deref()
     }
 
     pub fn format(&self) -> AppendFormat {
@@ -336,25 +376,46 @@ mod tests {
     }
 
     #[test]
-    fn a_series_sharing_the_file_keeps_its_points_beside_it_until_complete() {
-        for name in ["blocks.txt", "blocks.jsonl"] {
-            let path = dir().join(name);
-            let grid = vec![vec![1.0], vec![2.0]];
-            let mut a = Appender::open(&path, &x(), key("sort"), &grid).unwrap();
-            a.add(vec![1.0], vec![10.0]).unwrap();
-            a.add(vec![2.0], vec![20.0]).unwrap();
-            let mut c = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
-            c.add(vec![1.0], vec![5.0]).unwrap();
-            // The file stays readable without the unfinished series; its point is kept.
-            assert_eq!(read_path(&path).unwrap().series.len(), 1, "{name}");
-            let partial = read_path(c.partial_path()).unwrap();
-            assert_eq!(values(&partial, "sum"), [(1.0, vec![5.0])]);
-            c.add(vec![2.0], vec![6.0]).unwrap();
-            let exp = read_path(&path).unwrap();
-            assert_eq!(values(&exp, "sum"), [(1.0, vec![5.0]), (2.0, vec![6.0])]);
-            assert_eq!(values(&exp, "sort"), [(1.0, vec![10.0]), (2.0, vec![20.0])]);
-            assert!(!c.partial_path().exists());
-        }
+    fn a_series_sharing_a_text_file_keeps_its_points_beside_it_until_complete() {
+        let path = dir().join("blocks.txt");
+        let grid = vec![vec![1.0], vec![2.0]];
+        let mut a = Appender::open(&path, &x(), key("sort"), &grid).unwrap();
+        a.add(vec![1.0], vec![10.0]).unwrap();
+        a.add(vec![2.0], vec![20.0]).unwrap();
+        let mut c = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
+        c.add(vec![1.0], vec![5.0]).unwrap();
+        // The file stays readable without the unfinished series; its point is kept.
+        assert_eq!(read_path(&path).unwrap().series.len(), 1);
+        let partial = read_path(c.partial_path()).unwrap();
+        assert_eq!(values(&partial, "sum"), [(1.0, vec![5.0])]);
+        c.add(vec![2.0], vec![6.0]).unwrap();
+        let exp = read_path(&path).unwrap();
+        assert_eq!(values(&exp, "sum"), [(1.0, vec![5.0]), (2.0, vec![6.0])]);
+        assert_eq!(values(&exp, "sort"), [(1.0, vec![10.0]), (2.0, vec![20.0])]);
+        assert!(!c.partial_path().exists());
+    }
+
+    #[test]
+    fn a_series_in_json_lines_goes_to_any_points_at_once() {
+        let path = dir().join("blocks.jsonl");
+        let grid = vec![vec![1.0], vec![2.0]];
+        let mut a = Appender::open(&path, &x(), key("sort"), &grid).unwrap();
+        a.add(vec![1.0], vec![10.0]).unwrap();
+        a.add(vec![2.0], vec![20.0]).unwrap();
+        let mut c = Appender::open(&path, &x(), key("sum"), &grid).unwrap();
+        c.add(vec![1.0], vec![5.0]).unwrap();
+        assert_eq!(
+            values(&read_path(&path).unwrap(), "sum"),
+            [(1.0, vec![5.0])]
+        );
+        assert!(!c.partial_path().exists());
+        // One block's grid grows alone (the issue's `measure --at x=32000`).
+        let mut s = Appender::open(&path, &x(), key("sort"), &[vec![32000.0]]).unwrap();
+        s.add(vec![32000.0], vec![70.0]).unwrap();
+        let exp = read_path(&path).unwrap();
+        assert_eq!(values(&exp, "sort").len(), 3);
+        assert_eq!(values(&exp, "sum"), [(1.0, vec![5.0])]);
+        assert_eq!(s.converted_from(), None);
     }
 
     #[test]
@@ -376,18 +437,43 @@ mod tests {
     }
 
     #[test]
-    fn series_at_other_points_are_refused_where_the_file_has_them() {
-        let path = dir().join("blocks.txt");
+    fn a_text_file_that_cannot_hold_the_points_is_converted_to_json_lines() {
+        let d = dir();
+        let path = d.join("blocks.txt");
         let mut a = Appender::open(&path, &x(), key("sort"), &[vec![1.0], vec![2.0]]).unwrap();
         a.add(vec![1.0], vec![1.0]).unwrap();
         a.add(vec![2.0], vec![1.0]).unwrap();
-        let e = Appender::open(&path, &x(), key("sum"), &[vec![4.0]]).unwrap_err();
-        assert!(e.message.contains("share their points"), "{}", e.message);
+        let mut b = Appender::open(&path, &x(), key("sum"), &[vec![1.0], vec![2.0]]).unwrap();
+        b.add(vec![1.0], vec![3.0]).unwrap();
+        b.add(vec![2.0], vec![4.0]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // `sort` alone at x = 4: the text's section cannot hold it.
+        let mut c = Appender::open(&path, &x(), key("sort"), &[vec![4.0]]).unwrap();
+        assert_eq!(c.converted_from(), Some(path.as_path()));
+        assert_eq!(c.path(), d.join("blocks.jsonl"));
+        assert_eq!(c.format(), AppendFormat::JsonLines);
+        c.add(vec![4.0], vec![9.0]).unwrap();
+        let exp = read_path(d.join("blocks.jsonl")).unwrap();
+        assert_eq!(values(&exp, "sort").len(), 3);
+        assert_eq!(values(&exp, "sum"), [(1.0, vec![3.0]), (2.0, vec![4.0])]);
+        // The text file is left as it was.
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // Once the JSON Lines file exists, the text file is not converted over it.
+        let e = Appender::open(&path, &x(), key("sum"), &[vec![8.0]]).unwrap_err();
+        assert!(e.message.contains("at the same points"), "{}", e.message);
+        assert!(
+            e.hint.as_deref().unwrap_or("").contains("-o "),
+            "{:?}",
+            e.hint
+        );
         // At the first DATA line of the series whose points differ.
         assert_eq!(e.line_col(), (7, 1), "{}", e.render());
-        assert!(e.origin.ends_with("blocks.txt"));
-        // The same series may grow by new points: it is the file's only one.
-        Appender::open(&path, &x(), key("sort"), &[vec![4.0]]).unwrap();
+        // The same series may grow by new points in a text file where it is alone.
+        let solo = d.join("solo.txt");
+        let mut s = Appender::open(&solo, &x(), key("sort"), &[vec![1.0]]).unwrap();
+        s.add(vec![1.0], vec![1.0]).unwrap();
+        let s = Appender::open(&solo, &x(), key("sort"), &[vec![4.0]]).unwrap();
+        assert_eq!(s.converted_from(), None);
     }
 
     fn pn() -> Vec<String> {
@@ -437,12 +523,15 @@ mod tests {
             assert_eq!(sets.len(), 2, "{name}");
             assert_eq!(values(&sets[0], "sort")[0], (1.0, vec![10.0, 11.0]));
             assert_eq!(sets[1].series[&key("halo")].len(), 3, "{name}");
-            // A second series over p and n shares halo's points, by way of its partial file.
+            // A second series over p and n shares halo's points, in a text file by way
+            // of its partial file.
+            let text = name.ends_with(".txt");
             let grid = vec![vec![2.0, 1024.0], vec![4.0, 1024.0], vec![8.0, 1024.0]];
             let mut g = Appender::open(&path, &pn(), key("gather"), &grid).unwrap();
             g.add(vec![2.0, 1024.0], vec![1.0]).unwrap();
-            assert!(g.partial_path().exists());
-            assert_eq!(read_experiments(&path).unwrap()[1].series.len(), 1);
+            assert_eq!(g.partial_path().exists(), text, "{name}");
+            let series = if text { 1 } else { 2 };
+            assert_eq!(read_experiments(&path).unwrap()[1].series.len(), series);
             drop(g);
             let mut g = Appender::open(&path, &pn(), key("gather"), &grid[1..]).unwrap();
             g.add(vec![4.0, 1024.0], vec![2.0]).unwrap();

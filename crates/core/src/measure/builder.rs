@@ -1,6 +1,6 @@
 //! The part every reader shares: collecting points by series and coordinate, checking
-//! values, and the final validation (every series measured at every coordinate) that
-//! turns the collection into an [`Experiment`].
+//! values, and the final validation (every series measured at every coordinate, except
+//! in JSON Lines) that turns the collection into an [`Experiment`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -44,6 +44,11 @@ pub(crate) struct Builder<'a> {
     coord_span: Vec<Option<Span>>,
     coord_index: HashMap<Vec<u64>, usize>,
     series: BTreeMap<SeriesKey, SeriesAcc>,
+    /// Whether a series may miss some of the experiment's coordinates: JSON Lines, where
+    /// every line names its own point, so that one block's grid can grow alone
+    /// (`perfcompose measure` into a shared `.jsonl` file). Every other format keeps
+    /// Extra-P's rule.
+    pub(crate) any_points: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -57,6 +62,7 @@ impl<'a> Builder<'a> {
             coord_span: Vec::new(),
             coord_index: HashMap::new(),
             series: BTreeMap::new(),
+            any_points: false,
         }
     }
 
@@ -197,7 +203,7 @@ impl<'a> Builder<'a> {
             return Err(self.err(Span::new(0, 0), "the input declares no parameters"));
         }
         // Extra-P's rule: every series is measured at every coordinate of the experiment.
-        for (key, acc) in &series {
+        for (key, acc) in series.iter().filter(|_| !self.any_points) {
             if let Some(missing) = (0..self.coords.len()).find(|i| !acc.points.contains_key(i)) {
                 let have = acc.points.len();
                 let total = self.coords.len();

@@ -19,6 +19,12 @@
 //! metric) is over one set: a line of it that names other parameters is an error, as a
 //! missing or unknown parameter.
 //!
+//! The series of one experiment may be measured at different points (our extension too:
+//! one block's grid grows alone, `perfcompose measure --at x=32000 -o blocks.jsonl`).
+//! Extra-P 4.2.5 refuses such a file ("The number of measurements (5) for (Callpath(a),
+//! Metric(time)) does not match the number of coordinates (6)"); its series at the same
+//! points it reads as we do. The Talpas variant keeps Extra-P's rule.
+//!
 //! Talpas files have the same records with `parameters` instead of `params`, `;` instead
 //! of `,` between fields, and mandatory `callpath` and `metric`; every line names the
 //! first line's parameters (one experiment).
@@ -196,6 +202,7 @@ fn read(
             Some(i) => i,
             None => {
                 let mut nb = Builder::new(origin, text, opts);
+                nb.any_points = dialect == Dialect::JsonLines;
                 nb.parameters = map.0.iter().map(|(k, _)| k.clone()).collect();
                 sets.push(Set { names, b: nb });
                 sets.len() - 1

@@ -258,16 +258,18 @@ fn jsonl_defaults_lists_merging_and_parameter_order() {
     );
     assert_eq!(e.series[&key("<root>", "<default>")].len(), 1);
     assert_eq!(e.series[&key("c", "m")][0].values, vec![4.0, 5.0]);
-    // Two series with different points: Extra-P's completeness rule rejects that.
-    let (l, c, m) = err_of_jsonl(
+    // Two series at different points: each keeps its own (Extra-P's completeness rule
+    // holds in every other format; Talpas below).
+    let e = ok(
+        Format::JsonLines,
         "{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"x\":2},\"metric\":\"m\",\"value\":1}\n",
     );
-    assert_eq!((l, c), (1, 1));
-    assert!(m.contains("series `<root> / <default>` has 1 of the experiment's 2 points: none at (x=2), which line 2 introduces"), "{m}");
-}
-
-fn err_of_jsonl(src: &str) -> (usize, usize, String) {
-    err(Format::JsonLines, src)
+    assert_eq!(e.series[&key("<root>", "<default>")].len(), 1);
+    assert_eq!(e.series[&key("<root>", "m")][0].coordinate, vec![2.0]);
+    let talpas = "{\"parameters\":{\"x\":1};\"callpath\":\"a\";\"metric\":\"m\";\"value\":1}\n{\"parameters\":{\"x\":2};\"callpath\":\"b\";\"metric\":\"m\";\"value\":1}\n";
+    let (l, c, m) = err(Format::Talpas, talpas);
+    assert_eq!((l, c), (1, 1), "{m}");
+    assert!(m.contains("series `a / m` has 1 of the experiment's 2 points: none at (x=2), which line 2 introduces"), "{m}");
 }
 
 #[test]

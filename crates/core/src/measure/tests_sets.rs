@@ -200,11 +200,6 @@ fn json_lines_over_other_parameters_are_other_experiments() {
             (2, 11),
             "parameter `x` is missing (line 1 has x, y)",
         ),
-        (
-            "{\"params\":{\"x\":1},\"callpath\":\"a\",\"value\":1}\n{\"params\":{\"y\":1},\"callpath\":\"b\",\"value\":1}\n{\"params\":{\"y\":2},\"callpath\":\"c\",\"value\":1}\n",
-            (2, 1),
-            "series `b / <default>` has 1 of the experiment's 2 points: none at (y=2), which line 3 introduces",
-        ),
     ];
     for (src, at, msg) in cases {
         let (l, c, m) = err(Format::JsonLines, src);

@@ -13,6 +13,9 @@ pub const TAIL_LINES: usize = 10;
 pub enum CommandError {
     /// A placeholder or a word of the command line is wrong (before anything runs).
     Line { message: String, hint: String },
+    /// A parameter of the grid that neither the command nor `--prepare` gets: every
+    /// point would run the same command (before anything runs).
+    UnusedParameter { parameter: String },
     /// `--time-from` is not a usable regular expression.
     Pattern { pattern: String, message: String },
     /// The program could not be started (e.g. no such executable): the system's reason
@@ -50,6 +53,9 @@ impl CommandError {
     pub fn hint(&self) -> Option<String> {
         match self {
             CommandError::Line { hint, .. } => Some(hint.clone()),
+            CommandError::UnusedParameter { parameter } => Some(format!(
+                "put {{{parameter}}} where the program takes the value, e.g. -- ./myblock {{{parameter}}} (with --shell: 'N={{{parameter}}} ./myblock')"
+            )),
             CommandError::Pattern { .. } => Some(
                 "the first group captures the number, an optional second one its unit (ns, us, µs, ms, s), e.g. --time-from 'took ([0-9.e+-]+) ?(ms|s)'".into(),
             ),
@@ -79,6 +85,10 @@ impl fmt::Display for CommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CommandError::Line { message, .. } => f.write_str(message),
+            CommandError::UnusedParameter { parameter } => write!(
+                f,
+                "the command has no `{{{parameter}}}` (nor --prepare): the points of --at {parameter}=... would all run the same command"
+            ),
             CommandError::Pattern { pattern, message } => {
                 write!(f, "--time-from `{pattern}`: {message}")
             }

@@ -54,6 +54,29 @@ impl CommandLine {
         Ok(CommandLine { words, shell })
     }
 
+    /// Whether a word holds the placeholder `{name}`.
+    pub fn uses(&self, name: &str) -> bool {
+        self.words.iter().any(|w| placeholders(w).contains(&name))
+    }
+
+    /// Refuse a grid parameter that neither `command` nor `prepare` gets: its points
+    /// would all run the same command.
+    pub fn check_used(
+        parameters: &[String],
+        command: &CommandLine,
+        prepare: Option<&CommandLine>,
+    ) -> Result<(), CommandError> {
+        match parameters
+            .iter()
+            .find(|p| !command.uses(p) && !prepare.is_some_and(|c| c.uses(p)))
+        {
+            Some(p) => Err(CommandError::UnusedParameter {
+                parameter: p.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// A script for `sh -c` (what `--prepare` runs).
     pub fn script(text: &str, parameters: &[String]) -> Result<CommandLine, CommandError> {
         CommandLine::new(vec![text.to_string()], true, parameters)
@@ -231,6 +254,17 @@ mod tests {
         let e = CommandLine::new(Vec::new(), false, &params()).unwrap_err();
         assert_eq!(e.to_string(), "no command to run");
         assert!(CommandLine::new(words(&[" "]), true, &params()).is_err());
+    }
+
+    #[test]
+    fn a_parameter_neither_the_command_nor_prepare_gets_is_refused() {
+        let cmd = |w: &[&str]| CommandLine::new(words(w), false, &params()).unwrap();
+        let e = CommandLine::check_used(&params(), &cmd(&["./a", "{x}"]), None).unwrap_err();
+        assert!(e.to_string().contains("no `{p}`"), "{e}");
+        assert!(e.hint().unwrap().contains("./myblock {p}"));
+        let prep = CommandLine::script("make in-{p}", &params()).unwrap();
+        CommandLine::check_used(&params(), &cmd(&["./a", "{x}"]), Some(&prep)).unwrap();
+        CommandLine::check_used(&params(), &cmd(&["./a", "--n={x}x{p}"]), None).unwrap();
     }
 
     #[test]

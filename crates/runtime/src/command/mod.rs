@@ -27,4 +27,4 @@ pub use error::CommandError;
 pub use exec::{Executor, Outcome, System};
 pub use line::{format_point, format_value, CommandLine};
 pub use run::{order, Measured, Measurement};
-pub use time_from::TimeFrom;
+pub use time_from::{TimeFrom, UnitOutside};

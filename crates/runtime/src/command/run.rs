@@ -8,7 +8,7 @@ use rand::SeedableRng;
 use super::error::{last_lines, CommandError};
 use super::exec::{Executor, Outcome};
 use super::line::{format_point, CommandLine};
-use super::time_from::{Found, TimeFrom};
+use super::time_from::{Found, TimeFrom, UnitOutside};
 use crate::bench::{sample, stats, Sampling};
 
 /// How to measure a command at each point.
@@ -31,6 +31,9 @@ pub struct Measured {
     pub values: Vec<f64>,
     /// Whether the confidence target was reached (always true without one).
     pub converged: bool,
+    /// A unit the program printed right after its time, outside the `--time-from`
+    /// pattern's groups (the time was read as seconds): to warn about.
+    pub unit_outside: Option<UnitOutside>,
 }
 
 impl Measured {
@@ -42,11 +45,10 @@ impl Measured {
         stats::cv(&self.values)
     }
 
-    /// The 95% confidence interval of the median (the median itself with too few
-    /// repetitions for one).
-    pub fn ci(&self) -> (f64, f64) {
-        let m = self.median();
-        stats::median_ci(&self.values).unwrap_or((m, m))
+    /// The 95% confidence interval of the median; `None` with fewer repetitions than
+    /// one needs ([`stats::MIN_SAMPLES_FOR_CI`]).
+    pub fn ci(&self) -> Option<(f64, f64)> {
+        stats::median_ci(&self.values)
     }
 }
 
@@ -92,15 +94,24 @@ impl Measurement {
         exec: &mut dyn Executor,
         point: &[(String, f64)],
     ) -> Result<f64, CommandError> {
+        self.once_checked(exec, point).map(|(ns, _)| ns)
+    }
+
+    /// [`Self::once`], with a unit printed outside the `--time-from` pattern's groups.
+    fn once_checked(
+        &self,
+        exec: &mut dyn Executor,
+        point: &[(String, f64)],
+    ) -> Result<(f64, Option<UnitOutside>), CommandError> {
         if let Some(p) = &self.prepare {
             self.start(exec, p, point, false)?;
         }
         let o = self.start(exec, &self.command, point, self.time_from.is_some())?;
         let Some(t) = &self.time_from else {
-            return Ok(o.wall_ns);
+            return Ok((o.wall_ns, None));
         };
         match t.find(&o.stdout, &o.stderr) {
-            Some(Found::Ns(ns)) => Ok(ns),
+            Some(Found::Ns(ns)) => Ok((ns, t.unit_outside(&o.stdout, &o.stderr))),
             Some(Found::NotATime { text, why }) => Err(CommandError::BadTime {
                 command: self.command.display(point),
                 point: format_point(point),
@@ -126,11 +137,17 @@ impl Measurement {
         exec: &mut dyn Executor,
         point: &[(String, f64)],
     ) -> Result<Measured, CommandError> {
-        let (values, converged) = sample(&self.sampling, || self.once(exec, point))?;
+        let mut unit_outside = None;
+        let (values, converged) = sample(&self.sampling, || {
+            let (ns, unit) = self.once_checked(exec, point)?;
+            unit_outside = unit_outside.take().or(unit);
+            Ok::<f64, CommandError>(ns)
+        })?;
         Ok(Measured {
             point: point.to_vec(),
             values,
             converged,
+            unit_outside,
         })
     }
 

@@ -22,6 +22,55 @@ pub enum Found {
     NotATime { text: String, why: String },
 }
 
+/// A unit written right after the number but outside the pattern's groups (`5 ms` read by
+/// `([0-9.]+) ms`): the number was taken as seconds, which is most likely wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitOutside {
+    /// The pattern as given.
+    pub pattern: String,
+    /// The number the first group took.
+    pub number: String,
+    /// The unit that follows it in the output.
+    pub unit: String,
+    /// The pattern with the unit captured as the second group, when it can be written.
+    pub fix: Option<String>,
+}
+
+impl std::fmt::Display for UnitOutside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--time-from `{}` took `{}` as seconds, and the output has `{}` right after it, outside the pattern's groups: ",
+            self.pattern, self.number, self.unit
+        )?;
+        match &self.fix {
+            Some(fix) => write!(
+                f,
+                "capture the unit as the second group: --time-from '{fix}'"
+            ),
+            None => write!(
+                f,
+                "capture the unit as the second group, e.g. '([0-9.]+) ?(ns|us|µs|ms|s)'"
+            ),
+        }
+    }
+}
+
+/// Units other than seconds that a program may print after a time, longest first.
+const OTHER_UNITS: &[&str] = &[
+    "nanoseconds",
+    "microseconds",
+    "milliseconds",
+    "nsec",
+    "usec",
+    "msec",
+    "ns",
+    "us",
+    "µs",
+    "μs",
+    "ms",
+];
+
 impl TimeFrom {
     pub fn new(pattern: &str) -> Result<TimeFrom, CommandError> {
         let err = |message: String| CommandError::Pattern {
@@ -39,6 +88,42 @@ impl TimeFrom {
 
     pub fn pattern(&self) -> &str {
         self.regex.as_str()
+    }
+
+    /// A unit other than seconds written right after the number of the match that
+    /// [`Self::find`] takes, when the pattern leaves it outside its groups (the number is
+    /// then taken as seconds).
+    pub fn unit_outside(&self, stdout: &str, stderr: &str) -> Option<UnitOutside> {
+        let (caps, text) = match self.regex.captures(stdout) {
+            Some(c) => (c, stdout),
+            None => (self.regex.captures(stderr)?, stderr),
+        };
+        if caps.get(2).is_some() {
+            return None;
+        }
+        let number = caps.get(1)?;
+        let after = text[number.end()..].trim_start_matches([' ', '\t']);
+        let unit = OTHER_UNITS.iter().find(|u| {
+            after
+                .strip_prefix(**u)
+                .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+        })?;
+        let pattern = self.regex.as_str();
+        // `([0-9.]+) ms` → `([0-9.]+) (ms)`: the unit written literally after the group.
+        let fix = [format!(") {unit}"), format!("){unit}")]
+            .into_iter()
+            .find(|lit| pattern.matches(lit.as_str()).count() == 1)
+            .map(|lit| pattern.replacen(&lit, &lit.replacen(unit, &format!("({unit})"), 1), 1))
+            .or_else(|| {
+                (self.regex.captures_len() == 2 && pattern.ends_with(')'))
+                    .then(|| format!("{pattern} ?(ns|us|µs|ms|s)"))
+            });
+        Some(UnitOutside {
+            pattern: pattern.to_string(),
+            number: number.as_str().to_string(),
+            unit: unit.to_string(),
+            fix,
+        })
     }
 
     /// The time in `stdout`, else in `stderr`; `None` when the pattern matches neither.
@@ -126,6 +211,40 @@ mod tests {
         }
         let t = TimeFrom::new(r"took (\d+)?x").unwrap();
         assert!(matches!(t.find("took x", ""), Some(Found::NotATime { .. })));
+    }
+
+    #[test]
+    fn a_unit_outside_the_groups_is_found_with_its_fix() {
+        let t = TimeFrom::new(r"([0-9.]+) ms").unwrap();
+        // The number is taken as seconds ...
+        assert_eq!(t.find("5 ms\n", ""), Some(Found::Ns(5e9)));
+        // ... and the unit right after it is said, with the pattern that captures it.
+        let w = t.unit_outside("5 ms\n", "").unwrap();
+        assert_eq!((w.number.as_str(), w.unit.as_str()), ("5", "ms"));
+        assert_eq!(w.fix.as_deref(), Some("([0-9.]+) (ms)"));
+        let fixed = TimeFrom::new(w.fix.as_deref().unwrap()).unwrap();
+        assert_eq!(fixed.find("5 ms\n", ""), Some(Found::Ns(5e6)));
+        assert_eq!(fixed.unit_outside("5 ms\n", ""), None);
+        assert!(
+            w.to_string().contains("--time-from '([0-9.]+) (ms)'"),
+            "{w}"
+        );
+        // A group that ends the pattern: the unit group is appended.
+        let t = TimeFrom::new(r"took ([0-9.]+)").unwrap();
+        let w = t.unit_outside("", "took 12us total").unwrap();
+        assert_eq!(w.unit, "us");
+        assert_eq!(w.fix.as_deref(), Some("took ([0-9.]+) ?(ns|us|µs|ms|s)"));
+        // Seconds, no unit, a word that merely starts like one, a captured unit: nothing.
+        for (pattern, out) in [
+            (r"([0-9.]+)", "5 s"),
+            (r"([0-9.]+)", "5 seconds"),
+            (r"([0-9.]+)", "5\n"),
+            (r"([0-9.]+)", "5 msgs"),
+            (r"([0-9.]+) (ms)", "5 ms"),
+        ] {
+            let t = TimeFrom::new(pattern).unwrap();
+            assert_eq!(t.unit_outside(out, ""), None, "{pattern} on {out:?}");
+        }
     }
 
     #[test]

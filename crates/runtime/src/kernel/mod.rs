@@ -105,7 +105,7 @@ pub fn input_pool_size(x: usize) -> usize {
 /// A sequential building block.
 pub trait Kernel: Send + Sync {
     fn name(&self) -> &str;
-    /// One line for `perfcompose bench --list`.
+    /// One line for `perfcompose bench kernels --list`.
     fn summary(&self) -> &str;
     fn op(&self) -> Op;
     /// What the size parameter `x` means for this kernel (e.g. "array length").

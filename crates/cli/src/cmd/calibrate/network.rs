@@ -113,6 +113,7 @@ mod on_mpi {
                 .or_else(NetworkCalibration::default_path)
                 .context("cannot find a configuration directory; pass -o FILE")?;
             cal.save(&path)?;
+            crate::version::record(&path)?;
             if !args.json {
                 perfcompose_core::stderr_line!(
                     "stored the network calibration for {} in {}",
@@ -124,6 +125,7 @@ mod on_mpi {
         if let Some(path) = &args.machine_out {
             std::fs::write(path, cal.machine_table())
                 .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::version::record(path)?;
             if !args.json {
                 perfcompose_core::stderr_line!(
                 "wrote the [machine] table (ns) to {0}; a components file takes it with machine_file = \"{0}\"",
@@ -135,6 +137,7 @@ mod on_mpi {
             let hosts = args.platform_hosts.map_or(job.size(), |h| h as usize);
             std::fs::write(path, cal.platform_xml(hosts))
                 .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::version::record(path)?;
             if !args.json {
                 perfcompose_core::stderr_line!(
                     "wrote a SimGrid platform of {} hosts to {} (replay with --eager-threshold {})",

@@ -63,6 +63,7 @@ pub fn run(args: &OverheadArgs) -> anyhow::Result<()> {
             .or_else(Calibration::default_path)
             .context("cannot find a configuration directory; pass -o FILE")?;
         cal.save(&path).map_err(anyhow::Error::from)?;
+        crate::version::record(&path)?;
         if !args.json {
             perfcompose_core::stderr_line!(
                 "stored the calibration for {} in {}",

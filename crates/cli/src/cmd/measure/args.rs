@@ -28,7 +28,7 @@ pub struct Args {
     /// Print JSON (schema in docs/measure.md).
     #[arg(long)]
     pub json: bool,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "How the command is timed")]
     pub timing: TimingArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]

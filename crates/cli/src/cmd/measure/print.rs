@@ -4,8 +4,10 @@
 //! interval, which decide when a point has repetitions enough.
 
 use std::io::Write as _;
+use std::path::Path;
 
 use perfcompose_core::compose::grid::Grid;
+use perfcompose_core::measure::stats::MIN_SAMPLES_FOR_CI;
 use perfcompose_core::measure::{Measure, Summary};
 use perfcompose_runtime::command::{format_value, Measured};
 use serde::Serialize;
@@ -38,7 +40,8 @@ struct JsonPoint {
     value: f64,
     median: f64,
     cv: f64,
-    ci: [f64; 2],
+    /// The 95% confidence interval of the median; `null` with too few repetitions for one.
+    ci: Option<[f64; 2]>,
     converged: bool,
 }
 
@@ -52,6 +55,7 @@ pub fn print(
     grid: &Grid,
     mut done: Vec<Measured>,
     format: &str,
+    output: &Path,
 ) -> anyhow::Result<()> {
     // Grid order, whatever order the points were measured in.
     let points = grid.points();
@@ -68,7 +72,7 @@ pub fn print(
             name: &args.name,
             metric: perfcompose_runtime::bench::METRIC,
             unit: "ns",
-            output: args.output.display().to_string(),
+            output: output.display().to_string(),
             format,
             command: args.command.join(" "),
             shell: args.timing.shell,
@@ -77,21 +81,18 @@ pub fn print(
             measure: Measure::default().name(),
             points: done
                 .iter()
-                .map(|m| {
-                    let (lo, hi) = m.ci();
-                    JsonPoint {
-                        point: m
-                            .point
-                            .iter()
-                            .map(|(n, v)| (n.clone(), serde_json::json!(v)))
-                            .collect(),
-                        values: m.values.clone(),
-                        value: statistic(m),
-                        median: m.median(),
-                        cv: m.cv(),
-                        ci: [lo, hi],
-                        converged: m.converged,
-                    }
+                .map(|m| JsonPoint {
+                    point: m
+                        .point
+                        .iter()
+                        .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+                        .collect(),
+                    values: m.values.clone(),
+                    value: statistic(m),
+                    median: m.median(),
+                    cv: m.cv(),
+                    ci: m.ci().map(|(lo, hi)| [lo, hi]),
+                    converged: m.converged,
                 })
                 .collect(),
         };
@@ -111,23 +112,13 @@ pub fn print(
     ]);
     let mut t = table(header);
     for m in &done {
-        let (lo, hi) = m.ci();
         let mut row: Vec<String> = m.point.iter().map(|(_, v)| format_value(*v)).collect();
         if fitted != Measure::Median {
             row.push(duration(statistic(m)));
         }
         row.push(duration(m.median()));
         row.push(format!("{:.1}%", 100.0 * m.cv()));
-        row.push(format!(
-            "{} .. {}{}",
-            duration(lo),
-            duration(hi),
-            if m.converged {
-                ""
-            } else {
-                " (target not reached)"
-            }
-        ));
+        row.push(ci_cell(m.ci(), m.converged, m.values.len(), duration));
         row.push(m.values.len().to_string());
         t.add_row(row);
     }
@@ -144,9 +135,35 @@ pub fn print(
         shown_command(args),
         done.len(),
         done.iter().map(|m| m.values.len()).sum::<usize>(),
-        args.output.display(),
+        output.display(),
     )?;
     Ok(())
+}
+
+/// The confidence interval column: `lo .. hi`, marked when the target was not reached;
+/// with too few repetitions for an interval, says so (and no target can be judged).
+pub fn ci_cell(
+    ci: Option<(f64, f64)>,
+    converged: bool,
+    reps: usize,
+    show: impl Fn(f64) -> String,
+) -> String {
+    match ci {
+        Some((lo, hi)) => format!(
+            "{} .. {}{}",
+            show(lo),
+            show(hi),
+            if converged {
+                ""
+            } else {
+                " (target not reached)"
+            }
+        ),
+        None => format!(
+            "none ({reps} rep{}; an interval needs {MIN_SAMPLES_FOR_CI})",
+            if reps == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 fn shown_command(args: &Args) -> String {

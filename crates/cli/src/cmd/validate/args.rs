@@ -8,13 +8,17 @@ use perfcompose_runtime::validate;
 use crate::cmd::runtime_args::{parse_sizes, Image, RuntimeArgs, Sizes};
 use crate::cmd::timing_args::TimingArgs;
 
-/// Flags of `perfcompose validate`.
+/// The help heading of the flags for distributed runs.
+const DISTRIBUTED: &str = "Distributed runs (under mpirun)";
+
+/// Flags of `perfcompose validate`: its own first, then those of distributed runs, of the
+/// pattern runtime and of timing a program, each group under its heading.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   perfcompose validate                       the quick suite (about two minutes)
   perfcompose validate --suite paper --save results/
   perfcompose validate --suite mine.toml     a suite of your own (docs/validation.md)
-  perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --sizes 16384,65536,131072
+  perfcompose validate --term 'pipe(tpool(2, qsort), inc)' --at x=16384,65536,131072
   perfcompose validate --suite paper --only 'pipe(inc, inc)'
   perfcompose validate --from results/ --measure median
   mpirun -np 2 perfcompose validate --suite mpi          distributed designs (a build with --features mpi)
@@ -36,12 +40,14 @@ pub struct Args {
     /// "FILE"` blocks are fitted on load with --modeler and --measure).
     #[arg(long, value_name = "FILE", requires = "command")]
     pub components: Option<PathBuf>,
-    /// The sizes your program runs at: x=V1,V2,... (`{x}` in the command is replaced).
-    #[arg(long = "at", value_name = "x=V1,V2,...", requires = "command")]
+    /// The sizes: x=V1,V2,... or a range x=A..B[:N] (values that are not whole numbers
+    /// are rounded, and the rounding said): the sweep of --term, or the sizes your
+    /// program runs at (`{x}` in the command is replaced).
+    #[arg(long = "at", value_name = "x=V1,V2,...")]
     pub at: Vec<String>,
-    /// Sizes of the sweep for --term: X,... or a range A..B[:N] as --at takes them
-    /// (values that are not whole numbers are rounded, and the rounding said).
-    #[arg(long, value_parser = parse_sizes, value_name = "X,...", requires = "term")]
+    /// The old spelling of `--at x=...` for --term (without `x=`), kept for saved
+    /// command lines.
+    #[arg(long, value_parser = parse_sizes, value_name = "X,...", requires = "term", conflicts_with = "at", hide = true)]
     pub sizes: Option<Sizes>,
     /// The picture a MapReduce given with --term runs on.
     #[arg(long, value_enum, default_value_t, requires = "term")]
@@ -71,7 +77,7 @@ pub struct Args {
     pub modeler: String,
     /// Cores the prediction may use (default: what the OS grants this process; with
     /// --from, the saved run's).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::builder::TypedValueParser::map(crate::cmd::input::cores(), |c| c as usize))]
     pub cores: Option<usize>,
     /// Overhead calibration file (default: the one `perfcompose calibrate overhead`
     /// stored for this machine; with --from, the saved run's).
@@ -82,25 +88,44 @@ pub struct Args {
     pub no_overhead: bool,
     /// Network calibration a distributed run composes with (default: the one
     /// `mpirun -np 2 perfcompose calibrate network` stored for this machine).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = DISTRIBUTED)]
     pub network: Option<PathBuf>,
     /// Record one run of each distributed configuration (at its largest size) as SimGrid
     /// time-independent traces into DIR/CONFIGURATION/, for `perfcompose simulate` and
     /// `smpirun -replay`.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = DISTRIBUTED)]
     pub trace: Option<PathBuf>,
     /// A distributed run ends with status 2 when it runs longer than this, so that a
     /// lost message cannot hang it.
-    #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = crate::cmd::seconds::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = crate::cmd::seconds::seconds, help_heading = DISTRIBUTED)]
     pub time_limit: std::time::Duration,
-    #[command(flatten)]
+    #[command(
+        flatten,
+        next_help_heading = "The pattern runtime (designs perfcompose runs itself)"
+    )]
     pub runtime: RuntimeArgs,
-    #[command(flatten)]
+    #[command(
+        flatten,
+        next_help_heading = "Timing your own program (a command after --)"
+    )]
     pub timing: TimingArgs,
     /// Your own program and its arguments, after `--`: validated against the prediction
     /// of --term from the blocks of --components.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+impl Args {
+    /// The sizes of --term's sweep: `--at x=...` (or its old spelling `--sizes`);
+    /// `None` for the design's default sweep.
+    pub fn term_sizes(&self) -> anyhow::Result<Option<Sizes>> {
+        match (&self.sizes, &self.at[..]) {
+            (Some(s), _) => Ok(Some(s.clone())),
+            (None, []) => Ok(None),
+            (None, [one]) => Ok(Some(parse_sizes(one)?)),
+            (None, _) => anyhow::bail!("--term takes its sizes from one --at x=V1,V2,..."),
+        }
+    }
 }
 
 /// Statistic of the repetitions.

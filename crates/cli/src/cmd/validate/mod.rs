@@ -60,9 +60,6 @@ fn check_flags(args: &Args) -> anyhow::Result<()> {
                 .join(", ")
         );
     }
-    if args.cores == Some(0) {
-        bail!("--cores must be at least 1");
-    }
     Ok(())
 }
 
@@ -70,7 +67,7 @@ fn check_flags(args: &Args) -> anyhow::Result<()> {
 fn suite_of(args: &Args) -> anyhow::Result<Suite> {
     if let Some(term) = &args.term {
         let (_, plan) = parse_plan("<term>", term)?;
-        let sizes = match &args.sizes {
+        let sizes = match &args.term_sizes()? {
             Some(s) => s.checked(true)?,
             None if plan.has_mapreduce() => vec![8, 16, 32, 64],
             None => vec![4096, 16384, 32768, 65536, 131072],
@@ -107,6 +104,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let registry = registry();
     if distributed(&args) {
         return validate_distributed(&args, &registry);
+    }
+    if !args.at.is_empty() && args.term.is_none() {
+        bail!("--at gives the sizes of --term's design, or of your program after --; a suite has its own");
     }
     if args.trace.is_some() {
         bail!("--trace records distributed runs (a mapreduce over nodes > 1, or --suite mpi, under mpirun)");
@@ -160,7 +160,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     warn_if_calibrated_otherwise(&opts);
     let bar = bar(validate::steps(&suite) as u64, args.json);
     let archive = match &args.save {
-        Some(dir) => Some(Archive::create(dir, &suite, opts.overhead.as_ref(), &opts)?),
+        Some(dir) => {
+            let archive = Archive::create(dir, &suite, opts.overhead.as_ref(), &opts)?;
+            crate::version::record(dir)?;
+            Some(archive)
+        }
         None => None,
     };
     let report = validate::run_suite(&suite, &registry, &opts, &mut progress(&bar), archive)?;

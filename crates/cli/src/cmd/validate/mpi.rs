@@ -42,7 +42,7 @@ fn cases(args: &Args, processes: usize, root: bool) -> anyhow::Result<Vec<Case>>
         bail!("--save is not supported for distributed runs yet; use --json and keep its output");
     }
     if let Some(term) = &args.term {
-        let sizes = match &args.sizes {
+        let sizes = match &args.term_sizes()? {
             Some(s) => s.checked(root)?,
             // Images per job for a MapReduce; a divide and conquer's problem sizes
             // (edges, for the connected components of the suite); a matmul's orders.
@@ -155,6 +155,9 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
     bar.finish_and_clear();
     if !job.is_root() {
         return Ok(());
+    }
+    if let Some(dir) = args.trace.as_deref().filter(|d| d.is_dir()) {
+        crate::version::record(dir)?;
     }
     let mut components = BTreeMap::new();
     for r in &rows {

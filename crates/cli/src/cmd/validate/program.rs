@@ -102,17 +102,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .iter()
         .map(|&x| vec![(PARAMETER.to_string(), x as f64)])
         .collect();
-    let measurement =
-        args.timing
-            .measurement(&args.command, &[PARAMETER.to_string()], points.len())?;
+    let x = [PARAMETER.to_string()];
+    let varying = if points.len() > 1 { &x[..] } else { &[] };
+    let measurement = args
+        .timing
+        .measurement(&args.command, &x, varying, points.len())?;
     let bar = bar(points.len() as u64, args.json);
     let mut measured = Vec::new();
+    let mut unit_warning = crate::cmd::timing_args::UnitWarning::default();
     measurement.grid(
         &mut System,
         &points,
         &args.timing.order(points.len()),
         |i, _| bar.set_message(format!("your program at {}", format_point(&points[i]))),
         |m| -> anyhow::Result<()> {
+            unit_warning.check(&m, &bar);
             bar.inc(1);
             measured.push(m);
             Ok(())
