@@ -6,7 +6,7 @@
 //! | file | what |
 //! |---|---|
 //! | `run.json` | [`Manifest`]: the format's version, the suite's configurations, the machine's caches, the statistic |
-//! | `blocks*.txt`, `programs*.txt` | every measurement, Extra-P text (one file per sweep): blocks as `ID->KEY`, programs as `ID`, their halves as `ID [before blocks]` / `ID [after blocks]` |
+//! | `blocks*.txt`, `programs*.txt` | every measurement, Extra-P text (one file per sweep): each round's blocks as `ID [round R]->KEY` and program as `ID [round R]`; pooled over the rounds, blocks as `ID->KEY`, programs as `ID`, the program of the rounds that timed it before its blocks as `ID [before blocks]` and after them as `ID [after blocks]` |
 //! | `phases.json` | what the stage tests recorded besides their times ([`Phases`]) |
 //! | `overhead-calibration.json` | the calibration the run composed with |
 //! | `rows.jsonl` | each row as it finished (the `--json` row schema) |
@@ -23,13 +23,19 @@ use serde::{Deserialize, Serialize};
 use super::analyze::{phases_of, Phases};
 use super::report::{JsonRow, Report, Row};
 use super::suite::{Case, Suite};
+use super::verdict::Budget;
 use crate::bench::{self, PointStats, Series, SeriesKind};
 use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::overhead::Calibration;
 
-/// The version of the saved-run layout this build writes and reads.
-pub const ARCHIVE_VERSION: u32 = 1;
+/// The version of the saved-run layout this build writes: 2 saves every round
+/// (`ID [round R]`, `ID [round R]->KEY`) and the budget. Version 1 (no rounds) is read
+/// too.
+pub const ARCHIVE_VERSION: u32 = 2;
+
+/// The layout versions this build reads.
+const READS: [u64; 2] = [1, 2];
 
 /// What names the format in `run.json`.
 const FORMAT: &str = "perfcompose validate run";
@@ -54,6 +60,9 @@ pub struct Manifest {
     pub cores: usize,
     /// The caches of the machine the run measured on, bytes per level.
     pub caches_bytes: Vec<u64>,
+    /// The rounds' budget (absent in layout 1, which had no rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 /// A configuration of a saved suite.
@@ -166,6 +175,7 @@ impl Archive {
             measure: opts.measure.name().into(),
             cores: opts.cores,
             caches_bytes: opts.caches.clone(),
+            budget: Some(suite.budget),
         };
         let path = dir.join(MANIFEST);
         replace(&path, &json(&path, &manifest)?)?;
@@ -237,6 +247,7 @@ impl Archive {
                         .map(|(k, m)| (k.clone(), m.to_string()))
                         .collect::<BTreeMap<_, _>>(),
                     "points": r.points,
+                    "rounds": r.rounds,
                     "block_fit_miss": r.fit_floor,
                     "time_error_from_measured_blocks": r.error_from_measured_blocks,
                     "repeat_error": r.repeat_error,
@@ -272,13 +283,13 @@ impl SavedRun {
             .map_err(|e| located(&origin, &text, e.line(), e.column(), e.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if value.get("format").and_then(serde_json::Value::as_str) != Some(FORMAT)
-            || version != Some(u64::from(ARCHIVE_VERSION))
+            || !version.is_some_and(|v| READS.contains(&v))
         {
             return Err(Error::Input(Box::new(
                 Diagnostic::whole(
                     &origin,
                     format!(
-                        "a saved run of layout version {}, this build reads version {ARCHIVE_VERSION}",
+                        "a saved run of layout version {}, this build reads versions 1 and {ARCHIVE_VERSION}",
                         version.map_or_else(|| "(none)".to_string(), |v| v.to_string())
                     ),
                 )
@@ -309,6 +320,9 @@ impl SavedRun {
     pub fn suite(&self) -> Result<Suite, Error> {
         let mut suite = Suite::of_term("inc", vec![1], ImageSize::Small);
         suite.name = self.manifest.suite.clone();
+        if let Some(b) = self.manifest.budget {
+            suite.budget = b;
+        }
         suite.cases = self
             .manifest
             .cases

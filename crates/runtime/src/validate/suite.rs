@@ -4,8 +4,11 @@
 //!
 //! ```toml
 //! name = "mine"                        # optional; the file's stem otherwise
-//! revisit_share = 0.5                  # optional; see Suite::revisit_share
 //! host_check = true                    # optional; see Suite::host_check
+//!
+//! [budget]                             # optional: rounds per configuration (Suite::budget)
+//! rounds = 12
+//! seconds = 120
 //!
 //! [sampling]                           # optional; the quick suite's otherwise
 //! warmup = 1
@@ -38,6 +41,7 @@ use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
+use super::verdict::{Budget, MIN_ROUNDS};
 
 /// One configuration of a suite.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,12 +79,9 @@ pub struct Suite {
     /// images, its reduction over values per key).
     pub kernel_sizes: BTreeMap<String, Vec<usize>>,
     pub sampling: Sampling,
-    /// A point is measured again once it stands out from its neighbouring sizes by more
-    /// than this share of its row's target (below 1 where the time allows: a row's ratio
-    /// of measured to predicted carries a systematic part of a few percent, so a burst
-    /// smaller than the target already breaks the row without standing out by the
-    /// target). `None`: no point is measured again.
-    pub revisit_share: Option<f64>,
+    /// How long each configuration may be measured in rounds
+    /// ([`super::verdict::Budget`]); the same for every row.
+    pub budget: Budget,
     /// Check the host right before and right after each configuration within the cores
     /// ([`crate::host::neighbour`] and the cores' speed states), to explain misses.
     pub host_check: bool,
@@ -88,9 +89,22 @@ pub struct Suite {
     pub state_sample: Duration,
 }
 
-/// The share of a row's target beyond which the paper suite and user suites measure a
-/// point again ([`Suite::revisit_share`]).
-pub const REVISIT_SHARE: f64 = 0.5;
+/// The quick suite's budget: ten rounds or a minute per configuration (its eleven
+/// configurations in at most about 12 minutes on two cores).
+pub const QUICK_BUDGET: Budget = Budget {
+    rounds: 10,
+    seconds: 60.0,
+};
+/// The budget of `--term` and of suite files that state none.
+pub const DEFAULT_BUDGET: Budget = Budget {
+    rounds: 12,
+    seconds: 120.0,
+};
+/// The paper suite's budget.
+pub const PAPER_BUDGET: Budget = Budget {
+    rounds: 12,
+    seconds: 180.0,
+};
 
 /// The configurations of `suite` whose term is one of `terms` (compared as parsed, so
 /// spacing does not matter; a MapReduce keeps every image the suite runs it on), in the
@@ -163,8 +177,8 @@ fn mapreduce_cases(threads: &[usize], images: &[ImageSize], sizes: &[usize]) -> 
 }
 
 impl Suite {
-    /// A CI-sized suite (about two minutes on a 2-core machine, revisits and host checks
-    /// included): one or two configurations of each of the paper's tables, on a short
+    /// A CI-sized suite (at most about 12 minutes on a 2-core machine under
+    /// [`QUICK_BUDGET`], host checks included): one or two configurations of each of the paper's tables, on a short
     /// grid.
     pub fn quick() -> Suite {
         let grid = [2048, 4096, 8192, 16384, 32768, 65536];
@@ -193,9 +207,8 @@ impl Suite {
             cases,
             kernel_sizes: kernel_grid(&[1, 2, 3, 4, 6, 8]),
             sampling: quick_sampling(),
-            // The two-minute budget: points beyond the whole target only, and half-second
-            // speed-state samples.
-            revisit_share: Some(1.0),
+            // Half-second speed-state samples.
+            budget: QUICK_BUDGET,
             host_check: true,
             state_sample: states::QUICK_LENGTH,
         }
@@ -276,7 +289,7 @@ impl Suite {
                 min_sample: Duration::from_millis(1),
                 max_point_time: Duration::from_secs(4),
             },
-            revisit_share: Some(REVISIT_SHARE),
+            budget: PAPER_BUDGET,
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -294,7 +307,7 @@ impl Suite {
                 image,
             }],
             sampling: quick_sampling(),
-            revisit_share: Some(REVISIT_SHARE),
+            budget: DEFAULT_BUDGET,
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -371,14 +384,24 @@ impl Suite {
                 sampling
             }
         };
-        if let Some(share) = &raw.revisit_share {
-            if !(*share.get_ref() > 0.0 && share.get_ref().is_finite()) {
-                return Err(located(
-                    share.span(),
-                    "revisit_share is a positive fraction of a row's target".into(),
-                ));
+        let budget = match raw.budget {
+            None => DEFAULT_BUDGET,
+            Some(b) => {
+                let span = b.span();
+                let b = b.into_inner();
+                let budget = Budget {
+                    rounds: b.rounds.unwrap_or(DEFAULT_BUDGET.rounds),
+                    seconds: b.seconds.unwrap_or(DEFAULT_BUDGET.seconds),
+                };
+                if budget.rounds < MIN_ROUNDS || !(budget.seconds > 0.0 && budget.seconds.is_finite()) {
+                    return Err(located(
+                        span,
+                        format!("a budget needs rounds >= {MIN_ROUNDS} (the fewest that decide a row at 95%) and seconds > 0"),
+                    ));
+                }
+                budget
             }
-        }
+        };
         let mut cases = Vec::with_capacity(raw.case.len());
         for c in raw.case {
             let term_span = c.term.span();
@@ -431,20 +454,10 @@ impl Suite {
             cases,
             kernel_sizes,
             sampling,
-            revisit_share: raw
-                .revisit_share
-                .map_or(Some(REVISIT_SHARE), |s| Some(s.into_inner())),
+            budget,
             host_check: raw.host_check.unwrap_or(true),
             state_sample: states::VALIDATE_LENGTH,
-        }
-        .without_revisits_if(raw.revisit == Some(false)))
-    }
-
-    fn without_revisits_if(mut self, off: bool) -> Suite {
-        if off {
-            self.revisit_share = None;
-        }
-        self
+        })
     }
 }
 
@@ -483,9 +496,8 @@ fn kernel_grid(images: &[usize]) -> BTreeMap<String, Vec<usize>> {
 #[serde(deny_unknown_fields)]
 struct RawSuite {
     name: Option<String>,
-    revisit: Option<bool>,
-    revisit_share: Option<Spanned<f64>>,
     host_check: Option<bool>,
+    budget: Option<Spanned<RawBudget>>,
     sampling: Option<Spanned<RawSampling>>,
     kernel_sizes: Option<BTreeMap<String, Vec<usize>>>,
     #[serde(default)]
@@ -501,6 +513,13 @@ struct RawSampling {
     target: Option<f64>,
     min_sample_us: Option<u64>,
     max_point_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    rounds: Option<usize>,
+    seconds: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -553,8 +572,9 @@ mod tests {
         let s = Suite::parse(
             "s.toml",
             r#"
-revisit = false
 host_check = false
+[budget]
+rounds = 7
 [sampling]
 warmup = 0
 min_reps = 3
@@ -579,7 +599,13 @@ group = "mr"
         assert_eq!(s.cases[1].group, "mr");
         assert_eq!(s.sampling.min_reps, 3);
         assert_eq!(s.sampling.target, None);
-        assert_eq!(s.revisit_share, None);
+        assert_eq!(
+            s.budget,
+            Budget {
+                rounds: 7,
+                seconds: DEFAULT_BUDGET.seconds
+            }
+        );
         assert!(!s.host_check);
         assert_eq!(s.kernel_sizes["map"], [1, 2, 3]);
         assert!(s.kernel_sizes.contains_key("reduce_per_key"));
