@@ -63,6 +63,21 @@ pub struct Manifest {
     /// The rounds' budget (absent in layout 1, which had no rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// A run of the user's own program (`validate -- CMD --save`): its design and the
+    /// models it was composed from; `cases` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<SavedProgram>,
+}
+
+/// The user's own program in a saved run: the term and each component's model as
+/// composed (fitted components as their fitted model).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedProgram {
+    pub term: String,
+    pub components: BTreeMap<String, String>,
+    /// The program's sizes.
+    pub sizes: Vec<u64>,
 }
 
 /// A configuration of a saved suite.
@@ -157,7 +172,6 @@ impl Archive {
         calibration: Option<&Calibration>,
         opts: &super::Options,
     ) -> Result<Archive, Error> {
-        std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
         let manifest = Manifest {
             format: FORMAT.into(),
             version: ARCHIVE_VERSION,
@@ -176,12 +190,42 @@ impl Archive {
             cores: opts.cores,
             caches_bytes: opts.caches.clone(),
             budget: Some(suite.budget),
+            program: None,
         };
-        let path = dir.join(MANIFEST);
-        replace(&path, &json(&path, &manifest)?)?;
         if let Some(c) = calibration {
+            std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
             c.save(&dir.join(CALIBRATION))?;
         }
+        Archive::start(dir, &manifest)
+    }
+
+    /// Start saving a run of the user's own program `program` into `dir`, measured
+    /// under `budget`.
+    pub fn create_program(
+        dir: &Path,
+        program: SavedProgram,
+        budget: Budget,
+        opts: &super::Options,
+    ) -> Result<Archive, Error> {
+        let manifest = Manifest {
+            format: FORMAT.into(),
+            version: ARCHIVE_VERSION,
+            suite: super::OWN_PROGRAM.into(),
+            cases: Vec::new(),
+            measure: opts.measure.name().into(),
+            cores: opts.cores,
+            caches_bytes: opts.caches.clone(),
+            budget: Some(budget),
+            program: Some(program),
+        };
+        Archive::start(dir, &manifest)
+    }
+
+    /// The folder made, the manifest written, `rows.jsonl` started.
+    fn start(dir: &Path, manifest: &Manifest) -> Result<Archive, Error> {
+        std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
+        let path = dir.join(MANIFEST);
+        replace(&path, &json(&path, manifest)?)?;
         let p = dir.join(ROWS);
         let rows = std::fs::File::create(&p).map_err(Error::file(FileAction::Create, &p))?;
         Ok(Archive {
@@ -209,8 +253,9 @@ impl Archive {
     }
 
     /// The measurements: blocks (series of kind kernel) to `blocks*.txt`, programs to
-    /// `programs*.txt`, the stage tests' phases to `phases.json`.
-    fn measurements(&self, series: &[Series]) -> Result<(), Error> {
+    /// `programs*.txt`, the stage tests' phases to `phases.json` (each file replaced
+    /// whole).
+    pub fn measurements(&self, series: &[Series]) -> Result<(), Error> {
         let (blocks, programs): (Vec<Series>, Vec<Series>) = series
             .iter()
             .cloned()

@@ -50,14 +50,14 @@ pub mod run;
 pub mod suite;
 pub mod verdict;
 
-pub use archive::{write_measurements, Archive, SavedRun, ARCHIVE_VERSION};
+pub use archive::{write_measurements, Archive, SavedProgram, SavedRun, ARCHIVE_VERSION};
 pub use blocks::{place, BlockKey, Placement};
 pub use notes::Note;
 pub use options::{
     Options, DEFAULT_LEVEL, MAX_MISSES, MAX_UNDECIDED, TARGET_MAPREDUCE, TARGET_PATTERNS,
     VALIDATE_MODELER,
 };
-pub use program::{validate_program, OWN_PROGRAM};
+pub use program::{program_rounds, reanalyze_program, validate_program, OwnProgram, OWN_PROGRAM};
 pub use report::{HostAtRow, JsonReport, Report, Row, Rule, Summary, Verdict};
 pub use run::{load_average, reanalyze, run_suite, steps, Reanalysis};
 pub use suite::{select, Case, Suite};

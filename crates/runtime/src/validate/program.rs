@@ -254,6 +254,32 @@ pub fn saved_rounds(saved: &SavedRun, name: &str) -> Vec<Series> {
     out
 }
 
+/// Validate again the user's program saved in `saved` (`validate -- CMD --save`): its
+/// rounds against the prediction composed from the saved models (fitted components as
+/// their fitted models, so without their uncertainty: the one-run intervals are the
+/// prediction alone).
+pub fn reanalyze_program(saved: &SavedRun, opts: &Options) -> Result<Report, Error> {
+    let origin = saved.dir.join("run.json").display().to_string();
+    let Some(p) = &saved.manifest.program else {
+        return Err(Error::Input(Box::new(
+            perfcompose_core::diag::Diagnostic::whole(&origin, "not a saved run of your own program"),
+        )));
+    };
+    let term = perfcompose_core::term::parse_term_with(
+        &origin,
+        &p.term,
+        &perfcompose_core::skeleton::StandardLibrary,
+    )?;
+    let pairs: Vec<(&str, &str)> = p
+        .components
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let components = Components::from_models(&origin, &pairs)?;
+    let rounds = saved_rounds(saved, &term.root.to_string());
+    validate_program(&term, &components, &rounds, saved.manifest.budget, opts)
+}
+
 /// Compose `term` from `components` and compare with the program measured in `rounds`.
 pub fn validate_program(
     term: &Term,
