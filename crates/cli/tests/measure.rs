@@ -422,6 +422,20 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
         "{row}"
     );
     assert_eq!(v["summary"]["judged"], 1);
+    // Every round reads the same: decided at six.
+    assert_eq!(row["rounds"], 6);
+    // Saved, the run is read back (and drawn) without running the program.
+    let mut args = base.to_vec();
+    args.extend(["--save", "saved", "--json", "--", "echo took {x}.05 ms"]);
+    ok(&dir, &args);
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(&dir, &["validate", "--from", "saved", "--json"])).unwrap();
+    assert_eq!(again["rows"][0]["verdict"], "within", "{again}");
+    assert_eq!(again["rows"][0]["rounds"], 6, "{again}");
+    assert_eq!(again["rows"][0]["modular"], row["modular"]);
+    ok(&dir, &["report", "--validate", "saved", "-o", "validation.html"]);
+    let html = std::fs::read_to_string(dir.join("validation.html")).unwrap();
+    assert!(html.contains("pipe(a, b)") && html.contains("within target"), "{html}");
     // People get the rows of the built-in validate.
     let mut args = base.to_vec();
     args.extend(["--", "echo took {x}.05 ms"]);
@@ -430,7 +444,7 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
         out.contains("│ pipe(a, b)    ┆ 2       ┆ max(1000000 * x, 500000)"),
         "{out}"
     );
-    assert!(out.contains("ok (≤ 10%)"), "{out}");
+    assert!(out.contains("within ±10%"), "{out}");
     assert!(out.contains("statistic: the minimum\n"), "{out}");
     // Errors: no sizes, several parameters, an unknown component, a failing program.
     let mut args = base.to_vec();
