@@ -433,9 +433,15 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
     assert_eq!(again["rows"][0]["verdict"], "within", "{again}");
     assert_eq!(again["rows"][0]["rounds"], 6, "{again}");
     assert_eq!(again["rows"][0]["modular"], row["modular"]);
-    ok(&dir, &["report", "--validate", "saved", "-o", "validation.html"]);
+    ok(
+        &dir,
+        &["report", "--validate", "saved", "-o", "validation.html"],
+    );
     let html = std::fs::read_to_string(dir.join("validation.html")).unwrap();
-    assert!(html.contains("pipe(a, b)") && html.contains("within target"), "{html}");
+    assert!(
+        html.contains("pipe(a, b)") && html.contains("within target"),
+        "{html}"
+    );
     // People get the rows of the built-in validate.
     let mut args = base.to_vec();
     args.extend(["--", "echo took {x}.05 ms"]);

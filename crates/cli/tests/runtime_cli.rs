@@ -532,7 +532,10 @@ fn validate_tiny_suite_json_schema() {
         for p in r["points"].as_array().unwrap() {
             let i = &p["interval"];
             assert_eq!(i["level"], 0.95, "{p}");
-            assert!(i["low"].as_f64().unwrap() <= i["high"].as_f64().unwrap(), "{p}");
+            assert!(
+                i["low"].as_f64().unwrap() <= i["high"].as_f64().unwrap(),
+                "{p}"
+            );
         }
         for n in r["notes"].as_array().unwrap() {
             assert!(n["kind"].is_string() && n["text"].is_string(), "{n}");
@@ -714,7 +717,10 @@ fn bad_input_is_a_clear_error_with_status_2() {
     );
     assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
     assert_user_error(&["validate", "--cores", "0"], "at least 1");
-    assert_user_error(&["validate", "--max-rounds", "5"], "--max-rounds must be at least 6");
+    assert_user_error(
+        &["validate", "--max-rounds", "5"],
+        "--max-rounds must be at least 6",
+    );
     assert_user_error(&["validate", "--level", "1.5"], "--level 1.5");
     assert_user_error(&["validate", "--measure", "mode"], "invalid value");
     assert_user_error(

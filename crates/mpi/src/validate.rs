@@ -464,8 +464,17 @@ fn jobs_per_repetition(job: &Job, design: &Design, registry: &Registry, x: usize
     ((REPETITION_SECONDS * 1e9 / ns.max(1.0)).ceil() as u64).clamp(1, 64)
 }
 
+/// A distributed configuration's prediction ([`predict`]).
+struct Prediction {
+    modular: Expr,
+    /// The models composed, by block key or network component.
+    used: BTreeMap<String, Expr>,
+    /// What the composition said.
+    notes: Vec<String>,
+}
+
 /// The prediction composed from block series `blocks` (one per measurement, named by
-/// key) and the calibrated network, with the components used and the composition's notes.
+/// key) and the calibrated network.
 fn predict(
     term: &Term,
     setup: &Setup<'_>,
@@ -473,7 +482,7 @@ fn predict(
     cap: Option<f64>,
     blocks: &[Series],
     placed: &[(String, BlockKey)],
-) -> Result<(Expr, BTreeMap<String, Expr>, Vec<String>), Error> {
+) -> Result<Prediction, Error> {
     let opts = &setup.validate;
     let mut models = BTreeMap::new();
     for b in blocks {
@@ -526,7 +535,11 @@ fn predict(
         },
     )?;
     let notes = composed.notes.iter().map(|n| n.text.clone()).collect();
-    Ok((composed.model, used, notes))
+    Ok(Prediction {
+        modular: composed.model,
+        used,
+        notes,
+    })
 }
 
 fn analyze(
@@ -543,7 +556,7 @@ fn analyze(
     // Each round's prediction against its program.
     let mut errors = Vec::with_capacity(measured.rounds.len());
     for round in &measured.rounds {
-        let (modular, ..) = predict(term, setup, design, cap, &round.blocks, &measured.placed)?;
+        let modular = predict(term, setup, design, cap, &round.blocks, &measured.placed)?.modular;
         errors.push(
             round
                 .program
@@ -564,8 +577,11 @@ fn analyze(
             pool_series(&parts[0].name, &parts)
         })
         .collect();
-    let (modular, used, composition) =
-        predict(term, setup, design, cap, &pooled, &measured.placed)?;
+    let Prediction {
+        modular,
+        used,
+        notes: composition,
+    } = predict(term, setup, design, cap, &pooled, &measured.placed)?;
     let programs: Vec<&Series> = measured.rounds.iter().map(|r| &r.program).collect();
     let program = pool_series(&case.term, &programs);
     let half = |first: bool| {

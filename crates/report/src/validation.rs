@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use perfcompose_runtime::validate::{self, Options, Report, Row, SavedRun, Summary, Verdict};
 use perfcompose_runtime::validate::verdict::{ErrorInterval, MIN_ROUNDS};
+use perfcompose_runtime::validate::{self, Options, Report, Row, SavedRun, Summary, Verdict};
 
 use crate::page::{esc, Figure, Page};
 use crate::plot::{Curve, LogLog};
@@ -28,7 +28,10 @@ pub fn reanalyze_saved(dir: &Path) -> Result<(Report, Vec<String>), perfcompose_
         ..defaults
     };
     if run.manifest.program.is_some() {
-        return Ok((validate::program::reanalyze_program(&run, &opts)?, Vec::new()));
+        return Ok((
+            validate::program::reanalyze_program(&run, &opts)?,
+            Vec::new(),
+        ));
     }
     let suite = run.suite()?;
     let registry = perfcompose_runtime::Registry::builtin();
@@ -208,8 +211,10 @@ pub fn page(report: &Report, source: &str) -> Result<Page, Error> {
                 p.x,
                 p.measured,
                 p.predicted,
-                p.interval
-                    .map_or("–".to_string(), |i| format!("{:.4} – {:.4}", i.low, i.high)),
+                p.interval.map_or("–".to_string(), |i| format!(
+                    "{:.4} – {:.4}",
+                    i.low, i.high
+                )),
                 error_percent(p.measured, p.predicted)
             ));
         }
@@ -286,7 +291,11 @@ fn errors_chart(rows: &[Row]) -> LogLog {
                     match intervals.iter().find(|e| e.x == p.x) {
                         Some(e) => {
                             let m = e.median * 100.0;
-                            [e.low.map_or(m, |v| v * 100.0), m, e.high.map_or(m, |v| v * 100.0)]
+                            [
+                                e.low.map_or(m, |v| v * 100.0),
+                                m,
+                                e.high.map_or(m, |v| v * 100.0),
+                            ]
                         }
                         None => [pooled, pooled, pooled],
                     }
@@ -339,8 +348,9 @@ mod tests {
 
     /// A row of `target` whose six rounds all read error `e` at x = 1024.
     fn row(name: &str, e: f64, target: Option<f64>) -> Row {
-        let per: Vec<Vec<(u64, f64, f64)>> =
-            (0..6).map(|_| vec![(1024, 100.0 * (1.0 + e), 100.0)]).collect();
+        let per: Vec<Vec<(u64, f64, f64)>> = (0..6)
+            .map(|_| vec![(1024, 100.0 * (1.0 + e), 100.0)])
+            .collect();
         Row {
             group: "g".into(),
             configuration: name.into(),

@@ -116,7 +116,11 @@ fn a_finished_run_reads_back_as_it_was_reported() {
         assert!(rounds.at.iter().all(|a| a.errors.len() == 6));
         assert_eq!(rounds.budget, Some(suite.budget));
         // One-run intervals on every point, and the runs counted against them.
-        assert!(r.points.iter().all(|p| p.interval.is_some()), "{:?}", r.points);
+        assert!(
+            r.points.iter().all(|p| p.interval.is_some()),
+            "{:?}",
+            r.points
+        );
         assert!(r.coverage.runs > 0);
     }
     let s = live.summary();
@@ -130,7 +134,8 @@ fn a_finished_run_reads_back_as_it_was_reported() {
 
 #[test]
 fn a_run_saved_before_rounds_still_reads_and_decides_nothing() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/validate/intel-seq-inc-nop");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/validate/intel-seq-inc-nop");
     let saved = SavedRun::open(&dir).unwrap();
     assert_eq!(saved.manifest.version, 1);
     assert_eq!(saved.manifest.budget, None);
@@ -144,7 +149,10 @@ fn a_run_saved_before_rounds_still_reads_and_decides_nothing() {
     // Saved without its halves: its program as one round.
     assert_eq!(row.rounds.as_ref().map(|r| r.count), Some(1));
     // Two rounds cannot decide at 95%.
-    assert_eq!(row.verdict(), perfcompose_runtime::validate::Verdict::Undecided);
+    assert_eq!(
+        row.verdict(),
+        perfcompose_runtime::validate::Verdict::Undecided
+    );
 }
 
 #[test]

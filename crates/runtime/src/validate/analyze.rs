@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
-use perfcompose_core::compose::predict::{Overhead, PhaseLoss};
 use perfcompose_core::compose::interval::{self, IntervalOptions};
+use perfcompose_core::compose::predict::{Overhead, PhaseLoss};
 use perfcompose_core::compose::{compose, ComposeOptions, Composition};
 use perfcompose_core::fit::{modeler, FitOptions, Measure};
 use perfcompose_core::measure::{Point, Summary};
@@ -20,8 +20,8 @@ use super::blocks::{reductions, BlockKey, Placement};
 use super::notes::Note;
 use super::options::{row_target, Options};
 use super::report::{Compared, FitFloor, PointMiss, Row};
-use super::verdict::{kernel_multiset, one_run_interval, Coverage};
 use super::suite::Case;
+use super::verdict::{kernel_multiset, one_run_interval, Coverage};
 use crate::bench::{self, Series};
 use crate::data::ImageSize;
 use crate::error::Error;
@@ -466,12 +466,9 @@ pub fn predict(
     let term = placement.composed_term(term);
     let mut comps = Components::default();
     for (name, key) in &placement.blocks {
-        let model = models
-            .get(key)
-            .cloned()
-            .ok_or_else(|| Error::NoModel {
-                block: key.to_string(),
-            })?;
+        let model = models.get(key).cloned().ok_or_else(|| Error::NoModel {
+            block: key.to_string(),
+        })?;
         comps = with_component(
             comps,
             name,
@@ -710,7 +707,7 @@ pub fn row_coverage(points: &[Compared], program: &Series) -> Coverage {
             let p = program.points.iter().find(|p| p.x == c.x)?;
             Some(Coverage::of(&p.values, i.low, i.high))
         })
-        .fold(Coverage::default(), Coverage::add)
+        .fold(Coverage::default(), |a, b| a + b)
 }
 
 /// The largest relative error, over the program's sizes, of the prediction composed

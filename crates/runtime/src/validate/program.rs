@@ -262,7 +262,10 @@ pub fn reanalyze_program(saved: &SavedRun, opts: &Options) -> Result<Report, Err
     let origin = saved.dir.join("run.json").display().to_string();
     let Some(p) = &saved.manifest.program else {
         return Err(Error::Input(Box::new(
-            perfcompose_core::diag::Diagnostic::whole(&origin, "not a saved run of your own program"),
+            perfcompose_core::diag::Diagnostic::whole(
+                &origin,
+                "not a saved run of your own program",
+            ),
         )));
     };
     let term = perfcompose_core::term::parse_term_with(
@@ -375,8 +378,7 @@ mod tests {
             .iter()
             .any(|n| matches!(n, Note::WorstPoint { .. })));
         // More threads than cores: reported, not judged.
-        let r = validate_program(&term, &comps, &program(|x| 3.0 * x), None, &options(1))
-            .unwrap();
+        let r = validate_program(&term, &comps, &program(|x| 3.0 * x), None, &options(1)).unwrap();
         assert_eq!(r.rows[0].target, None);
         assert_eq!(r.summary().judged, 0);
     }

@@ -312,7 +312,7 @@ impl Summary {
             coverage: rows
                 .iter()
                 .map(|r| r.coverage)
-                .fold(Coverage::default(), Coverage::add),
+                .fold(Coverage::default(), |a, b| a + b),
             design_choices: design_choices(&designs),
         }
     }
@@ -414,18 +414,14 @@ impl JsonRow {
             repeat_error: r.repeat_error,
             target: r.target,
             verdict: r.verdict(),
-            error_interval: r
-                .rounds
-                .as_ref()
-                .and_then(Rounds::worst)
-                .and_then(|w| {
-                    Some(JsonErrorInterval {
-                        x: w.x,
-                        median: w.median,
-                        low: w.low?,
-                        high: w.high?,
-                    })
-                }),
+            error_interval: r.rounds.as_ref().and_then(Rounds::worst).and_then(|w| {
+                Some(JsonErrorInterval {
+                    x: w.x,
+                    median: w.median,
+                    low: w.low?,
+                    high: w.high?,
+                })
+            }),
             rounds: r.rounds.as_ref().map_or(1, |r| r.count),
             coverage: r.coverage,
             overhead_ns: r.overhead_ns,
@@ -514,8 +510,10 @@ mod tests {
             repeat_error: repeat,
             host: None,
             rounds: errors.map(|e| {
-                let per: Vec<Vec<(u64, f64, f64)>> =
-                    e.iter().map(|v| vec![(1024, 100.0 * (1.0 + v), 100.0)]).collect();
+                let per: Vec<Vec<(u64, f64, f64)>> = e
+                    .iter()
+                    .map(|v| vec![(1024, 100.0 * (1.0 + v), 100.0)])
+                    .collect();
                 Rounds::of(&per, None)
             }),
             coverage: Coverage::default(),

@@ -159,8 +159,17 @@ struct Measuring {
     seconds: f64,
 }
 
+/// A configuration's row from its rounds ([`finish_rounds`]).
+struct Finished {
+    row: Row,
+    /// Its blocks pooled over the rounds, by measurement.
+    blocks: Vec<(BlockKey, Series)>,
+    /// Every series to save: each round's, the pooled ones and the halves.
+    saved: Vec<Series>,
+}
+
 /// The row of a configuration measured in `rounds` (their errors `errors`), with the
-/// series to save: every round's, the pooled ones and the halves.
+/// series to save.
 #[allow(clippy::too_many_arguments)]
 fn finish_rounds(
     c: &Case,
@@ -173,7 +182,7 @@ fn finish_rounds(
     opts: &Options,
     misses: &mut BTreeMap<BlockKey, Vec<PointMiss>>,
     breaks: &mut BTreeMap<String, Vec<f64>>,
-) -> Result<(Row, Vec<(BlockKey, Series)>, Vec<Series>), Error> {
+) -> Result<Finished, Error> {
     let needs = p.placement.needs();
     let per_round: Vec<Vec<(BlockKey, Series)>> =
         rounds.iter().map(|r| r.block_series(&needs)).collect();
@@ -225,7 +234,7 @@ fn finish_rounds(
     saved.push(program);
     let [a, b] = halves;
     saved.extend([a, b].into_iter().filter(|h| !h.points.is_empty()));
-    Ok((row, blocks, saved))
+    Ok(Finished { row, blocks, saved })
 }
 
 /// The suite's configurations by design: those over the same multiset of kernel names
@@ -415,10 +424,11 @@ pub fn run_suite(
     let mut breaks: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     // Every configuration's block measurements by row, for the drift notes and the
     // report's pooled models; every measurement under its saved name.
+    // Rows by their configuration's place in the suite (a group's rows are finished
+    // together, the report lists them in the suite's order).
     let mut drift: Vec<(usize, Series)> = Vec::new();
     let mut saved: Vec<Series> = Vec::new();
-    let mut ids: Vec<String> = Vec::new();
-    let mut rows = Vec::new();
+    let mut finished: Vec<Option<(String, Row)>> = vec![None; suite.cases.len()];
     for group in design_groups(&parsed) {
         // The host check around the group, for the design of the most threads within
         // the cores.
@@ -508,7 +518,11 @@ pub fn run_suite(
         for (k, m) in group.iter().zip(state) {
             let (c, p) = (&suite.cases[*k], &parsed[*k]);
             let id = c.id(&p.plan);
-            let (mut row, blocks, series) = finish_rounds(
+            let Finished {
+                mut row,
+                blocks,
+                saved: series,
+            } = finish_rounds(
                 c,
                 p,
                 &id,
@@ -525,16 +539,16 @@ pub fn run_suite(
                 note_host(&mut row);
             }
             for (_, b) in blocks {
-                drift.push((rows.len(), b));
+                drift.push((*k, b));
             }
             saved.extend(series);
             if let Some(a) = archive.as_mut() {
                 a.row(&row, &saved)?;
             }
-            ids.push(id);
-            rows.push(row);
+            finished[*k] = Some((id, row));
         }
     }
+    let (ids, mut rows): (Vec<String>, Vec<Row>) = finished.into_iter().flatten().unzip();
     add_drift_notes(&mut rows, &ids, &drift);
     add_state_notes(&mut rows, &host.fastest);
     let blocks: Vec<Series> = drift.into_iter().map(|(_, s)| s).collect();
@@ -673,7 +687,7 @@ pub fn reanalyze(
                 .iter()
                 .map(|r| round_errors(c, p, &needs, r, registry, opts))
                 .collect::<Result<Vec<_>, Error>>()?;
-            let (row, blocks, _) = finish_rounds(
+            let Finished { row, blocks, .. } = finish_rounds(
                 c,
                 p,
                 &id,

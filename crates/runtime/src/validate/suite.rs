@@ -36,12 +36,12 @@ use perfcompose_core::diag::{Diagnostic, Span};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::verdict::{Budget, MIN_ROUNDS};
 use crate::bench::Sampling;
 use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
-use super::verdict::{Budget, MIN_ROUNDS};
 
 /// One configuration of a suite.
 #[derive(Clone, Debug, PartialEq)]
@@ -393,7 +393,9 @@ impl Suite {
                     rounds: b.rounds.unwrap_or(DEFAULT_BUDGET.rounds),
                     seconds: b.seconds.unwrap_or(DEFAULT_BUDGET.seconds),
                 };
-                if budget.rounds < MIN_ROUNDS || !(budget.seconds > 0.0 && budget.seconds.is_finite()) {
+                if budget.rounds < MIN_ROUNDS
+                    || !(budget.seconds > 0.0 && budget.seconds.is_finite())
+                {
                     return Err(located(
                         span,
                         format!("a budget needs rounds >= {MIN_ROUNDS} (the fewest that decide a row at 95%) and seconds > 0"),

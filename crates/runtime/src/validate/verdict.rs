@@ -247,8 +247,12 @@ impl Coverage {
             runs: runs.len(),
         }
     }
+}
 
-    pub fn add(self, other: Coverage) -> Coverage {
+impl std::ops::Add for Coverage {
+    type Output = Coverage;
+
+    fn add(self, other: Coverage) -> Coverage {
         Coverage {
             inside: self.inside + other.inside,
             runs: self.runs + other.runs,
@@ -446,8 +450,8 @@ mod tests {
     /// Zero-mean values in [−1, 1], one per round, neither sorted nor symmetric in
     /// order (a fixed pseudo-random sequence).
     const NOISE: [f64; 16] = [
-        0.31, -0.74, 0.05, 0.92, -0.18, -0.55, 0.67, -0.02, -0.89, 0.43, 0.12, -0.36, 0.78,
-        -0.61, 0.24, -0.17,
+        0.31, -0.74, 0.05, 0.92, -0.18, -0.55, 0.67, -0.02, -0.89, 0.43, 0.12, -0.36, 0.78, -0.61,
+        0.24, -0.17,
     ];
 
     impl Scripted {
@@ -522,7 +526,11 @@ mod tests {
         };
         let r = run(&row, BUDGET, 0.10, 1.0);
         assert_eq!(r.decision(0.10), Decision::Within);
-        assert!(r.count >= MIN_ROUNDS && r.count <= BUDGET.rounds, "{}", r.count);
+        assert!(
+            r.count >= MIN_ROUNDS && r.count <= BUDGET.rounds,
+            "{}",
+            r.count
+        );
     }
 
     #[test]
@@ -632,14 +640,17 @@ mod tests {
         let c = Coverage::of(&[1.0, 2.0, 3.0, f64::NAN, 10.0], 1.5, 3.0);
         assert_eq!(c, Coverage { inside: 2, runs: 4 });
         assert_eq!(
-            c.add(Coverage { inside: 1, runs: 1 }),
+            c + Coverage { inside: 1, runs: 1 },
             Coverage { inside: 3, runs: 5 }
         );
         // A point prediction of 100 and runs 0–10% above the statistic: [100.5, 109.5]
         // at 90% of 101 factors 1.00, 1.001, ..., 1.10.
         let factors: Vec<f64> = (0..=100).map(|i| 1.0 + f64::from(i) / 1000.0).collect();
         let i = one_run_interval(&[100.0], &factors, 0.90).unwrap();
-        assert!((i.low - 100.5).abs() < 1e-9 && (i.high - 109.5).abs() < 1e-9, "{i:?}");
+        assert!(
+            (i.low - 100.5).abs() < 1e-9 && (i.high - 109.5).abs() < 1e-9,
+            "{i:?}"
+        );
         // Fit uncertainty widens it.
         let wide = one_run_interval(&[90.0, 100.0, 110.0], &factors, 0.90).unwrap();
         assert!(wide.low < i.low && wide.high > i.high, "{wide:?}");

@@ -63,14 +63,20 @@ fn check_flags(args: &Args) -> anyhow::Result<()> {
     if args.cores == Some(0) {
         bail!("--cores must be at least 1");
     }
-    if args.max_rounds.is_some_and(|n| n < validate::verdict::MIN_ROUNDS) {
+    if args
+        .max_rounds
+        .is_some_and(|n| n < validate::verdict::MIN_ROUNDS)
+    {
         bail!(
             "--max-rounds must be at least {} (the fewest rounds whose interval is a 95% one)",
             validate::verdict::MIN_ROUNDS
         );
     }
     if !(args.level > 0.0 && args.level < 1.0) {
-        bail!("--level {}: give a probability between 0 and 1, e.g. 0.95", args.level);
+        bail!(
+            "--level {}: give a probability between 0 and 1, e.g. 0.95",
+            args.level
+        );
     }
     Ok(())
 }

@@ -73,7 +73,11 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
                     100.0 * hi,
                     w.x
                 ),
-                _ => format!("{:+.1}% at x={}, {rounds} round(s): no interval", 100.0 * w.median, w.x),
+                _ => format!(
+                    "{:+.1}% at x={}, {rounds} round(s): no interval",
+                    100.0 * w.median,
+                    w.x
+                ),
             },
             None => "–".into(),
         };
