@@ -511,6 +511,51 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
     assert!(err.contains("--reps"), "{err}");
 }
 
+#[test]
+fn a_suite_file_judges_designs_of_your_own_program_as_alternatives() {
+    let dir = temp_dir("designs");
+    measure_echo(&dir, "a", "x=1,2,4,8", "blocks.txt", &[]);
+    let toml = "[components.a]\nmeasurements = \"blocks.txt\"\ncallpath = \"a\"\n\n[components.b]\nmodel = \"500000\"\n";
+    std::fs::write(dir.join("blocks.toml"), toml).unwrap();
+    // Two designs of one program over `a` and `b`: the pipeline runs at its slower
+    // stage (x ms, predicted x ms), the sequence at both (x + 0.5 ms, predicted
+    // x + 0.5 ms); each 0.05 ms slower than predicted.
+    let suite = "host_check = false\n[budget]\nrounds = 6\nseconds = 5\n\
+                 [sampling]\nmin_reps = 2\nmax_reps = 2\n\
+                 [[program]]\nterm = \"pipe(a, b)\"\ncommand = \"echo took {x}.05 ms\"\n\
+                 components = \"blocks.toml\"\nsizes = [1, 2, 4, 8]\ntime_from = \"took ([0-9.]+) (ms)\"\n\
+                 [[program]]\nterm = \"seq(a, b)\"\ncommand = \"echo took {x}.55 ms\"\n\
+                 components = \"blocks.toml\"\nsizes = [1, 2, 4, 8]\ntime_from = \"took ([0-9.]+) (ms)\"\n";
+    std::fs::write(dir.join("designs.toml"), suite).unwrap();
+    // Run from elsewhere: the components file is the suite file's neighbour.
+    let v: serde_json::Value = serde_json::from_str(&ok(
+        &std::env::temp_dir(),
+        &[
+            "validate",
+            "--suite",
+            dir.join("designs.toml").to_str().unwrap(),
+            "--cores",
+            "2",
+            "--json",
+        ],
+    ))
+    .unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    for r in rows {
+        assert_eq!(r["group"], "your program's designs");
+        assert_eq!(r["verdict"], "within", "{r}");
+        assert_eq!(r["rounds"], 6, "{r}");
+    }
+    // At each of the four sizes the pipeline is predicted and measured faster.
+    let d = &v["summary"]["design_choices"];
+    assert_eq!(
+        (&d["decided_pairs"], &d["right"], &d["too_close"]),
+        (&4.into(), &4.into(), &0.into()),
+        "{d}"
+    );
+}
+
 /// The distinct lines of `dir/file`, in the order they first appear.
 fn distinct_lines(dir: &Path, file: &str) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();

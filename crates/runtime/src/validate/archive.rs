@@ -368,6 +368,8 @@ impl SavedRun {
         if let Some(b) = self.manifest.budget {
             suite.budget = b;
         }
+        // The designs of your own program are not saved: the saved run is its cases.
+        suite.programs = Vec::new();
         suite.cases = self
             .manifest
             .cases

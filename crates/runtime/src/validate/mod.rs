@@ -37,10 +37,12 @@
 //! | [`archive`] | the saved-run folder, written and read |
 //! | [`run`] | the live run and the re-analysis of a saved one |
 //! | [`program`] | the user's own program against the prediction from a components file |
+//! | [`designs`] | designs of the user's own program listed in a suite file |
 
 pub mod analyze;
 pub mod archive;
 pub mod blocks;
+pub mod designs;
 pub mod notes;
 pub mod options;
 pub mod program;

@@ -15,6 +15,7 @@ use super::analyze::{
 };
 use super::archive::{Archive, SavedRun};
 use super::blocks::{place, BlockKey, Placement};
+use super::designs::run_designs;
 use super::notes::Note;
 use super::options::{row_target, Options};
 use super::protocol::{
@@ -551,6 +552,22 @@ pub fn run_suite(
     let (ids, mut rows): (Vec<String>, Vec<Row>) = finished.into_iter().flatten().unzip();
     add_drift_notes(&mut rows, &ids, &drift);
     add_state_notes(&mut rows, &host.fastest);
+    if !suite.programs.is_empty() {
+        let designs = run_designs(
+            &suite.programs,
+            suite.budget,
+            &suite.sampling,
+            opts,
+            &mut crate::command::System,
+            progress,
+        )?;
+        for row in designs {
+            if let Some(a) = archive.as_mut() {
+                a.row(&row, &saved)?;
+            }
+            rows.push(row);
+        }
+    }
     let blocks: Vec<Series> = drift.into_iter().map(|(_, s)| s).collect();
     let mut components = BTreeMap::new();
     for s in pooled(&blocks) {

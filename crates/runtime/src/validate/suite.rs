@@ -26,22 +26,32 @@
 //! sizes = [4096, 16384, 65536]
 //! group = "pipelines"                  # optional
 //! image = "small"                      # optional: MapReduce image resolution
+//!
+//! [[program]]                          # optional: a design of your own program
+//! term = "pipe(read, work)"            # over the blocks of `components`
+//! command = "./app pipe {x}"           # run through sh -c
+//! components = "blocks.toml"           # relative to the suite file
+//! sizes = [1000, 2000, 4000]
+//! time_from = "([0-9.]+) (ns) per item"  # optional, as --time-from
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use perfcompose_core::diag::{Diagnostic, Span};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::designs::ProgramDesign;
 use super::verdict::{Budget, MIN_ROUNDS};
 use crate::bench::Sampling;
 use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
+use perfcompose_core::skeleton::StandardLibrary;
+use perfcompose_core::term::parse_term_with;
 
 /// One configuration of a suite.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,6 +92,9 @@ pub struct Suite {
     /// How long each configuration may be measured in rounds
     /// ([`super::verdict::Budget`]); the same for every row.
     pub budget: Budget,
+    /// Designs of the user's own program (`[[program]]`), judged as alternatives of one
+    /// another ([`super::designs`]).
+    pub programs: Vec<ProgramDesign>,
     /// Check the host right before and right after each configuration within the cores
     /// ([`crate::host::neighbour`] and the cores' speed states), to explain misses.
     pub host_check: bool,
@@ -209,6 +222,7 @@ impl Suite {
             sampling: quick_sampling(),
             // Half-second speed-state samples.
             budget: QUICK_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::QUICK_LENGTH,
         }
@@ -290,6 +304,7 @@ impl Suite {
                 max_point_time: Duration::from_secs(4),
             },
             budget: PAPER_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -308,6 +323,7 @@ impl Suite {
             }],
             sampling: quick_sampling(),
             budget: DEFAULT_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -329,7 +345,14 @@ impl Suite {
         let stem = path
             .file_stem()
             .map_or_else(|| "suite".to_string(), |s| s.to_string_lossy().into_owned());
-        Suite::parse(&origin, &source, &stem)
+        let mut suite = Suite::parse(&origin, &source, &stem)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        suite.programs = suite
+            .programs
+            .into_iter()
+            .map(|p| p.relative_to(dir))
+            .collect();
+        Ok(suite)
     }
 
     /// Parse the text of a suite file named `origin`; `default_name` names a suite
@@ -443,10 +466,33 @@ impl Suite {
                 image,
             });
         }
-        if cases.is_empty() {
+        let mut programs = Vec::with_capacity(raw.program.len());
+        for p in raw.program {
+            let span = p.term.span();
+            if let Err(d) = parse_term_with("<term>", p.term.get_ref(), &StandardLibrary) {
+                let start = span.start + 1 + d.span.start;
+                let end = span.start + 1 + d.span.end;
+                return Err(located(start..end.max(start + 1), d.message));
+            }
+            if p.sizes.is_empty() || p.sizes.contains(&0) {
+                return Err(located(
+                    span,
+                    "a program needs sizes, each at least 1".into(),
+                ));
+            }
+            programs.push(ProgramDesign {
+                term: p.term.into_inner(),
+                command: p.command,
+                components: PathBuf::from(p.components),
+                sizes: p.sizes,
+                time_from: p.time_from,
+            });
+        }
+        if cases.is_empty() && programs.is_empty() {
             return Err(located(
                 0..source.len().min(1),
-                "a suite needs at least one [[case]] with a term and sizes".into(),
+                "a suite needs at least one [[case]] with a term and sizes (or a [[program]])"
+                    .into(),
             ));
         }
         let mut kernel_sizes = kernel_grid(&[1, 2, 4, 8]);
@@ -457,6 +503,7 @@ impl Suite {
             kernel_sizes,
             sampling,
             budget,
+            programs,
             host_check: raw.host_check.unwrap_or(true),
             state_sample: states::VALIDATE_LENGTH,
         })
@@ -504,6 +551,18 @@ struct RawSuite {
     kernel_sizes: Option<BTreeMap<String, Vec<usize>>>,
     #[serde(default)]
     case: Vec<RawCase>,
+    #[serde(default)]
+    program: Vec<RawProgram>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProgram {
+    term: Spanned<String>,
+    command: String,
+    components: String,
+    sizes: Vec<u64>,
+    time_from: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -635,5 +694,21 @@ group = "mr"
             panic!("expected a located error");
         };
         assert!(d.message.contains("at least one [[case]]"));
+        // A design of your own program: its term located, its budget checked.
+        let text = "[[program]]\nterm = \"pipe(a,\"\ncommand = \"x\"\ncomponents = \"c.toml\"\nsizes = [1]\n";
+        let Err(Error::Input(d)) = Suite::parse("s.toml", text, "s") else {
+            panic!("expected a located error");
+        };
+        assert_eq!(d.line_col().0, 2, "{d:?}");
+        let text = "[budget]\nrounds = 5\n[[program]]\nterm = \"a\"\ncommand = \"x\"\ncomponents = \"c.toml\"\nsizes = [1]\n";
+        let Err(Error::Input(d)) = Suite::parse("s.toml", text, "s") else {
+            panic!("expected a located error");
+        };
+        assert!(d.message.contains("rounds >= 6"), "{}", d.message);
+        let text = "[[program]]\nterm = \"seq(a, b)\"\ncommand = \"./app {x}\"\ncomponents = \"c.toml\"\nsizes = [1, 2]\n";
+        let s = Suite::parse("s.toml", text, "s").unwrap();
+        assert!(s.cases.is_empty());
+        let p = s.programs[0].clone().relative_to(Path::new("dir"));
+        assert_eq!(p.components, Path::new("dir/c.toml"));
     }
 }
