@@ -21,7 +21,7 @@ use super::notes::Note;
 use super::options::{row_target, Options};
 use super::report::{Compared, FitFloor, PointMiss, Row};
 use super::suite::Case;
-use super::verdict::{kernel_multiset, one_run_interval, Coverage};
+use super::verdict::{design_kernels, one_run_interval, Coverage};
 use crate::bench::{self, Series};
 use crate::data::ImageSize;
 use crate::error::Error;
@@ -666,7 +666,7 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
     let mut row = Row {
         group: c.group.clone(),
         configuration: c.term.clone(),
-        kernels: kernel_multiset(d.plan),
+        kernels: design_kernels(d.plan, c.image),
         threads,
         within_cores,
         fit_floor: fit_floor(&misses, &modular, &c.sizes),

@@ -143,7 +143,7 @@ pub struct Row {
     pub group: String,
     pub configuration: String,
     /// The kernel names of the design, sorted: rows with the same ones are alternative
-    /// designs of one program ([`super::verdict::kernel_multiset`]).
+    /// designs of one program ([`super::verdict::design_kernels`]).
     pub kernels: Vec<String>,
     pub threads: usize,
     pub within_cores: bool,

@@ -24,7 +24,7 @@ use super::protocol::{
 };
 use super::report::{HostAtRow, PointMiss, Report, Row, Rule};
 use super::suite::{Case, Suite};
-use super::verdict::{kernel_multiset, Budget, Decision, Rounds};
+use super::verdict::{design_kernels, Budget, Decision, Rounds};
 use crate::bench::{self, Progress, Series};
 use crate::error::Error;
 use crate::host::neighbour::{self, NeighbourCheck};
@@ -239,11 +239,12 @@ fn finish_rounds(
 }
 
 /// The suite's configurations by design: those over the same multiset of kernel names
-/// are alternatives of one program, measured in the same rounds. In the suite's order.
-fn design_groups(parsed: &[Parsed]) -> Vec<Vec<usize>> {
+/// are alternatives of one program ([`design_kernels`]), measured in the same rounds. In
+/// the suite's order.
+fn design_groups(suite: &Suite, parsed: &[Parsed]) -> Vec<Vec<usize>> {
     let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
     for (i, p) in parsed.iter().enumerate() {
-        let key = kernel_multiset(&p.plan);
+        let key = design_kernels(&p.plan, suite.cases[i].image);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(i),
             None => groups.push((key, vec![i])),
@@ -430,7 +431,7 @@ pub fn run_suite(
     let mut drift: Vec<(usize, Series)> = Vec::new();
     let mut saved: Vec<Series> = Vec::new();
     let mut finished: Vec<Option<(String, Row)>> = vec![None; suite.cases.len()];
-    for group in design_groups(&parsed) {
+    for group in design_groups(suite, &parsed) {
         // The host check around the group, for the design of the most threads within
         // the cores.
         let lead = group

@@ -423,14 +423,15 @@ pub fn design_choices(rows: &[DesignRow]) -> DesignChoices {
     out
 }
 
-/// The kernel names of a term's plan, sorted: the key of [`DesignRow::kernels`].
-pub fn kernel_multiset(plan: &crate::plan::Plan) -> Vec<String> {
+/// The key of [`DesignRow::kernels`] for design `plan` run on `image`: its kernel names,
+/// sorted, and for a design with a MapReduce the image too (the same job on another
+/// picture is another input, not another design).
+pub fn design_kernels(plan: &crate::plan::Plan, image: crate::data::ImageSize) -> Vec<String> {
     let mut k = plan.kernels();
-    if let crate::plan::Plan::MapReduce { map, reduce, .. } = plan {
-        k.push(map.clone());
-        k.push(reduce.clone());
-    }
     k.sort();
+    if plan.has_mapreduce() {
+        k.push(format!("@{}", image.name()));
+    }
     k
 }
 
