@@ -600,6 +600,26 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
         "{row}"
     );
     assert_eq!(v["summary"]["judged"], 1);
+    // Every round reads the same: decided at six.
+    assert_eq!(row["rounds"], 6);
+    // Saved, the run is read back (and drawn) without running the program.
+    let mut args = base.to_vec();
+    args.extend(["--save", "saved", "--json", "--", "echo took {x}.05 ms"]);
+    ok(&dir, &args);
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(&dir, &["validate", "--from", "saved", "--json"])).unwrap();
+    assert_eq!(again["rows"][0]["verdict"], "within", "{again}");
+    assert_eq!(again["rows"][0]["rounds"], 6, "{again}");
+    assert_eq!(again["rows"][0]["modular"], row["modular"]);
+    ok(
+        &dir,
+        &["report", "--validate", "saved", "-o", "validation.html"],
+    );
+    let html = std::fs::read_to_string(dir.join("validation.html")).unwrap();
+    assert!(
+        html.contains("pipe(a, b)") && html.contains("within target"),
+        "{html}"
+    );
     // People get the rows of the built-in validate.
     let mut args = base.to_vec();
     args.extend(["--", "echo took {x}.05 ms"]);
@@ -608,7 +628,7 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
         out.contains("│ pipe(a, b)    ┆ 2       ┆ max(1000000 * x, 500000)"),
         "{out}"
     );
-    assert!(out.contains("ok (≤ 10%)"), "{out}");
+    assert!(out.contains("within ±10%"), "{out}");
     assert!(out.contains("statistic: the minimum\n"), "{out}");
     // Errors: no sizes, several parameters, an unknown component, a failing program.
     let mut args = base.to_vec();
@@ -668,6 +688,51 @@ fn validate_compares_a_command_with_the_prediction_of_its_blocks() {
     );
     let err = fails(&dir, &["validate", "--reps", "3"]);
     assert!(err.contains("--reps"), "{err}");
+}
+
+#[test]
+fn a_suite_file_judges_designs_of_your_own_program_as_alternatives() {
+    let dir = temp_dir("designs");
+    measure_echo(&dir, "a", "x=1,2,4,8", "blocks.txt", &[]);
+    let toml = "[components.a]\nmeasurements = \"blocks.txt\"\ncallpath = \"a\"\n\n[components.b]\nmodel = \"500000\"\n";
+    std::fs::write(dir.join("blocks.toml"), toml).unwrap();
+    // Two designs of one program over `a` and `b`: the pipeline runs at its slower
+    // stage (x ms, predicted x ms), the sequence at both (x + 0.5 ms, predicted
+    // x + 0.5 ms); each 0.05 ms slower than predicted.
+    let suite = "host_check = false\n[budget]\nrounds = 6\nseconds = 5\n\
+                 [sampling]\nmin_reps = 2\nmax_reps = 2\n\
+                 [[program]]\nterm = \"pipe(a, b)\"\ncommand = \"echo took {x}.05 ms\"\n\
+                 components = \"blocks.toml\"\nsizes = [1, 2, 4, 8]\ntime_from = \"took ([0-9.]+) (ms)\"\n\
+                 [[program]]\nterm = \"seq(a, b)\"\ncommand = \"echo took {x}.55 ms\"\n\
+                 components = \"blocks.toml\"\nsizes = [1, 2, 4, 8]\ntime_from = \"took ([0-9.]+) (ms)\"\n";
+    std::fs::write(dir.join("designs.toml"), suite).unwrap();
+    // Run from elsewhere: the components file is the suite file's neighbour.
+    let v: serde_json::Value = serde_json::from_str(&ok(
+        &std::env::temp_dir(),
+        &[
+            "validate",
+            "--suite",
+            dir.join("designs.toml").to_str().unwrap(),
+            "--cores",
+            "2",
+            "--json",
+        ],
+    ))
+    .unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    for r in rows {
+        assert_eq!(r["group"], "your program's designs");
+        assert_eq!(r["verdict"], "within", "{r}");
+        assert_eq!(r["rounds"], 6, "{r}");
+    }
+    // At each of the four sizes the pipeline is predicted and measured faster.
+    let d = &v["summary"]["design_choices"];
+    assert_eq!(
+        (&d["decided_pairs"], &d["right"], &d["too_close"]),
+        (&4.into(), &4.into(), &0.into()),
+        "{d}"
+    );
 }
 
 /// The distinct lines of `dir/file`, in the order they first appear.

@@ -246,7 +246,7 @@ fn overhead_calibration_prints_the_documented_schema_and_stores_it() {
     let suite = dir.join("checked.toml");
     std::fs::write(
         &suite,
-        "revisit = false\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\n\
+        "[budget]\nrounds = 6\nseconds = 1\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\n\
          [[case]]\nterm = \"seq(inc, nop)\"\nsizes = [1024, 2048, 4096]\n\
          [[case]]\nterm = \"tpool(2, inc)\"\nsizes = [1024, 2048, 4096]\n",
     )
@@ -509,15 +509,34 @@ fn validate_tiny_suite_json_schema() {
             "verdict",
             "notes",
             "overhead_ns",
+            "rounds",
+            "coverage",
         ] {
             assert!(r.get(field).is_some(), "{field} in {r}");
         }
         assert!(r["repeat_error"].as_f64().is_some(), "{r}");
         let verdict = r["verdict"].as_str().unwrap();
         assert!(
-            ["within", "miss", "miss_within_repeat", "reported_only"].contains(&verdict),
+            ["within", "miss", "undecided", "reported_only"].contains(&verdict),
             "{verdict}"
         );
+        // Six rounds (the suite's budget), each size's error with its 95% interval.
+        assert_eq!(r["rounds"], 6, "{r}");
+        let e = &r["error_interval"];
+        assert!(
+            e["low"].as_f64().unwrap() <= e["median"].as_f64().unwrap()
+                && e["median"].as_f64().unwrap() <= e["high"].as_f64().unwrap(),
+            "{e}"
+        );
+        assert!(r["coverage"]["runs"].as_u64().unwrap() > 0, "{r}");
+        for p in r["points"].as_array().unwrap() {
+            let i = &p["interval"];
+            assert_eq!(i["level"], 0.95, "{p}");
+            assert!(
+                i["low"].as_f64().unwrap() <= i["high"].as_f64().unwrap(),
+                "{p}"
+            );
+        }
         for n in r["notes"].as_array().unwrap() {
             assert!(n["kind"].is_string() && n["text"].is_string(), "{n}");
         }
@@ -529,6 +548,12 @@ fn validate_tiny_suite_json_schema() {
         s["meets_target"].is_boolean() && s["median_error"].is_number(),
         "{s}"
     );
+    assert_eq!(s["budget"]["rounds"], 6, "{s}");
+    assert!(s["coverage"]["runs"].as_u64().unwrap() > 0, "{s}");
+    for f in ["decided_pairs", "right", "too_close"] {
+        assert!(s["design_choices"][f].is_u64(), "{s}");
+    }
+    assert_eq!(s["rule"]["misses"], 0.1, "{s}");
 }
 
 #[test]
@@ -548,7 +573,8 @@ fn a_saved_run_is_validated_again_from_its_folder_alone() {
     }
     let programs = std::fs::read_to_string(dir.join("programs.txt")).unwrap();
     assert!(
-        programs.contains("REGION seq(inc, nop) [before blocks]"),
+        programs.contains("REGION seq(inc, nop) [before blocks]")
+            && programs.contains("REGION seq(inc, nop) [round 6]"),
         "{programs}"
     );
     let d = dir.to_str().unwrap();
@@ -563,6 +589,8 @@ fn a_saved_run_is_validated_again_from_its_folder_alone() {
     {
         assert_eq!(a["modular"], b["modular"]);
         assert_eq!(a["time_error"], b["time_error"]);
+        assert_eq!(a["verdict"], b["verdict"]);
+        assert_eq!(a["error_interval"], b["error_interval"]);
     }
     // Another statistic; some rows only.
     let median = json(&["validate", "--from", d, "--measure", "median", "--json"]);
@@ -579,7 +607,11 @@ fn a_saved_run_is_validated_again_from_its_folder_alone() {
     // The human report names the verdicts and the suite's summary.
     let text = String::from_utf8_lossy(&ok(&["validate", "--from", d]).stdout).into_owned();
     assert!(text.contains("program vs itself"), "{text}");
-    assert!(text.contains("configurations within target"), "{text}");
+    assert!(text.contains("judged:"), "{text}");
+    assert!(
+        text.contains("rounds: at most 6 rounds or 1 s per configuration"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -612,6 +644,10 @@ fn validate_runs_a_seq_of_parallel_parts() {
         "--sizes",
         "1024,2048,4096",
         "--no-overhead",
+        "--max-rounds",
+        "6",
+        "--max-seconds",
+        "1",
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -681,6 +717,11 @@ fn bad_input_is_a_clear_error_with_status_2() {
     );
     assert_user_error(&["validate", "--term", "tpool(2, qsrot)"], "unknown kernel");
     assert_user_error(&["validate", "--cores", "0"], "1..=65536");
+    assert_user_error(
+        &["validate", "--max-rounds", "5"],
+        "--max-rounds must be at least 6",
+    );
+    assert_user_error(&["validate", "--level", "1.5"], "--level 1.5");
     assert_user_error(&["validate", "--measure", "mode"], "invalid value");
     assert_user_error(
         &["validate", "--modeler", "magic"],

@@ -3,16 +3,19 @@
 //! and the communication composed from the calibrated network.
 //!
 //! For one configuration (a `mapreduce(..., nodes=P, ...)` or `dc(..., procs=P, ...)`
-//! term on a job of `P` processes, [`crate::design`]), rank 0 leads ([`crate::crew`]):
+//! term on a job of `P` processes, [`crate::design`]), rank 0 leads ([`crate::crew`])
+//! [`MIN_ROUNDS`] paired rounds, each of
 //!
-//! 1. half the program's repetitions at every size, all processes together;
-//! 2. the blocks' unit tests on rank 0 alone, the other processes waiting without
-//!    spinning: a MapReduce's map and reduce kernels, under the conditions the thread
-//!    runtime's validation gives a MapReduce block with as many threads as run on this
-//!    host at once (`P × n` when every process is here); a dc's divide, combine and leaf;
-//! 3. the other half of the program's repetitions;
+//! - the program at every size, all processes together, and
+//! - the blocks' unit tests on rank 0 alone, the other processes waiting without
+//!   spinning: a MapReduce's map and reduce kernels, under the conditions the thread
+//!   runtime's validation gives a MapReduce block with as many threads as run on this
+//!   host at once (`P × n` when every process is here); a dc's divide, combine and leaf,
 //!
-//! then fits the blocks' models (a dc's over the basis `1, x`, as the divide-and-conquer paper fits its block
+//! the program first in even rounds, the blocks first in odd ones. Each round's blocks
+//! predict that round's program; the rounds pooled give the row. The rows are reported
+//! only until the network model is calibrated for distributed designs. It fits the
+//! blocks' models (a dc's over the basis `1, x`, as the divide-and-conquer paper fits its block
 //! costs) and composes the term with a communication component built from the network
 //! calibration ([`crate::communication`]): for a MapReduce the shuffle (what the processes send
 //! each other, the exact bytes of [`crate::mapreduce::bytes_per_job`], timed with the
@@ -35,12 +38,13 @@ use perfcompose_core::fit::{fit_basis, parse_basis, FitOptions};
 use perfcompose_core::measure::Point;
 use perfcompose_core::model::Expr;
 use perfcompose_core::term::{Reduction, Term};
-use perfcompose_runtime::bench::{self, KernelSampler, PointStats, Repeated, Sampling, Series};
+use perfcompose_runtime::bench::{self, KernelSampler, Repeated, Sampling, Series};
 use perfcompose_runtime::data::ImageSize;
 use perfcompose_runtime::kernel::Inputs;
 use perfcompose_runtime::validate::analyze::{coefficient_error, compare, fit_series};
-use perfcompose_runtime::validate::protocol::{half, repeat_error};
-use perfcompose_runtime::validate::{BlockKey, Note, Options, Row};
+use perfcompose_runtime::validate::protocol::{half, point_stat, pool_series, repeat_error};
+use perfcompose_runtime::validate::verdict::MIN_ROUNDS;
+use perfcompose_runtime::validate::{BlockKey, Coverage, Note, Options, Rounds, Row};
 use perfcompose_runtime::{Config, Registry};
 
 use crate::crew::{self, Command};
@@ -53,6 +57,9 @@ use crate::network::NetworkCalibration;
 
 /// A repetition of the program runs jobs for at least this long.
 const REPETITION_SECONDS: f64 = 0.01;
+/// Rounds per distributed configuration: the fewest that give a 95% interval (the rows
+/// are reported only, so more rounds could decide nothing).
+const ROUNDS: usize = MIN_ROUNDS;
 /// The target of a distributed row: the time error within 15% (the MapReduce target of
 /// the thread runtime's suites; the suite's rule is [`perfcompose_runtime::validate::Rule::MPI`]).
 pub const TARGET_DISTRIBUTED: f64 = 0.15;
@@ -324,10 +331,17 @@ pub fn validate_case(
     Ok(Some(row))
 }
 
+/// One round of a distributed configuration: the program's sweep and every block's,
+/// the program first in even rounds.
+struct MpiRound {
+    program: Series,
+    blocks: Vec<Series>,
+    program_first: bool,
+}
+
 /// What rank 0 measured for one configuration.
 struct Measured {
-    halves: [Series; 2],
-    blocks: Vec<Series>,
+    rounds: Vec<MpiRound>,
     /// Component name → the block measurement that stands for it, as placed.
     placed: Vec<(String, BlockKey)>,
 }
@@ -362,16 +376,17 @@ fn lead_case(
         })
         .collect::<Result<_, _>>()
         .map_err(DesignError::from)?;
-    let total = 2 * case.sizes.len() + block_sizes.iter().map(Vec::len).sum::<usize>();
+    let per_round = case.sizes.len() + block_sizes.iter().map(Vec::len).sum::<usize>();
+    let total = ROUNDS * per_round;
     let mut done = 0;
-    let halved = half(&setup.sampling);
-    let program_half = |which: &str,
-                        done: &mut usize,
-                        progress: &mut dyn FnMut(&str, usize, usize)|
+    let sampling = half(&setup.sampling);
+    let program_sweep = |label: &str,
+                         done: &mut usize,
+                         progress: &mut dyn FnMut(&str, usize, usize)|
      -> Result<Series, Error> {
         let mut points = Vec::new();
         for &x in &case.sizes {
-            progress(&format!("{} {which}, x = {x}", case.term), *done, total);
+            progress(&format!("{} {label}, x = {x}", case.term), *done, total);
             let jobs = jobs_per_repetition(job, design, setup.registry, x);
             let mut leader = Leader {
                 job,
@@ -380,42 +395,59 @@ fn lead_case(
                 x,
                 jobs,
             };
-            points.push(bench::sample_point(&halved, &mut leader)?);
+            points.push(bench::sample_point(&sampling, &mut leader)?);
             *done += 1;
         }
-        Ok(Series::program(format!("{} {which}", case.term), points))
+        Ok(Series::program(case.term.clone(), points))
     };
-    let before = program_half("[before blocks]", &mut done, progress)?;
     let inputs = Inputs::with_image(case.image);
-    // The others sleep while rank 0 times the blocks: they may use every core.
-    let every_core = crate::job::EveryCore::new();
-    let mut blocks = Vec::new();
-    for (key, sizes) in needs.iter().zip(&block_sizes) {
-        let mut points = Vec::new();
-        for &x in sizes {
-            progress(&format!("{key}, x = {x}"), done, total);
-            let mut sampler = KernelSampler::for_block(
-                setup.registry,
-                &key.kernel,
-                x,
-                &inputs,
-                &setup.sampling,
-                setup.validate.memory_limit,
-                key.conditions.clone(),
-            )?;
-            points.push(bench::sample_point(&setup.sampling, &mut sampler)?);
-            done += 1;
+    let block_sweeps = |label: &str,
+                        done: &mut usize,
+                        progress: &mut dyn FnMut(&str, usize, usize)|
+     -> Result<Vec<Series>, Error> {
+        // The others sleep while rank 0 times the blocks: they may use every core.
+        let every_core = crate::job::EveryCore::new();
+        let mut blocks = Vec::new();
+        for (key, sizes) in needs.iter().zip(&block_sizes) {
+            let mut points = Vec::new();
+            for &x in sizes {
+                progress(&format!("{key} {label}, x = {x}"), *done, total);
+                let mut sampler = KernelSampler::for_block(
+                    setup.registry,
+                    &key.kernel,
+                    x,
+                    &inputs,
+                    &sampling,
+                    setup.validate.memory_limit,
+                    key.conditions.clone(),
+                )?;
+                points.push(bench::sample_point(&sampling, &mut sampler)?);
+                *done += 1;
+            }
+            blocks.push(Series::kernel(key.to_string(), points));
         }
-        blocks.push(Series::kernel(key.to_string(), points));
+        drop(every_core);
+        Ok(blocks)
+    };
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    for r in 0..ROUNDS {
+        let label = format!("(round {})", r + 1);
+        let program_first = r % 2 == 0;
+        let (program, blocks) = if program_first {
+            let p = program_sweep(&label, &mut done, progress)?;
+            (p, block_sweeps(&label, &mut done, progress)?)
+        } else {
+            let b = block_sweeps(&label, &mut done, progress)?;
+            (program_sweep(&label, &mut done, progress)?, b)
+        };
+        rounds.push(MpiRound {
+            program,
+            blocks,
+            program_first,
+        });
     }
-    drop(every_core);
-    let after = program_half("[after blocks]", &mut done, progress)?;
     progress(&case.term, total, total);
-    Ok(Measured {
-        halves: [before, after],
-        blocks,
-        placed,
-    })
+    Ok(Measured { rounds, placed })
 }
 
 /// Jobs per repetition at size `x`: as many as take [`REPETITION_SECONDS`], from one
@@ -432,18 +464,28 @@ fn jobs_per_repetition(job: &Job, design: &Design, registry: &Registry, x: usize
     ((REPETITION_SECONDS * 1e9 / ns.max(1.0)).ceil() as u64).clamp(1, 64)
 }
 
-fn analyze(
-    case: &Case,
+/// A distributed configuration's prediction ([`predict`]).
+struct Prediction {
+    modular: Expr,
+    /// The models composed, by block key or network component.
+    used: BTreeMap<String, Expr>,
+    /// What the composition said.
+    notes: Vec<String>,
+}
+
+/// The prediction composed from block series `blocks` (one per measurement, named by
+/// key) and the calibrated network.
+fn predict(
     term: &Term,
     setup: &Setup<'_>,
     design: &Design,
-    here: usize,
-    measured: Measured,
-) -> Result<Row, Error> {
+    cap: Option<f64>,
+    blocks: &[Series],
+    placed: &[(String, BlockKey)],
+) -> Result<Prediction, Error> {
     let opts = &setup.validate;
-    let cap = Some(design.cores_cap(here, opts.cores)).filter(|&s| s > 1.0);
     let mut models = BTreeMap::new();
-    for b in &measured.blocks {
+    for b in blocks {
         let model = match design.basis() {
             Some(basis) => fit_over(b, basis, opts)?,
             None => fit_series(b, opts, &[])?,
@@ -458,7 +500,7 @@ fn analyze(
     let keys = design.keys();
     let mut fitted = Vec::new();
     let mut used = BTreeMap::new();
-    for (name, key) in &measured.placed {
+    for (name, key) in placed {
         let printed = key.to_string();
         let model =
             models
@@ -473,7 +515,7 @@ fn analyze(
     let (models, composed_term) = design.components(term, fitted, setup.network, keys)?;
     let mut comps = Components::default();
     for (name, model) in models {
-        let at = match measured.placed.iter().find(|(n, _)| *n == name) {
+        let at = match placed.iter().find(|(n, _)| *n == name) {
             Some((_, key)) => format!("fitted to `{key}` measured on rank 0"),
             None => {
                 used.insert(name.clone(), model.clone());
@@ -492,30 +534,75 @@ fn analyze(
             cores: Some(opts.cores as u64),
         },
     )?;
-    let modular = composed.model.clone();
-    let [h0, h1] = &measured.halves;
-    let mut pooled_points = Vec::new();
-    for (a, b) in h0.points.iter().zip(&h1.points) {
-        let mut values = a.values.clone();
-        values.extend_from_slice(&b.values);
-        let mut p = PointStats::of(a.x, values);
-        p.batch = a.batch;
-        p.converged = a.converged && b.converged;
-        pooled_points.push(p);
+    let notes = composed.notes.iter().map(|n| n.text.clone()).collect();
+    Ok(Prediction {
+        modular: composed.model,
+        used,
+        notes,
+    })
+}
+
+fn analyze(
+    case: &Case,
+    term: &Term,
+    setup: &Setup<'_>,
+    design: &Design,
+    here: usize,
+    measured: Measured,
+) -> Result<Row, Error> {
+    let opts = &setup.validate;
+    let cap = Some(design.cores_cap(here, opts.cores)).filter(|&s| s > 1.0);
+    let keys = design.keys();
+    // Each round's prediction against its program.
+    let mut errors = Vec::with_capacity(measured.rounds.len());
+    for round in &measured.rounds {
+        let modular = predict(term, setup, design, cap, &round.blocks, &measured.placed)?.modular;
+        errors.push(
+            round
+                .program
+                .points
+                .iter()
+                .map(|p| {
+                    let predicted = modular
+                        .eval_at(&[(bench::PARAMETER, p.x as f64)])
+                        .unwrap_or(f64::NAN);
+                    (p.x, predicted, point_stat(p, opts.measure))
+                })
+                .collect(),
+        );
     }
-    let program = Series::program(case.term.clone(), pooled_points);
+    let pooled: Vec<Series> = (0..measured.rounds.first().map_or(0, |r| r.blocks.len()))
+        .map(|k| {
+            let parts: Vec<&Series> = measured.rounds.iter().map(|r| &r.blocks[k]).collect();
+            pool_series(&parts[0].name, &parts)
+        })
+        .collect();
+    let Prediction {
+        modular,
+        used,
+        notes: composition,
+    } = predict(term, setup, design, cap, &pooled, &measured.placed)?;
+    let programs: Vec<&Series> = measured.rounds.iter().map(|r| &r.program).collect();
+    let program = pool_series(&case.term, &programs);
+    let half = |first: bool| {
+        let parts: Vec<&Series> = measured
+            .rounds
+            .iter()
+            .filter(|r| r.program_first == first)
+            .map(|r| &r.program)
+            .collect();
+        pool_series(&case.term, &parts)
+    };
+    let (h0, h1) = (half(true), half(false));
     let monolithic = fit_series(&program, opts, &[])?;
     let (points, time_error) = compare(&program, &modular, opts.measure);
     let x_min = case.sizes.iter().copied().min().unwrap_or(1) as f64;
     let x_max = case.sizes.iter().copied().max().unwrap_or(1) as f64;
     let threads_here = here * design.threads();
     let within_cores = threads_here <= opts.cores;
-    let mut notes: Vec<Note> = composed
-        .notes
-        .iter()
-        .map(|n| Note::Composition {
-            text: n.text.clone(),
-        })
+    let mut notes: Vec<Note> = composition
+        .into_iter()
+        .map(|text| Note::Composition { text })
         .collect();
     notes.push(Note::Composition {
         text: design.network_note(setup.network, keys),
@@ -529,15 +616,25 @@ fn analyze(
             ),
         });
     }
-    if !within_cores {
+    if within_cores {
+        notes.push(Note::Composition {
+            text: format!(
+                "reported only: distributed designs are judged (against ±{:.0}%) once the network model is calibrated for them",
+                100.0 * TARGET_DISTRIBUTED
+            ),
+        });
+    } else {
         notes.push(Note::Oversubscribed {
             threads: threads_here,
             cores: opts.cores,
         });
     }
+    let mut kernels: Vec<String> = measured.placed.iter().map(|(n, _)| n.clone()).collect();
+    kernels.sort();
     Ok(Row {
         group: case.group.clone(),
         configuration: case.term.clone(),
+        kernels,
         threads: here.max(1) * design.threads(),
         within_cores,
         coefficient_error: coefficient_error(&modular, &monolithic, x_min, x_max),
@@ -545,14 +642,16 @@ fn analyze(
         monolithic,
         time_error,
         overhead_ns: 0.0,
-        target: within_cores.then_some(TARGET_DISTRIBUTED),
+        target: None,
         notes,
+        coverage: Coverage::default(),
         points,
         components: used,
         fit_floor: None,
         error_from_measured_blocks: None,
-        repeat_error: repeat_error(h0, h1, opts.measure),
+        repeat_error: repeat_error(&h0, &h1, opts.measure),
         host: None,
+        rounds: Some(Rounds::of(&errors, None)),
     })
 }
 

@@ -179,7 +179,7 @@ pub struct Image {
 }
 
 /// The three resolutions of the paper's test picture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum ImageSize {
     /// 341 × 227
     #[default]

@@ -255,6 +255,9 @@ pub enum Error {
     Thread(#[from] LostThread),
     #[error(transparent)]
     UnitTest(#[from] UnitTestError),
+    /// A command of the user's (a program design of a suite file) failed.
+    #[error(transparent)]
+    Command(#[from] crate::command::CommandError),
     /// A file or folder that could not be read, written or created.
     #[error("cannot {action} {}", .path.display())]
     File {

@@ -16,10 +16,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Three repetitions a point, no revisits, no host check: seconds, not minutes.
+/// Six rounds of two repetitions a point, no host check: seconds, not minutes.
 fn tiny(cases: &[&str]) -> Suite {
     let mut text = String::from(
-        "name = \"tiny\"\nrevisit = false\nhost_check = false\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\nmin_sample_us = 100\nmax_point_ms = 200\n",
+        "name = \"tiny\"\nhost_check = false\n[budget]\nrounds = 6\nseconds = 1\n[sampling]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\nmin_sample_us = 100\nmax_point_ms = 200\n",
     );
     for c in cases {
         text += &format!("[[case]]\nterm = \"{c}\"\nsizes = [1024, 2048, 4096]\n");
@@ -65,8 +65,14 @@ fn a_run_stopped_part_way_keeps_its_finished_rows_and_validates_them_again() {
         .collect();
     assert_eq!(terms, ["seq(inc, nop)", "pipe(inc, nop)"]);
     assert_eq!(again.missing, ["seq(inc, panic)"]);
-    // Both halves of each program were saved: the program against itself.
+    // Both halves of each program were saved: the program against itself; and every
+    // round, read back as rounds.
     assert!(again.report.rows.iter().all(|r| r.repeat_error.is_some()));
+    assert!(again
+        .report
+        .rows
+        .iter()
+        .all(|r| r.rounds.as_ref().is_some_and(|r| r.count == 6)));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -98,8 +104,55 @@ fn a_finished_run_reads_back_as_it_was_reported() {
         assert_eq!(a.monolithic.to_string(), b.monolithic.to_string());
         assert_eq!(a.time_error.to_bits(), b.time_error.to_bits());
         assert_eq!(a.repeat_error, b.repeat_error);
+        assert_eq!(a.rounds, b.rounds);
+        assert_eq!(a.verdict(), b.verdict());
+        assert_eq!(a.coverage, b.coverage);
     }
+    // Rounds: at least six, the budget's at most, every size's error in each.
+    for r in &live.rows {
+        let rounds = r.rounds.as_ref().unwrap();
+        assert_eq!(rounds.count, 6, "{}", r.configuration);
+        assert_eq!(rounds.at.len(), 3);
+        assert!(rounds.at.iter().all(|a| a.errors.len() == 6));
+        assert_eq!(rounds.budget, Some(suite.budget));
+        // One-run intervals on every point, and the runs counted against them.
+        assert!(
+            r.points.iter().all(|p| p.interval.is_some()),
+            "{:?}",
+            r.points
+        );
+        assert!(r.coverage.runs > 0);
+    }
+    let s = live.summary();
+    assert_eq!(s.budget, Some(suite.budget));
+    assert_eq!(
+        s.coverage.runs,
+        live.rows.iter().map(|r| r.coverage.runs).sum::<usize>()
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_saved_before_rounds_still_reads_and_decides_nothing() {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/validate/intel-seq-inc-nop");
+    let saved = SavedRun::open(&dir).unwrap();
+    assert_eq!(saved.manifest.version, 1);
+    assert_eq!(saved.manifest.budget, None);
+    let opts = Options {
+        cores: saved.manifest.cores,
+        caches: saved.manifest.caches_bytes.clone(),
+        ..options()
+    };
+    let again = reanalyze(&saved.suite().unwrap(), &saved, &Registry::builtin(), &opts).unwrap();
+    let row = &again.report.rows[0];
+    // Saved without its halves: its program as one round.
+    assert_eq!(row.rounds.as_ref().map(|r| r.count), Some(1));
+    // Two rounds cannot decide at 95%.
+    assert_eq!(
+        row.verdict(),
+        perfcompose_runtime::validate::Verdict::Undecided
+    );
 }
 
 #[test]
@@ -134,7 +187,7 @@ fn a_folder_of_another_layout_is_refused_with_the_reason() {
     };
     assert!(
         d.message
-            .contains("layout version 99, this build reads version"),
+            .contains("layout version 99, this build reads versions 1 and 2"),
         "{}",
         d.message
     );

@@ -8,7 +8,7 @@
 //! the measurement files' format.
 
 /// Where a kernel's input is when its call starts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum InputState {
     /// In memory, not in a cache: a stream element, or what a queue hands over.
     #[default]
@@ -66,7 +66,7 @@ impl InputState {
 ///
 /// `replica` is the block as one of a pool's `seq` runs it ([`Replica`]): the timed thread
 /// and its siblings all run the whole `seq` on the elements of one cold stream.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Conditions {
     pub input: InputState,
     /// Other threads running the block meanwhile.
@@ -89,7 +89,7 @@ pub struct Conditions {
 /// own). A stage of a pipeline runs next to its neighbours at the pace of the slowest:
 /// measured alone, `inc` does not show what a busy neighbour core costs it, which
 /// changed from 0 to 60% within minutes on the development host (docs/validation.md).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Stage {
     /// Position of the timed block among the stages, from 0.
     pub index: usize,
@@ -116,7 +116,7 @@ impl Stage {
 /// alone (`_parN`), the first `inc` of `tpool(2, seq(inc, inc))` ran 9–18% faster at
 /// x = 2,048 than next to siblings running the replica, and the second one (warm)
 /// 10–13% faster (docs/runtime.md, "Replica tests").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Replica {
     /// Position of the timed block in the `seq`, from 0.
     pub index: usize,

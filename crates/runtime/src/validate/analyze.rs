@@ -6,24 +6,27 @@
 use std::collections::BTreeMap;
 
 use perfcompose_core::components::{Component, ComponentSource, Components};
+use perfcompose_core::compose::interval::{self, IntervalOptions};
 use perfcompose_core::compose::predict::{Overhead, PhaseLoss};
 use perfcompose_core::compose::{compose, ComposeOptions, Composition};
 use perfcompose_core::fit::{modeler, FitOptions, Measure};
 use perfcompose_core::measure::{Point, Summary};
 use perfcompose_core::model::{format_significant, Expr};
 use perfcompose_core::term::Term;
+use perfcompose_core::uncertainty::Uncertainty;
 use serde::{Deserialize, Serialize};
 
-use super::blocks::{reductions, Placement};
+use super::blocks::{reductions, BlockKey, Placement};
 use super::notes::Note;
 use super::options::{row_target, Options};
 use super::report::{Compared, FitFloor, PointMiss, Row};
 use super::suite::Case;
+use super::verdict::{design_kernels, one_run_interval, Coverage};
 use crate::bench::{self, Series};
 use crate::data::ImageSize;
 use crate::error::Error;
 use crate::kernel::{Inputs, Kernel, Op, Registry};
-use crate::plan::{parse_plan, Plan};
+use crate::plan::Plan;
 
 /// Above this coefficient of variation a point counts as noisy in the reasons of a miss.
 pub const NOISY_CV: f64 = 0.05;
@@ -134,6 +137,15 @@ fn program_breaks(
 
 /// Fit `series` with the options' modeler and statistic, breaking at `breaks`.
 pub fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Expr, Error> {
+    Ok(fit_points(series, opts, breaks)?.0.model)
+}
+
+/// [`fit_series`], with the fit and the points it was fitted to.
+fn fit_points(
+    series: &Series,
+    opts: &Options,
+    breaks: &[f64],
+) -> Result<(perfcompose_core::fit::Fit, Vec<Point>, FitOptions), Error> {
     let m = modeler(&opts.modeler).ok_or_else(|| Error::UnknownModeler {
         name: opts.modeler.clone(),
     })?;
@@ -142,21 +154,40 @@ pub fn fit_series(series: &Series, opts: &Options, breaks: &[f64]) -> Result<Exp
         .iter()
         .map(|p| Point::new(vec![p.x as f64], p.values.clone()))
         .collect();
+    let options = FitOptions {
+        measure: Some(opts.measure),
+        allow_negative: false,
+        breaks: breaks.to_vec(),
+    };
     let fit = m
-        .fit(
-            &[bench::PARAMETER.to_string()],
-            &points,
-            &FitOptions {
-                measure: Some(opts.measure),
-                allow_negative: false,
-                breaks: breaks.to_vec(),
-            },
-        )
+        .fit(&[bench::PARAMETER.to_string()], &points, &options)
         .map_err(|source| Error::Fit {
             series: series.name.clone(),
             source,
         })?;
-    Ok(fit.model)
+    Ok((fit, points, options))
+}
+
+/// Fit block `series` as [`fit_series`] does, with the model's uncertainty
+/// ([`INTERVAL_REPLICATES`] bootstrap refits) and its run-to-run factors.
+pub fn fit_block(series: &Series, opts: &Options, breaks: &[f64]) -> Result<BlockFit, Error> {
+    let (fit, points, options) = fit_points(series, opts, breaks)?;
+    let uncertainty = modeler(&opts.modeler).and_then(|m| {
+        perfcompose_core::uncertainty::fitted(
+            &series.name,
+            &fit,
+            m,
+            &points,
+            &options,
+            INTERVAL_REPLICATES,
+            perfcompose_core::uncertainty::DEFAULT_SEED,
+        )
+    });
+    Ok(BlockFit {
+        model: fit.model,
+        uncertainty,
+        run_factors: run_factors(series, opts.measure),
+    })
 }
 
 /// One series per name with every repetition of all its series, point by point (a
@@ -350,6 +381,40 @@ fn with_component(comps: Components, name: &str, model: Expr, at: String) -> Com
     ))
 }
 
+/// A block's fitted model, with what the one-run interval needs of it.
+#[derive(Clone, Debug)]
+pub struct BlockFit {
+    pub model: Expr,
+    /// The model's uncertainty (bootstrap refits of its fit), when it has one.
+    pub uncertainty: Option<Uncertainty>,
+    /// Per measured size, each repetition over the statistic the model is fitted to: how
+    /// far one run of the block falls from it.
+    pub run_factors: BTreeMap<u64, Vec<f64>>,
+}
+
+impl BlockFit {
+    /// A model alone (no interval to draw).
+    pub fn model(model: Expr) -> BlockFit {
+        BlockFit {
+            model,
+            uncertainty: None,
+            run_factors: BTreeMap::new(),
+        }
+    }
+}
+
+/// Each repetition of each point of `series` over the point's statistic `measure`.
+pub fn run_factors(series: &Series, measure: Measure) -> BTreeMap<u64, Vec<f64>> {
+    series
+        .points
+        .iter()
+        .filter_map(|p| {
+            let s = Summary::of(&p.values)?.get(measure);
+            (s > 0.0).then(|| (p.x, p.values.iter().map(|v| v / s).collect()))
+        })
+        .collect()
+}
+
 /// The measurements of one configuration and what was fitted to its blocks.
 pub struct CaseData<'a> {
     pub case: &'a Case,
@@ -357,18 +422,91 @@ pub struct CaseData<'a> {
     pub plan: &'a Plan,
     pub term: &'a Term,
     pub placement: &'a Placement,
-    /// The configuration's block models, by printed key.
-    pub block_models: BTreeMap<String, Expr>,
-    /// Each block model's misses at its own points, by printed key.
-    pub block_misses: &'a BTreeMap<String, Vec<PointMiss>>,
+    /// The configuration's block fits, by measurement.
+    pub blocks: BTreeMap<BlockKey, BlockFit>,
+    /// Each block model's misses at its own points, by measurement.
+    pub block_misses: &'a BTreeMap<BlockKey, Vec<PointMiss>>,
     pub phases: &'a Phases,
-    /// The program, both halves pooled.
+    /// The program, every repetition pooled.
     pub program: &'a Series,
     pub repeat_error: Option<f64>,
 }
 
-/// Compose the configuration's prediction from its block models and compare it with the
-/// program's measurements.
+/// A configuration's prediction: the design composed from its block models, the
+/// calibrated overhead and what its pipelines lose to their stages' phases.
+pub struct Prediction {
+    /// The design as composed, each block named after its measurement.
+    pub term: Term,
+    pub components: Components,
+    pub composition: Composition,
+    pub overhead: Option<Overhead>,
+    /// The whole prediction, overhead included.
+    pub modular: Expr,
+}
+
+impl Prediction {
+    /// The prediction at size `x` (`NaN` where it does not evaluate).
+    pub fn at(&self, x: u64) -> f64 {
+        self.modular
+            .eval_at(&[(bench::PARAMETER, x as f64)])
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// Compose design `plan` (parsed as `term`, placed as `placement`) from the block
+/// `models`, with the options' overhead and the pipelines' phase losses from `phases`.
+pub fn predict(
+    plan: &Plan,
+    term: &Term,
+    placement: &Placement,
+    models: &BTreeMap<BlockKey, Expr>,
+    phases: &Phases,
+    opts: &Options,
+) -> Result<Prediction, Error> {
+    let term = placement.composed_term(term);
+    let mut comps = Components::default();
+    for (name, key) in &placement.blocks {
+        let model = models.get(key).cloned().ok_or_else(|| Error::NoModel {
+            block: key.to_string(),
+        })?;
+        comps = with_component(
+            comps,
+            name,
+            model,
+            format!("fitted to `{key}` measured on this machine"),
+        );
+    }
+    let composition = compose_capped(&term, &comps, opts.cores)?;
+    let mut overhead = opts
+        .overhead
+        .as_ref()
+        .map(|o| o.for_statistic(opts.measure).overhead(plan, "calibration"));
+    let losses = phase_losses(placement, phases, opts.cores);
+    if !losses.is_empty() {
+        overhead
+            .get_or_insert_with(|| Overhead::constant(0.0, "none"))
+            .phases = losses;
+    }
+    let modular = match &overhead {
+        Some(o) => o.apply_composed(
+            &composition,
+            &term,
+            &comps,
+            ComposeOptions {
+                cores: Some(opts.cores as u64),
+            },
+        ),
+        None => composition.model.clone(),
+    };
+    Ok(Prediction {
+        term,
+        components: comps,
+        composition,
+        overhead,
+        modular,
+    })
+}
+
 /// The program's points, each reduced to the statistic `measure`, against the prediction
 /// `modular`, and the row's time error: the largest relative difference among them.
 pub fn compare(program: &Series, modular: &Expr, measure: Measure) -> (Vec<Compared>, f64) {
@@ -382,6 +520,7 @@ pub fn compare(program: &Series, modular: &Expr, measure: Measure) -> (Vec<Compa
             predicted: modular
                 .eval_at(&[(bench::PARAMETER, p.x as f64)])
                 .unwrap_or(f64::NAN),
+            interval: None,
         })
         .collect();
     let time_error = points
@@ -391,54 +530,94 @@ pub fn compare(program: &Series, modular: &Expr, measure: Measure) -> (Vec<Compa
     (points, time_error)
 }
 
+/// Bootstrap refits per block for the one-run intervals: enough for the 2.5% and 97.5%
+/// quantiles of a few blocks' draws, few enough that the suite's analysis stays seconds.
+pub const INTERVAL_REPLICATES: usize = 50;
+
+/// Per point of `points`, the interval one run of the program falls in at `opts.level`
+/// ([`one_run_interval`]): the prediction drawn under the blocks' fit uncertainty (the
+/// composition of `predict`'s intervals), times the blocks' run-to-run factors at that
+/// size (every block's at the size where it was measured there, all its factors where
+/// it is swept over other sizes).
+fn one_run_intervals(
+    prediction: &Prediction,
+    blocks: &BTreeMap<BlockKey, BlockFit>,
+    placement: &Placement,
+    points: &mut [Compared],
+    opts: &Options,
+) {
+    let mut templates = prediction.components.clone();
+    for (name, key) in &placement.blocks {
+        let Some(u) = blocks.get(key).and_then(|b| b.uncertainty.as_ref()) else {
+            continue;
+        };
+        if let Some(c) = templates.get(name) {
+            let c = Component {
+                uncertainty: Some(u.renamed(name)),
+                ..c.clone()
+            };
+            templates = templates.with(c);
+        }
+    }
+    let options = IntervalOptions {
+        level: opts.level,
+        ..IntervalOptions::default()
+    };
+    let draws = interval::composed_template(
+        &prediction.term,
+        &interval::templated(&templates),
+        ComposeOptions {
+            cores: Some(opts.cores as u64),
+        },
+        prediction.overhead.as_ref(),
+    )
+    .ok()
+    .and_then(|t| {
+        let sampler = interval::Sampler::new(&[&t], &templates, options)?;
+        let batch = sampler.batch(&t);
+        Some((sampler, batch))
+    });
+    for p in points.iter_mut() {
+        let predictions = draws
+            .as_ref()
+            .and_then(|(s, b)| {
+                s.values(b, &vec![(bench::PARAMETER.to_string(), p.x as f64)])
+                    .ok()
+            })
+            .unwrap_or_else(|| vec![p.predicted]);
+        let factors: Vec<f64> = blocks
+            .values()
+            .flat_map(|b| match b.run_factors.get(&p.x) {
+                Some(f) => f.clone(),
+                None => b.run_factors.values().flatten().copied().collect(),
+            })
+            .collect();
+        p.interval = one_run_interval(&predictions, &factors, opts.level);
+    }
+}
+
 pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Result<Row, Error> {
     let c = d.case;
     let placement = d.placement;
-    let renamed;
-    let term = if placement.composed == *d.plan {
-        d.term
-    } else {
-        renamed = parse_plan("<term>", &placement.composed.to_string())?.0;
-        &renamed
-    };
-    let mut comps = Components::default();
-    let mut used = BTreeMap::new();
-    for (name, key) in &placement.blocks {
-        let key = key.to_string();
-        let model = d
-            .block_models
-            .get(&key)
-            .cloned()
-            .ok_or_else(|| Error::NoModel { block: key.clone() })?;
-        used.insert(key.clone(), model.clone());
-        comps = with_component(
-            comps,
-            name,
-            model,
-            format!("fitted to `{key}` measured on this machine"),
-        );
-    }
-    let composed = compose_capped(term, &comps, opts.cores)?;
-    let mut overhead = opts.overhead.as_ref().map(|o| {
-        o.for_statistic(opts.measure)
-            .overhead(d.plan, "calibration")
-    });
-    let phases = phase_losses(placement, d.phases, opts.cores);
-    if !phases.is_empty() {
-        overhead
-            .get_or_insert_with(|| Overhead::constant(0.0, "none"))
-            .phases = phases;
-    }
-    let overhead_ns = overhead.as_ref().map_or(0.0, |o| o.ns_per_element);
-    let compose_opts = ComposeOptions {
-        cores: Some(opts.cores as u64),
-    };
-    let modular = match &overhead {
-        Some(o) => o.apply_composed(&composed, term, &comps, compose_opts),
-        None => composed.model.clone(),
-    };
-    let from_blocks = compose_measured_blocks(d, term, overhead.as_ref(), opts)?;
-    let mut notes: Vec<Note> = composed
+    let models: BTreeMap<BlockKey, Expr> = d
+        .blocks
+        .iter()
+        .map(|(k, b)| (k.clone(), b.model.clone()))
+        .collect();
+    let prediction = predict(d.plan, d.term, placement, &models, d.phases, opts)?;
+    let used: BTreeMap<BlockKey, Expr> = placement
+        .blocks
+        .values()
+        .filter_map(|k| Some((k.clone(), models.get(k)?.clone())))
+        .collect();
+    let overhead_ns = prediction
+        .overhead
+        .as_ref()
+        .map_or(0.0, |o| o.ns_per_element);
+    let modular = prediction.modular.clone();
+    let from_blocks = compose_measured_blocks(d, &prediction, opts)?;
+    let mut notes: Vec<Note> = prediction
+        .composition
         .notes
         .iter()
         .map(|n| Note::Composition {
@@ -466,7 +645,8 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
         opts,
         &program_breaks(d.plan, registry, c.image, d.program, &opts.caches),
     )?;
-    let (points, time_error) = compare(d.program, &modular, opts.measure);
+    let (mut points, time_error) = compare(d.program, &modular, opts.measure);
+    one_run_intervals(&prediction, &d.blocks, placement, &mut points, opts);
     let x_max = c.sizes.iter().copied().max().unwrap_or(1) as f64;
     let x_min = c.sizes.iter().copied().min().unwrap_or(1) as f64;
     let coefficient_error = coefficient_error(&modular, &monolithic, x_min, x_max);
@@ -481,11 +661,12 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
     }
     let misses: BTreeMap<String, Vec<PointMiss>> = used
         .keys()
-        .filter_map(|k| d.block_misses.get(k).map(|m| (k.clone(), m.clone())))
+        .filter_map(|k| d.block_misses.get(k).map(|m| (k.to_string(), m.clone())))
         .collect();
     let mut row = Row {
         group: c.group.clone(),
         configuration: c.term.clone(),
+        kernels: design_kernels(d.plan, c.image),
         threads,
         within_cores,
         fit_floor: fit_floor(&misses, &modular, &c.sizes),
@@ -496,17 +677,37 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
         overhead_ns,
         target,
         notes,
+        coverage: Coverage::default(),
         points,
         error_from_measured_blocks: from_blocks,
-        components: used,
+        components: used.into_iter().map(|(k, m)| (k.to_string(), m)).collect(),
         repeat_error: d.repeat_error,
         host: None,
+        rounds: None,
     };
-    if row.passed() == Some(false) || coefficient_error.is_nan() {
-        let reasons = miss_reasons(&row, d.program, opts);
+    row.coverage = row_coverage(&row.points, d.program);
+    Ok(row)
+}
+
+/// Add the reasons of a miss to `row` (once its rounds are in): on a judged row not
+/// decided within its target, and on a row whose coefficient error is not comparable.
+pub fn explain(row: &mut Row, program: &Series, opts: &Options) {
+    if row.passed() == Some(false) || row.coefficient_error.is_nan() {
+        let reasons = miss_reasons(row, program, opts);
         row.notes.extend(reasons);
     }
-    Ok(row)
+}
+
+/// How many of the program's repetitions fall inside their point's one-run interval.
+pub fn row_coverage(points: &[Compared], program: &Series) -> Coverage {
+    points
+        .iter()
+        .filter_map(|c| {
+            let i = c.interval?;
+            let p = program.points.iter().find(|p| p.x == c.x)?;
+            Some(Coverage::of(&p.values, i.low, i.high))
+        })
+        .fold(Coverage::default(), |a, b| a + b)
 }
 
 /// The largest relative error, over the program's sizes, of the prediction composed
@@ -516,13 +717,13 @@ pub fn analyze_case(d: &CaseData<'_>, registry: &Registry, opts: &Options) -> Re
 /// was not measured at every program size.
 fn compose_measured_blocks(
     d: &CaseData<'_>,
-    term: &Term,
-    overhead: Option<&Overhead>,
+    prediction: &Prediction,
     opts: &Options,
 ) -> Result<Option<f64>, Error> {
     if d.plan.has_mapreduce() {
         return Ok(None);
     }
+    let term = &prediction.term;
     let mut worst: f64 = 0.0;
     for p in &d.program.points {
         let Some(program) = Summary::of(&p.values).map(|s| s.get(opts.measure)) else {
@@ -530,10 +731,9 @@ fn compose_measured_blocks(
         };
         let mut comps = Components::default();
         for (name, key) in &d.placement.blocks {
-            let key = key.to_string();
             let Some(v) = d
                 .block_misses
-                .get(&key)
+                .get(key)
                 .and_then(|ms| ms.iter().find(|m| m.x == p.x))
                 .map(|m| m.value)
             else {
@@ -547,7 +747,7 @@ fn compose_measured_blocks(
             );
         }
         let composed = compose_capped(term, &comps, opts.cores)?;
-        let model = match overhead {
+        let model = match &prediction.overhead {
             Some(o) => o.apply_composed(
                 &composed,
                 term,

@@ -6,7 +6,7 @@
 //! | file | what |
 //! |---|---|
 //! | `run.json` | [`Manifest`]: the format's version, the suite's configurations, the machine's caches, the statistic |
-//! | `blocks*.txt`, `programs*.txt` | every measurement, Extra-P text (one file per sweep): blocks as `ID->KEY`, programs as `ID`, their halves as `ID [before blocks]` / `ID [after blocks]` |
+//! | `blocks*.txt`, `programs*.txt` | every measurement, Extra-P text (one file per sweep): each round's blocks as `ID [round R]->KEY` and program as `ID [round R]`; pooled over the rounds, blocks as `ID->KEY`, programs as `ID`, the program of the rounds that timed it before its blocks as `ID [before blocks]` and after them as `ID [after blocks]` |
 //! | `phases.json` | what the stage tests recorded besides their times ([`Phases`]) |
 //! | `overhead-calibration.json` | the calibration the run composed with |
 //! | `rows.jsonl` | each row as it finished (the `--json` row schema) |
@@ -23,13 +23,19 @@ use serde::{Deserialize, Serialize};
 use super::analyze::{phases_of, Phases};
 use super::report::{JsonRow, Report, Row};
 use super::suite::{Case, Suite};
+use super::verdict::Budget;
 use crate::bench::{self, PointStats, Series, SeriesKind};
 use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::overhead::Calibration;
 
-/// The version of the saved-run layout this build writes and reads.
-pub const ARCHIVE_VERSION: u32 = 1;
+/// The version of the saved-run layout this build writes: 2 saves every round
+/// (`ID [round R]`, `ID [round R]->KEY`) and the budget. Version 1 (no rounds) is read
+/// too.
+pub const ARCHIVE_VERSION: u32 = 2;
+
+/// The layout versions this build reads.
+const READS: [u64; 2] = [1, 2];
 
 /// What names the format in `run.json`.
 const FORMAT: &str = "perfcompose validate run";
@@ -54,6 +60,24 @@ pub struct Manifest {
     pub cores: usize,
     /// The caches of the machine the run measured on, bytes per level.
     pub caches_bytes: Vec<u64>,
+    /// The rounds' budget (absent in layout 1, which had no rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    /// A run of the user's own program (`validate -- CMD --save`): its design and the
+    /// models it was composed from; `cases` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<SavedProgram>,
+}
+
+/// The user's own program in a saved run: the term and each component's model as
+/// composed (fitted components as their fitted model).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedProgram {
+    pub term: String,
+    pub components: BTreeMap<String, String>,
+    /// The program's sizes.
+    pub sizes: Vec<u64>,
 }
 
 /// A configuration of a saved suite.
@@ -148,7 +172,6 @@ impl Archive {
         calibration: Option<&Calibration>,
         opts: &super::Options,
     ) -> Result<Archive, Error> {
-        std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
         let manifest = Manifest {
             format: FORMAT.into(),
             version: ARCHIVE_VERSION,
@@ -166,12 +189,43 @@ impl Archive {
             measure: opts.measure.name().into(),
             cores: opts.cores,
             caches_bytes: opts.caches.clone(),
+            budget: Some(suite.budget),
+            program: None,
         };
-        let path = dir.join(MANIFEST);
-        replace(&path, &json(&path, &manifest)?)?;
         if let Some(c) = calibration {
+            std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
             c.save(&dir.join(CALIBRATION))?;
         }
+        Archive::start(dir, &manifest)
+    }
+
+    /// Start saving a run of the user's own program `program` into `dir`, measured
+    /// under `budget`.
+    pub fn create_program(
+        dir: &Path,
+        program: SavedProgram,
+        budget: Budget,
+        opts: &super::Options,
+    ) -> Result<Archive, Error> {
+        let manifest = Manifest {
+            format: FORMAT.into(),
+            version: ARCHIVE_VERSION,
+            suite: super::OWN_PROGRAM.into(),
+            cases: Vec::new(),
+            measure: opts.measure.name().into(),
+            cores: opts.cores,
+            caches_bytes: opts.caches.clone(),
+            budget: Some(budget),
+            program: Some(program),
+        };
+        Archive::start(dir, &manifest)
+    }
+
+    /// The folder made, the manifest written, `rows.jsonl` started.
+    fn start(dir: &Path, manifest: &Manifest) -> Result<Archive, Error> {
+        std::fs::create_dir_all(dir).map_err(Error::file(FileAction::Create, dir))?;
+        let path = dir.join(MANIFEST);
+        replace(&path, &json(&path, manifest)?)?;
         let p = dir.join(ROWS);
         let rows = std::fs::File::create(&p).map_err(Error::file(FileAction::Create, &p))?;
         Ok(Archive {
@@ -199,8 +253,9 @@ impl Archive {
     }
 
     /// The measurements: blocks (series of kind kernel) to `blocks*.txt`, programs to
-    /// `programs*.txt`, the stage tests' phases to `phases.json`.
-    fn measurements(&self, series: &[Series]) -> Result<(), Error> {
+    /// `programs*.txt`, the stage tests' phases to `phases.json` (each file replaced
+    /// whole).
+    pub fn measurements(&self, series: &[Series]) -> Result<(), Error> {
         let (blocks, programs): (Vec<Series>, Vec<Series>) = series
             .iter()
             .cloned()
@@ -237,6 +292,7 @@ impl Archive {
                         .map(|(k, m)| (k.clone(), m.to_string()))
                         .collect::<BTreeMap<_, _>>(),
                     "points": r.points,
+                    "rounds": r.rounds,
                     "block_fit_miss": r.fit_floor,
                     "time_error_from_measured_blocks": r.error_from_measured_blocks,
                     "repeat_error": r.repeat_error,
@@ -272,13 +328,13 @@ impl SavedRun {
             .map_err(|e| located(&origin, &text, e.line(), e.column(), e.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if value.get("format").and_then(serde_json::Value::as_str) != Some(FORMAT)
-            || version != Some(u64::from(ARCHIVE_VERSION))
+            || !version.is_some_and(|v| READS.contains(&v))
         {
             return Err(Error::Input(Box::new(
                 Diagnostic::whole(
                     &origin,
                     format!(
-                        "a saved run of layout version {}, this build reads version {ARCHIVE_VERSION}",
+                        "a saved run of layout version {}, this build reads versions 1 and {ARCHIVE_VERSION}",
                         version.map_or_else(|| "(none)".to_string(), |v| v.to_string())
                     ),
                 )
@@ -309,6 +365,11 @@ impl SavedRun {
     pub fn suite(&self) -> Result<Suite, Error> {
         let mut suite = Suite::of_term("inc", vec![1], ImageSize::Small);
         suite.name = self.manifest.suite.clone();
+        if let Some(b) = self.manifest.budget {
+            suite.budget = b;
+        }
+        // The designs of your own program are not saved: the saved run is its cases.
+        suite.programs = Vec::new();
         suite.cases = self
             .manifest
             .cases

@@ -32,10 +32,11 @@ use crate::bench::{Conditions, InputState, Replica, Stage};
 use crate::data::ImageSize;
 use crate::kernel::{Op, Registry};
 use crate::plan::Plan;
+use perfcompose_core::term::{Node, NodeKind, Term};
 
 /// The identity of a block measurement: which kernel, on which image (a map's model
 /// depends on it), under which conditions.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BlockKey {
     pub kernel: String,
     /// The image a map kernel is measured on; `None` for every other kernel.
@@ -62,6 +63,8 @@ pub struct Placement {
     pub composed: Plan,
     /// Every component of `composed`, with the measurement that stands for it.
     pub blocks: BTreeMap<String, BlockKey>,
+    /// The component names of `composed`'s kernel leaves, in leaf order.
+    pub leaves: Vec<String>,
 }
 
 impl Placement {
@@ -75,6 +78,38 @@ impl Placement {
         }
         out.sort_by_key(|k| k.to_string());
         out
+    }
+
+    /// `term` (the design `composed` was placed from) with its kernel leaves renamed as
+    /// in `composed`: the term the prediction composes, its spans still pointing into
+    /// the design as written. A MapReduce's blocks keep their names.
+    pub fn composed_term(&self, term: &Term) -> Term {
+        fn go(node: &Node, names: &[String], next: &mut usize) -> Node {
+            let kind = match &node.kind {
+                NodeKind::Component(old) => {
+                    let name = names.get(*next).cloned().unwrap_or_else(|| old.clone());
+                    *next += 1;
+                    NodeKind::Component(name)
+                }
+                NodeKind::Seq(ps) => NodeKind::Seq(ps.iter().map(|q| go(q, names, next)).collect()),
+                NodeKind::Pipe(ps) => {
+                    NodeKind::Pipe(ps.iter().map(|q| go(q, names, next)).collect())
+                }
+                NodeKind::Tpool { threads, body } => NodeKind::Tpool {
+                    threads: threads.clone(),
+                    body: Box::new(go(body, names, next)),
+                },
+                other => other.clone(),
+            };
+            Node {
+                kind,
+                span: node.span,
+            }
+        }
+        Term {
+            root: go(&term.root, &self.leaves, &mut 0),
+            ..term.clone()
+        }
     }
 }
 
@@ -107,6 +142,7 @@ pub fn place(plan: &Plan, registry: &Registry, cores: usize, image: ImageSize) -
         names.push(name);
     }
     let composed = rename(plan, &names, &mut 0);
+    let leaves = names;
     for (map, reduce, threads) in mapreduces(plan) {
         let siblings = threads.clamp(1, cores.max(1)) - 1;
         blocks.insert(
@@ -133,7 +169,11 @@ pub fn place(plan: &Plan, registry: &Registry, cores: usize, image: ImageSize) -
             },
         );
     }
-    Placement { composed, blocks }
+    Placement {
+        composed,
+        blocks,
+        leaves,
+    }
 }
 
 /// The first pass: input states and siblings of every kernel leaf, left to right.

@@ -25,8 +25,6 @@ pub enum Note {
     },
     /// The design runs more threads than the machine has cores.
     Oversubscribed { threads: usize, cores: usize },
-    /// A point measured again because it stood out from its neighbouring sizes.
-    Revisit(Revisit),
     /// A block measured in two rows at two speeds.
     BlockDrift {
         block: String,
@@ -79,28 +77,6 @@ pub enum Note {
     },
 }
 
-/// A point measured again ([`Note::Revisit`]).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Revisit {
-    /// The program's point (`None`) or a block's (its key).
-    pub block: Option<String>,
-    pub x: u64,
-    /// Which visit this was: 2 or 3.
-    pub visit: usize,
-    /// The value kept before it, ns.
-    pub before_ns: f64,
-    /// The value this visit read, ns.
-    pub again_ns: f64,
-    /// What the neighbouring sizes say, ns.
-    pub reference_ns: f64,
-    pub kept_later: bool,
-    /// Kept by speed (the faster) rather than by closeness to the neighbours.
-    pub faster: bool,
-    /// A block point measured again with its program: the program's two values, ns, and
-    /// whether the later one was kept.
-    pub program: Option<(f64, f64, bool)>,
-}
-
 /// A time in ns as the unit that reads best.
 pub fn duration(ns: f64) -> String {
     if ns >= 1e6 {
@@ -121,62 +97,6 @@ fn shares(v: &[f64]) -> String {
         .map(|p| format!("{:.0}%", p * 100.0))
         .collect::<Vec<_>>()
         .join(" and ")
-}
-
-/// "first"/"second" after a second visit, "earlier"/"third" after a third.
-fn kept_visit(kept_later: bool, visit: usize) -> &'static str {
-    match (kept_later, visit >= 3) {
-        (true, true) => "third",
-        (true, false) => "second",
-        (false, true) => "earlier",
-        (false, false) => "first",
-    }
-}
-
-impl fmt::Display for Revisit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let off = |y: f64| 100.0 * (y / self.reference_ns - 1.0);
-        let third = self.visit >= 3;
-        let (who, unit) = match &self.block {
-            None => {
-                write!(f, "measured x={} again, blocks and program: ", self.x)?;
-                ("the program", " per element")
-            }
-            Some(key) => {
-                write!(
-                    f,
-                    "measured block `{key}` at x={} again with its program: ",
-                    self.x
-                )?;
-                ("it", "")
-            }
-        };
-        write!(
-            f,
-            "{who} {}took {}{unit}{}, {:+.0}% off the {} its neighbouring sizes say, and {} ({:+.0}%) the {} time; kept the {} visit{}",
-            if third { "still " } else { "" },
-            duration(self.before_ns),
-            if third { " (the visit kept of the first two)" } else { "" },
-            off(self.before_ns),
-            duration(self.reference_ns),
-            duration(self.again_ns),
-            off(self.again_ns),
-            if third { "third" } else { "second" },
-            kept_visit(self.kept_later, self.visit),
-            if self.faster { ", the faster" } else { "" },
-        )?;
-        if let Some((a, b, later)) = self.program {
-            write!(
-                f,
-                "; the program took {} per element, then {} ({:+.0}%); kept the {} visit",
-                duration(a),
-                duration(b),
-                100.0 * (b / a - 1.0),
-                kept_visit(later, self.visit)
-            )?;
-        }
-        Ok(())
-    }
 }
 
 impl fmt::Display for Note {
@@ -218,7 +138,6 @@ impl fmt::Display for Note {
                 f,
                 "runs {threads} threads on {cores} cores: measured as written, predicted with thread counts capped at the cores"
             ),
-            Note::Revisit(r) => write!(f, "{r}"),
             Note::BlockDrift {
                 block,
                 x,
@@ -353,24 +272,6 @@ mod tests {
 
     #[test]
     fn notes_render_as_sentences_and_save_with_their_kind() {
-        let n = Note::Revisit(Revisit {
-            block: None,
-            x: 4096,
-            visit: 2,
-            before_ns: 5400.0,
-            again_ns: 3700.0,
-            reference_ns: 4600.0,
-            kept_later: true,
-            faster: true,
-            program: None,
-        });
-        assert_eq!(
-            n.to_string(),
-            "measured x=4096 again, blocks and program: the program took 5.4 µs per element, +17% off the 4.6 µs its neighbouring sizes say, and 3.7 µs (-20%) the second time; kept the second visit, the faster"
-        );
-        let json = serde_json::to_value(&n).unwrap();
-        assert_eq!(json["kind"], "revisit");
-        assert_eq!(json["x"], 4096);
         let n = Note::RepeatVariation {
             error: 0.2,
             target: Some(0.1),

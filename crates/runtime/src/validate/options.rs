@@ -12,10 +12,13 @@ use crate::plan::Plan;
 pub const TARGET_PATTERNS: f64 = 0.10;
 /// Acceptance bound for MapReduce configurations.
 pub const TARGET_MAPREDUCE: f64 = 0.15;
-/// The suite-level target: the median row's time error at most this …
-pub const TARGET_MEDIAN_ERROR: f64 = 0.05;
-/// … and at least this share of the judged rows within their target.
-pub const TARGET_SHARE_WITHIN: f64 = 0.90;
+/// The suite-level target: at most this share of the judged rows decided a miss …
+pub const MAX_MISSES: f64 = 0.10;
+/// … and at most this share left undecided by their budget.
+pub const MAX_UNDECIDED: f64 = 0.25;
+
+/// The default level of the one-run intervals ([`Options::level`]), as `predict`'s.
+pub const DEFAULT_LEVEL: f64 = 0.95;
 
 /// The modeler `validate` fits blocks and programs with when none is named: `segmented`,
 /// which is the default modeler (`perfcompose`) unless a block's measurements step up
@@ -55,6 +58,9 @@ pub struct Options {
     /// outgrows one within its sweep, the segmented modeler may break its model there
     /// ([`super::analyze::cache_breaks`]).
     pub caches: Vec<u64>,
+    /// The level of the one-run intervals the program's repetitions are counted in
+    /// (0.95).
+    pub level: f64,
 }
 
 impl Default for Options {
@@ -67,6 +73,7 @@ impl Default for Options {
             measure: Measure::default(),
             modeler: VALIDATE_MODELER.to_string(),
             caches: crate::host::cache_sizes(),
+            level: DEFAULT_LEVEL,
         }
     }
 }

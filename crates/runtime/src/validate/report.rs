@@ -14,7 +14,10 @@ use perfcompose_core::model::Expr;
 use serde::Serialize;
 
 use super::notes::Note;
-use super::options::{TARGET_MEDIAN_ERROR, TARGET_SHARE_WITHIN};
+use super::options::{MAX_MISSES, MAX_UNDECIDED};
+use super::verdict::{
+    design_choices, Budget, Coverage, Decision, DesignChoices, DesignRow, Rounds, RunInterval,
+};
 use crate::host::neighbour::{NeighbourCheck, SPEED_TOLERANCE};
 use crate::host::states::{CoreStates, Shares};
 
@@ -27,6 +30,10 @@ pub struct Compared {
     pub measured: f64,
     pub cv: f64,
     pub predicted: f64,
+    /// The interval one run of the program is predicted to fall in
+    /// ([`super::verdict::one_run_interval`]; absent where it cannot be drawn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<RunInterval>,
 }
 
 /// How far a fitted block model is from one of its own measured points.
@@ -116,26 +123,28 @@ impl HostAtRow {
     }
 }
 
-/// What became of a row under the acceptance rule.
+/// What became of a row over its rounds ([`super::verdict`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Within its target.
+    /// Every size's 95% interval of the error within ±target.
     Within,
-    /// Missed, by no more than the program differed from itself: no prediction could be
-    /// checked more closely on this machine at the time.
-    MissWithinRepeat,
-    /// Missed by more than the program's own variation.
+    /// Some size's 95% interval of the error entirely beyond ±target.
     Miss,
-    /// More threads than cores: reported, not judged.
+    /// Neither when its budget was spent (or too few rounds to tell).
+    Undecided,
+    /// Not judged: more threads than cores, or a design whose calibration is not there
+    /// yet (distributed designs).
     ReportedOnly,
 }
-
 /// One row of the report.
 #[derive(Clone, Debug)]
 pub struct Row {
     pub group: String,
     pub configuration: String,
+    /// The kernel names of the design, sorted: rows with the same ones are alternative
+    /// designs of one program ([`super::verdict::design_kernels`]).
+    pub kernels: Vec<String>,
     pub threads: usize,
     pub within_cores: bool,
     pub modular: Expr,
@@ -163,55 +172,86 @@ pub struct Row {
     pub repeat_error: Option<f64>,
     /// The host check right before and right after this configuration was measured.
     pub host: Option<HostAtRow>,
+    /// The paired rounds the row was measured in (`None`: a single measurement, which
+    /// decides nothing).
+    pub rounds: Option<Rounds>,
+    /// The program's repetitions inside their point's one-run interval.
+    pub coverage: Coverage,
 }
 
 impl Row {
-    /// Whether the row met its target, both its time error and its coefficient error
-    /// within it (`None`: reported only).
+    /// Whether the row was decided within its target (`None`: reported only; `false`
+    /// for a miss and for an undecided row).
     pub fn passed(&self) -> Option<bool> {
-        self.target
-            .map(|t| self.coefficient_error <= t && self.time_error <= t)
+        match self.verdict() {
+            Verdict::ReportedOnly => None,
+            v => Some(v == Verdict::Within),
+        }
     }
 
+    /// The verdict of the row's rounds against its target: the time error decides.
     pub fn verdict(&self) -> Verdict {
-        match self.passed() {
-            None => Verdict::ReportedOnly,
-            Some(true) => Verdict::Within,
-            Some(false) if self.repeat_error.is_some_and(|r| self.time_error <= r) => {
-                Verdict::MissWithinRepeat
-            }
-            Some(false) => Verdict::Miss,
+        let Some(target) = self.target else {
+            return Verdict::ReportedOnly;
+        };
+        match self.rounds.as_ref().map(|r| r.decision(target)) {
+            Some(Decision::Within) => Verdict::Within,
+            Some(Decision::Miss) => Verdict::Miss,
+            Some(Decision::Open) | None => Verdict::Undecided,
         }
+    }
+
+    /// The row as an alternative design ([`super::verdict::design_choices`]): its kernels,
+    /// and per size the prediction and each round's measured statistic.
+    pub fn design(&self) -> Option<DesignRow> {
+        let rounds = self.rounds.as_ref()?;
+        Some(DesignRow {
+            configuration: self.configuration.clone(),
+            kernels: self.kernels.clone(),
+            judged: self.target.is_some(),
+            at: rounds
+                .at
+                .iter()
+                .filter_map(|a| {
+                    let p = self.points.iter().find(|p| p.x == a.x)?;
+                    Some((a.x, p.predicted, a.measured.clone()))
+                })
+                .collect(),
+        })
     }
 }
 
-/// The suite-level acceptance rule: the median judged row's time error at most
-/// `median_error`, and at least `share_within` of the judged rows within their target.
+/// The suite-level acceptance rule: of the judged rows at most `misses` decided misses
+/// and at most `undecided` undecided (shares).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Rule {
-    pub median_error: f64,
-    pub share_within: f64,
+    pub misses: f64,
+    pub undecided: f64,
 }
 
 impl Rule {
-    /// Designs on the thread runtime ([`TARGET_MEDIAN_ERROR`], [`TARGET_SHARE_WITHIN`]).
+    /// Designs on the thread runtime and your own program ([`MAX_MISSES`],
+    /// [`MAX_UNDECIDED`]).
     pub const THREADS: Rule = Rule {
-        median_error: TARGET_MEDIAN_ERROR,
-        share_within: TARGET_SHARE_WITHIN,
+        misses: MAX_MISSES,
+        undecided: MAX_UNDECIDED,
     };
-    /// Distributed designs on MPI processes: median ≤ 10%, ≥ 80% of rows within.
-    pub const MPI: Rule = Rule {
-        median_error: 0.10,
-        share_within: 0.80,
-    };
+    /// Distributed designs on MPI processes: reported only until the network is
+    /// calibrated for them; the same shares once they are judged.
+    pub const MPI: Rule = Rule::THREADS;
 }
 
 /// The suite under the acceptance rule.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
-    /// Rows within the cores (the others are reported only).
+    /// Rows judged (the others are reported only).
     pub judged: usize,
+    /// Rows decided within their target.
     pub within_target: usize,
+    /// Rows decided a miss.
+    pub misses: usize,
+    /// Rows left undecided by their budget.
+    pub undecided: usize,
     /// The median time error of the judged rows (`None` without any).
     pub median_error: Option<f64>,
     /// Missed rows whose time error is within the program's own repeat variation.
@@ -220,6 +260,13 @@ pub struct Summary {
     pub meets_target: bool,
     /// The rule judged by.
     pub rule: Rule,
+    /// The rounds' budget, the same for every row (`None` without rounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    /// The program's repetitions inside their one-run intervals, over every row.
+    pub coverage: Coverage,
+    /// How well the predictions chose between alternative designs.
+    pub design_choices: DesignChoices,
 }
 
 impl Summary {
@@ -231,23 +278,42 @@ impl Summary {
     /// The rows under `rule`.
     pub fn under(rows: &[Row], rule: Rule) -> Summary {
         let judged: Vec<&Row> = rows.iter().filter(|r| r.target.is_some()).collect();
-        let within_target = judged.iter().filter(|r| r.passed() == Some(true)).count();
+        let count = |v: Verdict| judged.iter().filter(|r| r.verdict() == v).count();
+        let (within_target, misses, undecided) = (
+            count(Verdict::Within),
+            count(Verdict::Miss),
+            count(Verdict::Undecided),
+        );
         let errors: Vec<f64> = judged.iter().map(|r| r.time_error).collect();
         let median_error = (!errors.is_empty()).then(|| median(&errors));
         let misses_within_repeat = judged
             .iter()
-            .filter(|r| r.verdict() == Verdict::MissWithinRepeat)
+            .filter(|r| {
+                r.verdict() == Verdict::Miss && r.repeat_error.is_some_and(|e| r.time_error <= e)
+            })
             .count();
+        let n = judged.len() as f64;
         let meets_target = !judged.is_empty()
-            && median_error.is_some_and(|m| m <= rule.median_error)
-            && within_target as f64 >= rule.share_within * judged.len() as f64;
+            && misses as f64 <= rule.misses * n
+            && undecided as f64 <= rule.undecided * n;
+        let designs: Vec<DesignRow> = rows.iter().filter_map(Row::design).collect();
         Summary {
             judged: judged.len(),
             within_target,
+            misses,
+            undecided,
             median_error,
             misses_within_repeat,
             meets_target,
             rule,
+            budget: rows
+                .iter()
+                .find_map(|r| r.rounds.as_ref().and_then(|r| r.budget)),
+            coverage: rows
+                .iter()
+                .map(|r| r.coverage)
+                .fold(Coverage::default(), |a, b| a + b),
+            design_choices: design_choices(&designs),
         }
     }
 }
@@ -317,6 +383,14 @@ pub struct JsonRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<f64>,
     pub verdict: Verdict,
+    /// The 95% interval over rounds of the error at the size with the largest median
+    /// error (absent with fewer than six rounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_interval: Option<JsonErrorInterval>,
+    /// Rounds measured (1 for a single measurement).
+    pub rounds: usize,
+    /// The program's repetitions inside their point's one-run interval.
+    pub coverage: Coverage,
     pub overhead_ns: f64,
     pub notes: Vec<JsonNote>,
     /// [`Row::host`], present on rows the host check ran around.
@@ -340,12 +414,32 @@ impl JsonRow {
             repeat_error: r.repeat_error,
             target: r.target,
             verdict: r.verdict(),
+            error_interval: r.rounds.as_ref().and_then(Rounds::worst).and_then(|w| {
+                Some(JsonErrorInterval {
+                    x: w.x,
+                    median: w.median,
+                    low: w.low?,
+                    high: w.high?,
+                })
+            }),
+            rounds: r.rounds.as_ref().map_or(1, |r| r.count),
+            coverage: r.coverage,
             overhead_ns: r.overhead_ns,
             notes: r.notes.iter().map(JsonNote::of).collect(),
             host_check: r.host.as_ref().map(HostAtRow::to_json),
             points: r.points.clone(),
         }
     }
+}
+
+/// [`JsonRow::error_interval`].
+#[derive(Serialize)]
+pub struct JsonErrorInterval {
+    /// The size it is at.
+    pub x: u64,
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 /// A note with its sentence.
@@ -393,10 +487,13 @@ pub struct JsonCoreStates {
 mod tests {
     use super::*;
 
-    fn row(time_error: f64, repeat: Option<f64>, target: Option<f64>) -> Row {
+    /// A row whose six rounds all read `errors` (the same at one size).
+    fn row(errors: Option<[f64; 6]>, repeat: Option<f64>, target: Option<f64>) -> Row {
+        let time_error = errors.map_or(0.0, |e| e.iter().fold(0.0, |m: f64, v| m.max(v.abs())));
         Row {
             group: "g".into(),
             configuration: "c".into(),
+            kernels: vec!["inc".into()],
             threads: 1,
             within_cores: target.is_some(),
             modular: Expr::constant(1.0),
@@ -412,43 +509,60 @@ mod tests {
             error_from_measured_blocks: None,
             repeat_error: repeat,
             host: None,
+            rounds: errors.map(|e| {
+                let per: Vec<Vec<(u64, f64, f64)>> = e
+                    .iter()
+                    .map(|v| vec![(1024, 100.0 * (1.0 + v), 100.0)])
+                    .collect();
+                Rounds::of(&per, None)
+            }),
+            coverage: Coverage::default(),
         }
     }
 
+    const IN: [f64; 6] = [0.01, -0.02, 0.03, 0.0, 0.05, -0.04];
+    const OUT: [f64; 6] = [0.21, 0.15, 0.18, 0.30, 0.25, 0.12];
+    const OPEN: [f64; 6] = [0.01, 0.15, 0.05, 0.30, 0.0, 0.12];
+
     #[test]
-    fn a_miss_within_the_programs_own_variation_is_told_apart() {
+    fn a_rows_verdict_comes_from_its_rounds() {
         let t = Some(0.10);
-        assert_eq!(row(0.05, None, t).verdict(), Verdict::Within);
-        assert_eq!(
-            row(0.15, Some(0.20), t).verdict(),
-            Verdict::MissWithinRepeat
-        );
-        assert_eq!(row(0.15, Some(0.05), t).verdict(), Verdict::Miss);
-        assert_eq!(row(0.15, None, t).verdict(), Verdict::Miss);
-        assert_eq!(row(0.50, None, None).verdict(), Verdict::ReportedOnly);
+        assert_eq!(row(Some(IN), None, t).verdict(), Verdict::Within);
+        assert_eq!(row(Some(OUT), None, t).verdict(), Verdict::Miss);
+        assert_eq!(row(Some(OPEN), None, t).verdict(), Verdict::Undecided);
+        // Without rounds nothing is decided.
+        assert_eq!(row(None, None, t).verdict(), Verdict::Undecided);
+        assert_eq!(row(Some(OUT), None, None).verdict(), Verdict::ReportedOnly);
+        let j = JsonRow::of(&row(Some(OUT), None, t));
+        assert_eq!(j.rounds, 6);
+        let e = j.error_interval.unwrap();
+        assert!((e.low - 0.12).abs() < 1e-12 && (e.high - 0.30).abs() < 1e-12);
     }
 
     #[test]
-    fn the_suite_meets_its_target_on_the_median_and_the_share_within() {
+    fn the_suite_meets_its_target_on_decided_misses_and_undecided_rows() {
         let t = Some(0.10);
-        // Ten judged rows: nine within, median 3%; an oversubscribed row does not count.
-        let mut rows: Vec<Row> = (0..9).map(|i| row(0.01 * f64::from(i), None, t)).collect();
-        rows.push(row(0.30, Some(0.40), t));
-        rows.push(row(0.90, None, None));
+        // Ten judged rows: one miss (10%), two undecided (20%); an oversubscribed row does
+        // not count.
+        let mut rows: Vec<Row> = (0..7).map(|_| row(Some(IN), None, t)).collect();
+        rows.push(row(Some(OUT), Some(0.40), t));
+        rows.push(row(Some(OPEN), None, t));
+        rows.push(row(Some(OPEN), None, t));
+        rows.push(row(Some(OUT), None, None));
         let s = Summary::of(&rows);
         assert_eq!(
-            (s.judged, s.within_target, s.misses_within_repeat),
-            (10, 9, 1)
+            (s.judged, s.within_target, s.misses, s.undecided),
+            (10, 7, 1, 2)
         );
-        assert!((s.median_error.unwrap() - 0.045).abs() < 1e-12);
+        assert_eq!(s.misses_within_repeat, 1);
         assert!(s.meets_target);
-        // Two misses of ten: under 90% within.
-        rows[0] = row(0.2, None, t);
+        // Two misses of ten: over 10%.
+        rows[0] = row(Some(OUT), None, t);
         assert!(!Summary::of(&rows).meets_target);
-        // All within, but the median over 5%; within the MPI rule's 10%.
-        let rows: Vec<Row> = (0..4).map(|_| row(0.08, None, t)).collect();
+        // Three undecided of ten: over 25%.
+        rows[0] = row(Some(OPEN), None, t);
+        rows[7] = row(Some(IN), None, t);
         assert!(!Summary::of(&rows).meets_target);
-        assert!(Summary::under(&rows, Rule::MPI).meets_target);
         assert!(!Summary::of(&[]).meets_target);
     }
 }

@@ -4,8 +4,11 @@
 //!
 //! ```toml
 //! name = "mine"                        # optional; the file's stem otherwise
-//! revisit_share = 0.5                  # optional; see Suite::revisit_share
 //! host_check = true                    # optional; see Suite::host_check
+//!
+//! [budget]                             # optional: rounds per configuration (Suite::budget)
+//! rounds = 12
+//! seconds = 120
 //!
 //! [sampling]                           # optional; the quick suite's otherwise
 //! warmup = 1
@@ -23,21 +26,32 @@
 //! sizes = [4096, 16384, 65536]
 //! group = "pipelines"                  # optional
 //! image = "small"                      # optional: MapReduce image resolution
+//!
+//! [[program]]                          # optional: a design of your own program
+//! term = "pipe(read, work)"            # over the blocks of `components`
+//! command = "./app pipe {x}"           # run through sh -c
+//! components = "blocks.toml"           # relative to the suite file
+//! sizes = [1000, 2000, 4000]
+//! time_from = "([0-9.]+) (ns) per item"  # optional, as --time-from
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use perfcompose_core::diag::{Diagnostic, Span};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::designs::ProgramDesign;
+use super::verdict::{Budget, MIN_ROUNDS};
 use crate::bench::Sampling;
 use crate::data::ImageSize;
 use crate::error::{Error, FileAction};
 use crate::host::states;
 use crate::plan::{parse_plan, Plan};
+use perfcompose_core::skeleton::StandardLibrary;
+use perfcompose_core::term::parse_term_with;
 
 /// One configuration of a suite.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,12 +89,12 @@ pub struct Suite {
     /// images, its reduction over values per key).
     pub kernel_sizes: BTreeMap<String, Vec<usize>>,
     pub sampling: Sampling,
-    /// A point is measured again once it stands out from its neighbouring sizes by more
-    /// than this share of its row's target (below 1 where the time allows: a row's ratio
-    /// of measured to predicted carries a systematic part of a few percent, so a burst
-    /// smaller than the target already breaks the row without standing out by the
-    /// target). `None`: no point is measured again.
-    pub revisit_share: Option<f64>,
+    /// How long each configuration may be measured in rounds
+    /// ([`super::verdict::Budget`]); the same for every row.
+    pub budget: Budget,
+    /// Designs of the user's own program (`[[program]]`), judged as alternatives of one
+    /// another ([`super::designs`]).
+    pub programs: Vec<ProgramDesign>,
     /// Check the host right before and right after each configuration within the cores
     /// ([`crate::host::neighbour`] and the cores' speed states), to explain misses.
     pub host_check: bool,
@@ -88,9 +102,22 @@ pub struct Suite {
     pub state_sample: Duration,
 }
 
-/// The share of a row's target beyond which the paper suite and user suites measure a
-/// point again ([`Suite::revisit_share`]).
-pub const REVISIT_SHARE: f64 = 0.5;
+/// The quick suite's budget: ten rounds or a minute per configuration (its eleven
+/// configurations in at most about 12 minutes on two cores).
+pub const QUICK_BUDGET: Budget = Budget {
+    rounds: 10,
+    seconds: 60.0,
+};
+/// The budget of `--term` and of suite files that state none.
+pub const DEFAULT_BUDGET: Budget = Budget {
+    rounds: 12,
+    seconds: 120.0,
+};
+/// The paper suite's budget.
+pub const PAPER_BUDGET: Budget = Budget {
+    rounds: 12,
+    seconds: 180.0,
+};
 
 /// The configurations of `suite` whose term is one of `terms` (compared as parsed, so
 /// spacing does not matter; a MapReduce keeps every image the suite runs it on), in the
@@ -163,8 +190,8 @@ fn mapreduce_cases(threads: &[usize], images: &[ImageSize], sizes: &[usize]) -> 
 }
 
 impl Suite {
-    /// A CI-sized suite (about two minutes on a 2-core machine, revisits and host checks
-    /// included): one or two configurations of each of the paper's tables, on a short
+    /// A CI-sized suite (at most about 12 minutes on a 2-core machine under
+    /// [`QUICK_BUDGET`], host checks included): one or two configurations of each of the paper's tables, on a short
     /// grid.
     pub fn quick() -> Suite {
         let grid = [2048, 4096, 8192, 16384, 32768, 65536];
@@ -193,9 +220,9 @@ impl Suite {
             cases,
             kernel_sizes: kernel_grid(&[1, 2, 3, 4, 6, 8]),
             sampling: quick_sampling(),
-            // The two-minute budget: points beyond the whole target only, and half-second
-            // speed-state samples.
-            revisit_share: Some(1.0),
+            // Half-second speed-state samples.
+            budget: QUICK_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::QUICK_LENGTH,
         }
@@ -276,7 +303,8 @@ impl Suite {
                 min_sample: Duration::from_millis(1),
                 max_point_time: Duration::from_secs(4),
             },
-            revisit_share: Some(REVISIT_SHARE),
+            budget: PAPER_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -294,7 +322,8 @@ impl Suite {
                 image,
             }],
             sampling: quick_sampling(),
-            revisit_share: Some(REVISIT_SHARE),
+            budget: DEFAULT_BUDGET,
+            programs: Vec::new(),
             host_check: true,
             state_sample: states::VALIDATE_LENGTH,
         }
@@ -316,7 +345,14 @@ impl Suite {
         let stem = path
             .file_stem()
             .map_or_else(|| "suite".to_string(), |s| s.to_string_lossy().into_owned());
-        Suite::parse(&origin, &source, &stem)
+        let mut suite = Suite::parse(&origin, &source, &stem)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        suite.programs = suite
+            .programs
+            .into_iter()
+            .map(|p| p.relative_to(dir))
+            .collect();
+        Ok(suite)
     }
 
     /// Parse the text of a suite file named `origin`; `default_name` names a suite
@@ -371,14 +407,26 @@ impl Suite {
                 sampling
             }
         };
-        if let Some(share) = &raw.revisit_share {
-            if !(*share.get_ref() > 0.0 && share.get_ref().is_finite()) {
-                return Err(located(
-                    share.span(),
-                    "revisit_share is a positive fraction of a row's target".into(),
-                ));
+        let budget = match raw.budget {
+            None => DEFAULT_BUDGET,
+            Some(b) => {
+                let span = b.span();
+                let b = b.into_inner();
+                let budget = Budget {
+                    rounds: b.rounds.unwrap_or(DEFAULT_BUDGET.rounds),
+                    seconds: b.seconds.unwrap_or(DEFAULT_BUDGET.seconds),
+                };
+                if budget.rounds < MIN_ROUNDS
+                    || !(budget.seconds > 0.0 && budget.seconds.is_finite())
+                {
+                    return Err(located(
+                        span,
+                        format!("a budget needs rounds >= {MIN_ROUNDS} (the fewest that decide a row at 95%) and seconds > 0"),
+                    ));
+                }
+                budget
             }
-        }
+        };
         let mut cases = Vec::with_capacity(raw.case.len());
         for c in raw.case {
             let term_span = c.term.span();
@@ -418,10 +466,33 @@ impl Suite {
                 image,
             });
         }
-        if cases.is_empty() {
+        let mut programs = Vec::with_capacity(raw.program.len());
+        for p in raw.program {
+            let span = p.term.span();
+            if let Err(d) = parse_term_with("<term>", p.term.get_ref(), &StandardLibrary) {
+                let start = span.start + 1 + d.span.start;
+                let end = span.start + 1 + d.span.end;
+                return Err(located(start..end.max(start + 1), d.message));
+            }
+            if p.sizes.is_empty() || p.sizes.contains(&0) {
+                return Err(located(
+                    span,
+                    "a program needs sizes, each at least 1".into(),
+                ));
+            }
+            programs.push(ProgramDesign {
+                term: p.term.into_inner(),
+                command: p.command,
+                components: PathBuf::from(p.components),
+                sizes: p.sizes,
+                time_from: p.time_from,
+            });
+        }
+        if cases.is_empty() && programs.is_empty() {
             return Err(located(
                 0..source.len().min(1),
-                "a suite needs at least one [[case]] with a term and sizes".into(),
+                "a suite needs at least one [[case]] with a term and sizes (or a [[program]])"
+                    .into(),
             ));
         }
         let mut kernel_sizes = kernel_grid(&[1, 2, 4, 8]);
@@ -431,20 +502,11 @@ impl Suite {
             cases,
             kernel_sizes,
             sampling,
-            revisit_share: raw
-                .revisit_share
-                .map_or(Some(REVISIT_SHARE), |s| Some(s.into_inner())),
+            budget,
+            programs,
             host_check: raw.host_check.unwrap_or(true),
             state_sample: states::VALIDATE_LENGTH,
-        }
-        .without_revisits_if(raw.revisit == Some(false)))
-    }
-
-    fn without_revisits_if(mut self, off: bool) -> Suite {
-        if off {
-            self.revisit_share = None;
-        }
-        self
+        })
     }
 }
 
@@ -483,13 +545,24 @@ fn kernel_grid(images: &[usize]) -> BTreeMap<String, Vec<usize>> {
 #[serde(deny_unknown_fields)]
 struct RawSuite {
     name: Option<String>,
-    revisit: Option<bool>,
-    revisit_share: Option<Spanned<f64>>,
     host_check: Option<bool>,
+    budget: Option<Spanned<RawBudget>>,
     sampling: Option<Spanned<RawSampling>>,
     kernel_sizes: Option<BTreeMap<String, Vec<usize>>>,
     #[serde(default)]
     case: Vec<RawCase>,
+    #[serde(default)]
+    program: Vec<RawProgram>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProgram {
+    term: Spanned<String>,
+    command: String,
+    components: String,
+    sizes: Vec<u64>,
+    time_from: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -501,6 +574,13 @@ struct RawSampling {
     target: Option<f64>,
     min_sample_us: Option<u64>,
     max_point_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    rounds: Option<usize>,
+    seconds: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -553,8 +633,9 @@ mod tests {
         let s = Suite::parse(
             "s.toml",
             r#"
-revisit = false
 host_check = false
+[budget]
+rounds = 7
 [sampling]
 warmup = 0
 min_reps = 3
@@ -579,7 +660,13 @@ group = "mr"
         assert_eq!(s.cases[1].group, "mr");
         assert_eq!(s.sampling.min_reps, 3);
         assert_eq!(s.sampling.target, None);
-        assert_eq!(s.revisit_share, None);
+        assert_eq!(
+            s.budget,
+            Budget {
+                rounds: 7,
+                seconds: DEFAULT_BUDGET.seconds
+            }
+        );
         assert!(!s.host_check);
         assert_eq!(s.kernel_sizes["map"], [1, 2, 3]);
         assert!(s.kernel_sizes.contains_key("reduce_per_key"));
@@ -607,5 +694,21 @@ group = "mr"
             panic!("expected a located error");
         };
         assert!(d.message.contains("at least one [[case]]"));
+        // A design of your own program: its term located, its budget checked.
+        let text = "[[program]]\nterm = \"pipe(a,\"\ncommand = \"x\"\ncomponents = \"c.toml\"\nsizes = [1]\n";
+        let Err(Error::Input(d)) = Suite::parse("s.toml", text, "s") else {
+            panic!("expected a located error");
+        };
+        assert_eq!(d.line_col().0, 2, "{d:?}");
+        let text = "[budget]\nrounds = 5\n[[program]]\nterm = \"a\"\ncommand = \"x\"\ncomponents = \"c.toml\"\nsizes = [1]\n";
+        let Err(Error::Input(d)) = Suite::parse("s.toml", text, "s") else {
+            panic!("expected a located error");
+        };
+        assert!(d.message.contains("rounds >= 6"), "{}", d.message);
+        let text = "[[program]]\nterm = \"seq(a, b)\"\ncommand = \"./app {x}\"\ncomponents = \"c.toml\"\nsizes = [1, 2]\n";
+        let s = Suite::parse("s.toml", text, "s").unwrap();
+        assert!(s.cases.is_empty());
+        let p = s.programs[0].clone().relative_to(Path::new("dir"));
+        assert_eq!(p.components, Path::new("dir/c.toml"));
     }
 }

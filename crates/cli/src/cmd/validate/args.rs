@@ -99,6 +99,20 @@ pub struct Args {
     /// lost message cannot hang it.
     #[arg(long, value_name = "SECONDS", default_value = "3600", value_parser = crate::cmd::seconds::seconds, help_heading = DISTRIBUTED)]
     pub time_limit: std::time::Duration,
+    // Rounds and intervals (docs/validation.md, "Verdicts over rounds").
+    /// At most this many rounds per configuration (at least 6, the fewest that decide a
+    /// row at 95%) [default: the suite's; quick 10, paper and --term 12].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<usize>,
+    /// At most about this long per configuration, its rounds together (a round is never
+    /// cut short; 6 rounds are always taken) [default: the suite's; quick 60 s, --term
+    /// 120 s, paper 180 s].
+    #[arg(long, value_name = "SECONDS", value_parser = crate::cmd::seconds::seconds)]
+    pub max_seconds: Option<std::time::Duration>,
+    /// Level of the one-run intervals the program's runs are counted in, as `predict`'s.
+    #[arg(long, value_name = "P", default_value_t = validate::DEFAULT_LEVEL)]
+    pub level: f64,
+
     #[command(
         flatten,
         next_help_heading = "The pattern runtime (designs perfcompose runs itself)"

@@ -60,7 +60,30 @@ fn check_flags(args: &Args) -> anyhow::Result<()> {
                 .join(", ")
         );
     }
+    if args
+        .max_rounds
+        .is_some_and(|n| n < validate::verdict::MIN_ROUNDS)
+    {
+        bail!(
+            "--max-rounds must be at least {} (the fewest rounds whose interval is a 95% one)",
+            validate::verdict::MIN_ROUNDS
+        );
+    }
+    if !(args.level > 0.0 && args.level < 1.0) {
+        bail!(
+            "--level {}: give a probability between 0 and 1, e.g. 0.95",
+            args.level
+        );
+    }
     Ok(())
+}
+
+/// `budget` with the limits --max-rounds and --max-seconds set.
+pub(crate) fn budget(args: &Args, budget: validate::Budget) -> validate::Budget {
+    validate::Budget {
+        rounds: args.max_rounds.unwrap_or(budget.rounds),
+        seconds: args.max_seconds.map_or(budget.seconds, |d| d.as_secs_f64()),
+    }
 }
 
 /// The suite `--suite` and `--term` ask for.
@@ -112,15 +135,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--trace records distributed runs (a mapreduce over nodes > 1, or --suite mpi, under mpirun)");
     }
     let saved = args.from.as_deref().map(SavedRun::open).transpose()?;
+    if let Some(run) = saved.as_ref().filter(|r| r.manifest.program.is_some()) {
+        return program::from_saved(&args, run);
+    }
     let suite = match &saved {
         Some(run) => run.suite()?,
         None => suite_of(&args)?,
     };
-    let suite = if args.only.is_empty() {
+    let mut suite = if args.only.is_empty() {
         suite
     } else {
         validate::select(suite, &args.only)?
     };
+    suite.budget = budget(&args, suite.budget);
     let overhead = if args.no_overhead {
         None
     } else {
@@ -144,6 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Some(run) => run.manifest.caches_bytes.clone(),
             None => perfcompose_runtime::host::cache_sizes(),
         },
+        level: args.level,
     };
     if let Some(run) = &saved {
         let again = validate::reanalyze(&suite, run, &registry, &opts)?;

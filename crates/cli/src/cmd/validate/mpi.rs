@@ -128,6 +128,7 @@ fn run(job: &Job, args: &Args, registry: &Registry) -> anyhow::Result<()> {
         measure: args.measure.into(),
         modeler: args.modeler.clone(),
         caches: perfcompose_runtime::host::cache_sizes(),
+        level: args.level,
     };
     let setup = Setup {
         registry,

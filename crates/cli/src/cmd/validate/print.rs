@@ -47,7 +47,9 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
         "monolithic model [ns]",
         "coef. error",
         "time error",
+        "error over rounds: median [95%]",
         "program vs itself",
+        "runs in interval",
         "verdict",
     ]);
     let mut notes = Vec::new();
@@ -56,12 +58,28 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             .target
             .map_or(String::new(), |t| format!("{:.0}%", 100.0 * t));
         let verdict = match r.verdict() {
-            Verdict::Within => format!("ok (≤ {target})"),
-            Verdict::MissWithinRepeat => {
-                format!("MISS (> {target}), within its own variation [{}]", i + 1)
-            }
-            Verdict::Miss => format!("MISS (> {target}) [{}]", i + 1),
+            Verdict::Within => format!("within ±{target}"),
+            Verdict::Miss => format!("MISS (beyond ±{target}) [{}]", i + 1),
+            Verdict::Undecided => format!("undecided (±{target}) [{}]", i + 1),
             Verdict::ReportedOnly => format!("reported only [{}]", i + 1),
+        };
+        let rounds = r.rounds.as_ref().map_or(1, |x| x.count);
+        let interval = match r.rounds.as_ref().and_then(|x| x.worst()) {
+            Some(w) => match (w.low, w.high) {
+                (Some(lo), Some(hi)) => format!(
+                    "{:+.1}% [{:+.1}%, {:+.1}%] at x={}, {rounds} rounds",
+                    100.0 * w.median,
+                    100.0 * lo,
+                    100.0 * hi,
+                    w.x
+                ),
+                _ => format!(
+                    "{:+.1}% at x={}, {rounds} round(s): no interval",
+                    100.0 * w.median,
+                    w.x
+                ),
+            },
+            None => "–".into(),
         };
         if !r.notes.is_empty() {
             let text: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
@@ -83,7 +101,13 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             r.monolithic.rounded(4),
             pct(r.coefficient_error),
             pct(r.time_error),
+            interval,
             r.repeat_error.map_or_else(|| "–".into(), pct),
+            if r.coverage.runs == 0 {
+                "–".into()
+            } else {
+                format!("{} of {}", r.coverage.inside, r.coverage.runs)
+            },
             verdict,
         ]);
     }
@@ -94,15 +118,15 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
     let s = report.summary();
     writeln!(
         out,
-        "{} of {} configurations within target ({} of the misses within the program's own variation), median time error {}; {} reported only (more threads than {} cores); target: median ≤ {:.0}% and ≥ {:.0}% within: {}",
-        s.within_target,
+        "{} judged: {} within target, {} missed ({} of them within the program's own variation), {} undecided; {} reported only; target: at most {:.0}% missed and {:.0}% undecided: {}",
         s.judged,
+        s.within_target,
+        s.misses,
         s.misses_within_repeat,
-        s.median_error.map_or_else(|| "n/a".into(), pct),
+        s.undecided,
         report.rows.len() - s.judged,
-        report.cores,
-        100.0 * s.rule.median_error,
-        100.0 * s.rule.share_within,
+        100.0 * s.rule.misses,
+        100.0 * s.rule.undecided,
         if s.judged == 0 {
             "nothing judged"
         } else if s.meets_target {
@@ -111,6 +135,58 @@ fn print_report(out: &mut impl Write, report: &Report) -> io::Result<()> {
             "NOT met"
         },
     )?;
+    match s.budget {
+        Some(b) => writeln!(
+            out,
+            "rounds: {b}; a row is within when every size's 95% interval of (predicted − measured) / measured over its rounds lies within ±target, a miss when one lies beyond; median time error {}",
+            s.median_error.map_or_else(|| "n/a".into(), pct)
+        )?,
+        None => writeln!(
+            out,
+            "rounds: none saved (a run from before rounds): nothing can be decided; median time error {}",
+            s.median_error.map_or_else(|| "n/a".into(), pct)
+        )?,
+    }
+    let level = report
+        .rows
+        .iter()
+        .flat_map(|r| r.points.iter().filter_map(|p| p.interval))
+        .map(|i| i.level)
+        .next();
+    if let Some(level) = level {
+        writeln!(
+            out,
+            "one-run intervals ({:.0}%, the blocks' fit uncertainty and run-to-run variation): {} of {} of the program's runs inside ({})",
+            100.0 * level,
+            s.coverage.inside,
+            s.coverage.runs,
+            if s.coverage.runs == 0 {
+                "n/a".to_string()
+            } else {
+                pct(s.coverage.inside as f64 / s.coverage.runs as f64)
+            }
+        )?;
+    }
+    let dc = &s.design_choices;
+    if dc.decided_pairs + dc.too_close > 0 {
+        writeln!(
+            out,
+            "design choices (configurations over the same kernels, at each size they share): {} right of {} decided pairs; {} too close to call (predictions within 2%)",
+            dc.right, dc.decided_pairs, dc.too_close
+        )?;
+        for w in &dc.wrong {
+            writeln!(
+                out,
+                "  wrong choice at x={}: predicted {} ({}) faster than {} ({}), measured {:.1}% slower",
+                w.x,
+                w.slower,
+                perfcompose_runtime::validate::notes::duration(w.slower_predicted),
+                w.faster,
+                perfcompose_runtime::validate::notes::duration(w.faster_predicted),
+                100.0 * (w.measured_log_ratio.exp() - 1.0)
+            )?;
+        }
+    }
     if report.suite == validate::OWN_PROGRAM {
         for r in &report.rows {
             let mut errors: Vec<f64> = r

@@ -43,7 +43,6 @@ fn sizes(args: &Args) -> anyhow::Result<Vec<u64>> {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     for (given, flag) in [
         (args.from.is_some(), "--from"),
-        (args.save.is_some(), "--save"),
         (args.sizes.is_some(), "--sizes"),
         (!args.only.is_empty(), "--only"),
         (args.calibration.is_some(), "--calibration"),
@@ -70,8 +69,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             allow_negative: false,
             breaks: Vec::new(),
         },
-        // validate compares point predictions: no intervals to draw.
-        replicates: 0,
+        // The components' uncertainty draws the one-run intervals.
+        replicates: validate::analyze::INTERVAL_REPLICATES,
     };
     let components = Components::load(
         path,
@@ -88,50 +87,120 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         measure: args.measure.into(),
         modeler: args.modeler.clone(),
         caches: Vec::new(),
+        level: args.level,
         ..Options::default()
     };
     // A term that does not compose fails here, before the program runs.
-    perfcompose_core::compose::compose(
-        &term,
-        &components,
-        perfcompose_core::compose::ComposeOptions {
-            cores: Some(opts.cores as u64),
-        },
-    )?;
+    let own = validate::OwnProgram::new(&term, &components, &opts)?;
+    let budget = super::budget(args, validate::suite::DEFAULT_BUDGET);
     let points: Vec<Vec<(String, f64)>> = xs
         .iter()
         .map(|&x| vec![(PARAMETER.to_string(), x as f64)])
         .collect();
     let x = [PARAMETER.to_string()];
     let varying = if points.len() > 1 { &x[..] } else { &[] };
-    let measurement = args
+    let mut measurement = args
         .timing
         .measurement(&args.command, &x, varying, points.len())?;
-    let bar = bar(points.len() as u64, args.json);
-    let mut measured = Vec::new();
+    // Each round takes half a point's repetitions, as a round of the suites does.
+    measurement.sampling = validate::protocol::half(&measurement.sampling);
+    let name = term.root.to_string();
+    let mut archive = match &args.save {
+        Some(dir) => Some(validate::Archive::create_program(
+            dir,
+            validate::SavedProgram {
+                term: name.clone(),
+                components: own_models(&own),
+                sizes: xs.clone(),
+            },
+            budget,
+            &opts,
+        )?),
+        None => None,
+    };
+    let bar = bar((points.len() * budget.rounds) as u64, args.json);
     let mut unit_warning = crate::cmd::timing_args::UnitWarning::default();
-    measurement.grid(
-        &mut System,
-        &points,
-        &args.timing.order(points.len()),
-        |i, _| bar.set_message(format!("your program at {}", format_point(&points[i]))),
-        |m| -> anyhow::Result<()> {
-            unit_warning.check(&m, &bar);
-            bar.inc(1);
-            measured.push(m);
-            Ok(())
-        },
-    )?;
+    let mut saved: Vec<Series> = Vec::new();
+    let rounds = validate::program_rounds(&own, budget, &opts, |r| -> anyhow::Result<_> {
+        let start = std::time::Instant::now();
+        let mut measured = Vec::new();
+        measurement.grid(
+            &mut System,
+            &points,
+            &args.timing.order(points.len()),
+            |i, _| {
+                bar.set_message(format!(
+                    "your program at {}, round {}",
+                    format_point(&points[i]),
+                    r + 1
+                ))
+            },
+            |m| -> anyhow::Result<()> {
+                unit_warning.check(&m, &bar);
+                bar.inc(1);
+                measured.push(m);
+                Ok(())
+            },
+        )?;
+        let mut stats: Vec<PointStats> = measured
+            .into_iter()
+            .map(|m| {
+                let x = m.point[0].1 as u64;
+                PointStats::summarise(x, m.values, 1, m.converged)
+            })
+            .collect();
+        stats.sort_by_key(|p| p.x);
+        saved.push(Series::program(
+            validate::protocol::round_id(&name, r + 1),
+            stats.clone(),
+        ));
+        if let Some(a) = archive.as_mut() {
+            a.measurements(&saved)?;
+        }
+        Ok((
+            Series::program(name.clone(), stats),
+            start.elapsed().as_secs_f64(),
+        ))
+    })?;
     bar.finish_and_clear();
-    let mut stats: Vec<PointStats> = measured
+    let report = own.report(&rounds, Some(budget), &opts)?;
+    if let Some(mut a) = archive {
+        a.row(&report.rows[0], &saved)?;
+        a.finish(&report, &saved)?;
+        if let Some(dir) = &args.save {
+            perfcompose_core::stderr_line!("wrote measurements and report to {}", dir.display());
+        }
+    }
+    print(args, &report)
+}
+
+/// The models `own` composes its program from, as text, by component.
+fn own_models(own: &validate::OwnProgram) -> std::collections::BTreeMap<String, String> {
+    own.term
+        .root
+        .component_refs()
         .into_iter()
-        .map(|m| {
-            let x = m.point[0].1 as u64;
-            PointStats::summarise(x, m.values, 1, m.converged)
+        .filter_map(|n| {
+            Some((
+                n.name.clone(),
+                own.components.get(&n.name)?.model.to_string(),
+            ))
         })
-        .collect();
-    stats.sort_by_key(|p| p.x);
-    let program = Series::program(term.root.to_string(), stats);
-    let report = validate::validate_program(&term, &components, &program, &opts)?;
+        .collect()
+}
+
+/// `validate --from DIR` on a saved run of your own program: its rounds again, under
+/// this command's statistic and level.
+pub fn from_saved(args: &Args, run: &validate::SavedRun) -> anyhow::Result<()> {
+    let opts = Options {
+        cores: args.cores.unwrap_or(run.manifest.cores),
+        overhead: None,
+        measure: args.measure.into(),
+        modeler: args.modeler.clone(),
+        caches: Vec::new(),
+        level: args.level,
+        ..Options::default()
+    };
+    let report = validate::reanalyze_program(run, &opts)?;
     print(args, &report)
 }
