@@ -223,7 +223,7 @@ fn a_stage_test_needs_a_pipeline_of_known_sequential_blocks() {
         (&["qsort", "nosuch"][..], "nosuch"),
         (
             &["qsort", "map"][..],
-            "is a map kernel and cannot be used as a block",
+            "is a map kernel and cannot be used as a",
         ),
     ] {
         let err = KernelSampler::staged(&reg, 64, &inputs, &spec, 1 << 30, stage_of(0, kernels))
