@@ -286,6 +286,36 @@ mod tests {
         assert!(bad.is_empty(), "read -1 as a flag:\n{}", bad.join("\n"));
     }
 
+    /// `validate --help` prints its own flags first, then each group once under its
+    /// heading (not 30 options in one list). Help texts wrap by the terminal's width
+    /// in some builds, so this checks the headings, not a golden text.
+    #[test]
+    fn validate_help_groups_its_flags_under_headings() {
+        let mut cmd = command();
+        let help = cmd
+            .find_subcommand_mut("validate")
+            .unwrap()
+            .render_help()
+            .to_string();
+        let at = |s: &str| {
+            help.find(s)
+                .unwrap_or_else(|| panic!("no `{s}` in\n{help}"))
+        };
+        let timing = at("Timing your own program (a command after --):");
+        let runtime = at("The pattern runtime (designs perfcompose runs itself):");
+        let distributed = at("Distributed runs (under mpirun):");
+        assert!(at("--suite") < distributed && distributed < at("--time-limit"));
+        assert!(runtime < at("--no-pin") && at("--no-pin") < timing);
+        assert!(timing < at("--time-from") && timing < at("--max-reps"));
+        assert_eq!(help.matches("--time-from").count(), 1, "{help}");
+        let measure = command()
+            .find_subcommand_mut("measure")
+            .unwrap()
+            .render_help()
+            .to_string();
+        assert!(measure.find("How the command is timed:") < measure.find("--time-from"));
+    }
+
     /// The top-level help names every command (its about line lists none, so that it
     /// cannot fall behind).
     #[test]

@@ -178,9 +178,12 @@ fn a_distributed_mapreduce_validates_into_the_thread_runtimes_row_schema() {
     assert!(row.to_string().contains("network calibration"), "{row}");
     assert!(v["summary"]["judged"].is_u64(), "{v}");
     // The recorded trace replays on the calibrated platform.
+    // One directory per configuration, and the run's provenance beside them.
+    assert!(dir.join("traces/provenance.json").is_file());
     let traces: Vec<PathBuf> = std::fs::read_dir(dir.join("traces"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
         .collect();
     assert_eq!(traces.len(), 1, "{traces:?}");
     let measured: serde_json::Value =
@@ -259,9 +262,12 @@ fn a_distributed_matrix_multiplication_is_reported_with_the_cores_cap_and_traced
     assert!(row.to_string().contains("the cores cap"), "{row}");
     assert!(row.to_string().contains("2 × 2 mesh"), "{row}");
     assert_eq!(v["summary"]["judged"], 0, "{v}");
+    // One directory per configuration, and the run's provenance beside them.
+    assert!(dir.join("traces/provenance.json").is_file());
     let traces: Vec<PathBuf> = std::fs::read_dir(dir.join("traces"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
         .collect();
     assert_eq!(traces.len(), 1, "{traces:?}");
     let index = std::fs::read_to_string(traces[0].join("trace.txt")).unwrap();
@@ -410,7 +416,7 @@ fn flag_mistakes_under_mpirun_are_printed_once_and_never_panic() {
         ),
         (
             &["validate", "--suite", "mpi", "--cores", "0"][..],
-            "--cores must be at least 1",
+            "0 is not in 1..=65536",
         ),
         (
             &["validate", "--suite", "mpi", "--modeler", "nosuch"][..],
