@@ -12,6 +12,7 @@ CASE_TITLE="pbzip2 1.1.13 (parallel bzip2)"
 CASE_UNIT="block of 900,000 bytes"
 CASE_X=2,4,8,16
 CASE_X_SMOKE=1,2,3
+CASE_X_PAIRED=8
 CASE_WORKERS="1 2 4"
 CASE_BLOCKS=(read compress write)
 BLOCK_BYTES=900000

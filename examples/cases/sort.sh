@@ -17,6 +17,7 @@ CASE_TITLE="GNU sort 9.1 --parallel=N (merge sort on threads)"
 CASE_UNIT="thousand lines"
 CASE_X=256,512,1024,2048
 CASE_X_SMOKE=16,32,48
+CASE_X_PAIRED=1024
 CASE_WORKERS="1 2 4"
 CASE_BLOCKS=(sort_half merge)
 export LC_ALL=C

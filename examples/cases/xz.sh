@@ -14,6 +14,7 @@ CASE_TITLE="xz 5.4.1 -1 --block-size=1MiB (multi-threaded LZMA2)"
 CASE_UNIT="block of 1 MiB"
 CASE_X=2,4,8,16
 CASE_X_SMOKE=1,2,3
+CASE_X_PAIRED=8
 CASE_WORKERS="1 2 4"
 CASE_BLOCKS=(read compress write)
 BLOCK_BYTES=1048576

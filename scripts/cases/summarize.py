@@ -131,6 +131,26 @@ def report(out):
                     f"{ms(p['predicted'])} | {ms(p['measured'])} | {100 * p['cv']:.1f}% | "
                     f"{100 * err:+.1f}% | {row['verdict'] if first else ''} |"
                 )
+        paired = os.path.join(d, "paired.json")
+        if os.path.exists(paired):
+            pr = json.load(open(paired))
+            lines += [
+                "",
+                f"Paired rounds at x = {pr['x']} ({len(pr['rounds'])} rounds, each timing "
+                "every block and every program back to back; the prediction of a round is "
+                "composed from that round's block times):",
+                "",
+                "| workers | predicted (median over rounds, CV) | measured (median, CV) | "
+                "error: median over rounds | range over rounds |",
+                "|---|---|---|---|---|",
+            ]
+            for n, sm in pr["summary"].items():
+                lines.append(
+                    f"| {n} | {ms(sm['predicted_median_ns'])} ({100 * sm['predicted_cv']:.0f}%) | "
+                    f"{ms(sm['measured_median_ns'])} ({100 * sm['measured_cv']:.0f}%) | "
+                    f"{100 * sm['error_median']:+.1f}% | "
+                    f"{100 * sm['error_min']:+.1f}% .. {100 * sm['error_max']:+.1f}% |"
+                )
     lines += ["", "## Verdicts", ""]
     lines.append("| case | workers | verdict | time error (largest over x) |")
     lines.append("|---|---|---|---|")
