@@ -8,7 +8,8 @@ the program once at each worker count, the blocks first in even rounds and last 
 ones, so that one round's prediction and measurement are taken under one machine state.
 Each round's prediction is composed by `perfcompose predict` from that round's block
 times (components `model = "<time>"`, thread counts capped at C cores), and the round's
-error is (predicted − measured) / measured. On a machine whose speed drifts between
+error is (predicted − measured) / measured; per-unit's CPU time gives the cores each
+program run kept busy. On a machine whose speed drifts between
 `measure` and `validate` (other work starting and stopping), the spread of these errors
 over rounds separates the model's own error from the drift. The JSON holds every
 round's times and, per worker count, the median error and its range.
@@ -21,13 +22,19 @@ import subprocess
 import tempfile
 
 PER_UNIT = re.compile(r"([0-9.]+) ns per unit")
+CORES = re.compile(r"cpu [0-9.]+ ns/unit, ([0-9.]+) cores")
 
 
-def timed(cmd):
+def timed(cmd, cores=None):
+    """The wall time per unit that `cmd` (per-unit) prints; the cores it kept busy on
+    average go into `cores[key]` when given as (dict, key)."""
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     m = PER_UNIT.search(out)
     if not m:
         raise SystemExit(f"paired.py: no time per unit in the output of {' '.join(cmd)}: {out!r}")
+    c = CORES.search(out)
+    if cores is not None and c:
+        cores[0][cores[1]] = float(c.group(1))
     return float(m.group(1))
 
 
@@ -67,9 +74,12 @@ def main():
         def time_blocks():
             return {b: timed(["bash", a.run, a.case, "block", b, a.x]) for b in blocks}
 
+        busy = {}
+
         def time_programs():
             order = workers if r % 2 == 0 else list(reversed(workers))
-            return {n: timed(["bash", a.run, a.case, "program", str(n), a.x]) for n in order}
+            return {n: timed(["bash", a.run, a.case, "program", str(n), a.x], (busy, str(n)))
+                    for n in order}
 
         if r % 2 == 0:
             b = time_blocks()
@@ -79,7 +89,8 @@ def main():
             b = time_blocks()
         preds = {n: predict(a.perfcompose, terms[n], b, a.x, a.cores) for n in workers}
         rounds.append({"blocks_ns": b, "measured_ns": {str(n): progs[n] for n in workers},
-                       "predicted_ns": {str(n): preds[n] for n in workers}})
+                       "predicted_ns": {str(n): preds[n] for n in workers},
+                       "program_cores": busy})
     summary = {}
     for n in workers:
         errs = [(rd["predicted_ns"][str(n)] - rd["measured_ns"][str(n)]) / rd["measured_ns"][str(n)]
@@ -95,6 +106,9 @@ def main():
             "measured_cv": statistics.pstdev(meas) / statistics.mean(meas),
             "predicted_median_ns": statistics.median(pred),
             "predicted_cv": statistics.pstdev(pred) / statistics.mean(pred),
+            # Cores the program kept busy on average (CPU time over wall time).
+            "cores_used_median": statistics.median(
+                rd["program_cores"].get(str(n), 0.0) for rd in rounds),
         }
     json.dump({"x": a.x, "rounds": rounds, "cores": a.cores, "summary": summary},
               open(a.out, "w"), indent=1)

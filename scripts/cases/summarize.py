@@ -141,15 +141,16 @@ def report(out):
                 "composed from that round's block times):",
                 "",
                 "| workers | predicted (median over rounds, CV) | measured (median, CV) | "
-                "error: median over rounds | range over rounds |",
-                "|---|---|---|---|---|",
+                "error: median over rounds | range over rounds | cores the program kept busy (median) |",
+                "|---|---|---|---|---|---|",
             ]
             for n, sm in pr["summary"].items():
                 lines.append(
                     f"| {n} | {ms(sm['predicted_median_ns'])} ({100 * sm['predicted_cv']:.0f}%) | "
                     f"{ms(sm['measured_median_ns'])} ({100 * sm['measured_cv']:.0f}%) | "
                     f"{100 * sm['error_median']:+.1f}% | "
-                    f"{100 * sm['error_min']:+.1f}% .. {100 * sm['error_max']:+.1f}% |"
+                    f"{100 * sm['error_min']:+.1f}% .. {100 * sm['error_max']:+.1f}% | "
+                    + (f"{sm['cores_used_median']:.2f} |" if "cores_used_median" in sm else "– |")
                 )
     lines += ["", "## Verdicts", ""]
     lines.append("| case | workers | verdict | time error (largest over x) |")
