@@ -179,7 +179,10 @@ fn a_replica_test_needs_a_seq_of_known_sequential_blocks() {
     assert!(err.contains("KernelSampler::replicated"), "{err}");
     for (kernels, says) in [
         (&["inc", "nosuch"][..], "nosuch"),
-        (&["inc", "map"][..], "is a map kernel and cannot be used as a block"),
+        (
+            &["inc", "map"][..],
+            "is a map kernel and cannot be used as a block",
+        ),
     ] {
         let err =
             KernelSampler::replicated(&reg, 64, &inputs, &spec, 1 << 30, block_of(0, kernels, 1))

@@ -221,7 +221,10 @@ fn a_stage_test_needs_a_pipeline_of_known_sequential_blocks() {
     assert!(err.contains("KernelSampler::staged"), "{err}");
     for (kernels, says) in [
         (&["qsort", "nosuch"][..], "nosuch"),
-        (&["qsort", "map"][..], "is a map kernel and cannot be used as a block"),
+        (
+            &["qsort", "map"][..],
+            "is a map kernel and cannot be used as a block",
+        ),
     ] {
         let err = KernelSampler::staged(&reg, 64, &inputs, &spec, 1 << 30, stage_of(0, kernels))
             .err()
