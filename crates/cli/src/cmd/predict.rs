@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use perfcompose_core::compose::interval::IntervalOptions;
-use perfcompose_core::compose::predict::{predict_with, Overhead, PredictOptions, Prediction};
+use perfcompose_core::compose::predict::{
+    predict_with, Overhead, PredictOptions, Prediction, PredictionJson,
+};
 use perfcompose_core::compose::ComposeOptions;
 use perfcompose_core::measure::Measure;
 use perfcompose_core::model::format_significant;
@@ -61,15 +63,6 @@ struct Added {
     host: String,
 }
 
-/// `predict --json`: the prediction, and the calibration file when an overhead was added.
-#[derive(serde::Serialize)]
-struct Json<'a> {
-    #[serde(flatten)]
-    prediction: &'a Prediction,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    calibration: Option<&'a Path>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let components = input::components(args.components.as_deref())?;
     let term = input::term(args.term.as_deref(), args.term_file.as_deref())?;
@@ -96,7 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let p = predict_with(&term, &components, opts, &grid, overhead, how)?;
     let mut out = crate::report::stdout();
     if args.json {
-        let json = Json {
+        let json = PredictionJson {
             prediction: &p,
             calibration: added.as_ref().map(|a| a.path.as_path()),
         };

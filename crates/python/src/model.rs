@@ -1,0 +1,136 @@
+//! `perfcompose.Model`: a model expression (the language of components files and of
+//! `predict`'s output), evaluated at one point ([`Expr::eval`], with its domain checks) or
+//! over numpy arrays by the compiled batch evaluator ([`Expr::batch`]), without the GIL.
+//!
+//! The Python half broadcasts the arrays (numpy's rules) and hands over the parameters
+//! that vary as contiguous float64 columns of one length and the others as numbers;
+//! here every varying parameter is a lane of the batch, every number a point value.
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use perfcompose_core::model::{parse_model_with, Expr, Pairs};
+use perfcompose_core::skeleton::StandardLibrary;
+use pyo3::prelude::*;
+
+use crate::{run, Failure};
+
+/// Origin of a model's text in messages.
+const ORIGIN: &str = "<model>";
+
+#[pyclass(frozen, module = "perfcompose._native")]
+pub struct Model {
+    expr: Expr,
+}
+
+impl Model {
+    /// Every name in `given` is a parameter of the model, and every parameter is given.
+    fn check_names<'a>(&self, given: impl Iterator<Item = &'a str> + Clone) -> Result<(), Failure> {
+        let params = self.expr.params();
+        if let Some(n) = given.clone().find(|n| !params.contains(*n)) {
+            let known: Vec<&str> = params.iter().map(String::as_str).collect();
+            return Err(Failure::Plain(format!(
+                "`{n}` is not a parameter of the model (its parameters: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+        if let Some(p) = params
+            .iter()
+            .find(|p| !given.clone().any(|n| n == p.as_str()))
+        {
+            return Err(Failure::Plain(format!("no value for the parameter `{p}`")));
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl Model {
+    #[new]
+    fn new(py: Python<'_>, text: String) -> PyResult<Model> {
+        run(py, move || {
+            Ok(Model {
+                expr: parse_model_with(ORIGIN, &text, &StandardLibrary)?,
+            })
+        })
+    }
+
+    /// The model's parameters, sorted.
+    #[getter]
+    fn parameters(&self) -> Vec<String> {
+        self.expr.params().into_iter().collect()
+    }
+
+    /// The model in Extra-P's syntax where it has one.
+    fn extrap(&self) -> String {
+        self.expr.extrap()
+    }
+
+    /// The value at one point (every parameter a number), with the point evaluation's
+    /// domain checks: a value that is not a finite real number is an error.
+    fn value(&self, py: Python<'_>, point: Vec<(String, f64)>) -> PyResult<f64> {
+        run(py, || {
+            self.check_names(point.iter().map(|(n, _)| n.as_str()))?;
+            let pairs: Vec<(&str, f64)> = point.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+            self.expr
+                .eval(&Pairs(&pairs))
+                .map_err(|e| Failure::chain(&e))
+        })
+    }
+
+    /// The values at `len` points: `columns` are the varying parameters (each `len`
+    /// long, contiguous), `scalars` the others. Points where the model is not a finite
+    /// real number give NaN or an infinity.
+    fn batch<'py>(
+        &self,
+        py: Python<'py>,
+        columns: Vec<(String, PyReadonlyArray1<'py, f64>)>,
+        scalars: Vec<(String, f64)>,
+        len: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut names = Vec::with_capacity(columns.len());
+        let mut slices = Vec::with_capacity(columns.len());
+        for (n, c) in &columns {
+            let s = c.as_slice().map_err(|e| {
+                Failure::Plain(format!("`{n}`: {e} (give a contiguous array)")).into_py(py)
+            })?;
+            if s.len() != len {
+                return Err(Failure::Plain(format!(
+                    "`{n}` has {} values, the points are {len}",
+                    s.len()
+                ))
+                .into_py(py));
+            }
+            names.push(n.clone());
+            slices.push(s);
+        }
+        let out = run(py, || {
+            let given = names.iter().chain(scalars.iter().map(|(n, _)| n));
+            self.check_names(given.map(String::as_str))?;
+            let batch = self.expr.batch(&names);
+            let pairs: Vec<(&str, f64)> = scalars.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+            let mut out = Vec::with_capacity(len);
+            batch
+                .eval(&Pairs(&pairs), &slices, len, &mut out)
+                .map_err(|e| Failure::chain(&e))?;
+            Ok(out)
+        })?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    fn __str__(&self) -> String {
+        self.expr.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Model({:?})", self.expr.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Model>()
+            .is_ok_and(|o| o.get().expr == self.expr)
+    }
+}
