@@ -125,8 +125,9 @@ def _components(components: Any) -> Tuple[Optional[str], Optional[str]]:
 
 
 def predict(
-    term: str,
+    term: Optional[str] = None,
     *,
+    term_file: Optional[PathLike] = None,
     components: Any = None,
     at: Any = None,
     level: Optional[float] = None,
@@ -138,6 +139,7 @@ def predict(
     """Compose the model of a design and evaluate it: ``perfcompose predict --json``.
 
     term: the design, e.g. ``"pipe(tpool(4, qsort), seq(inc, nop))"``.
+    term_file: read the term from this file instead.
     components: a components file (path), a dict ``{name: "model string" |
         {"model": "...", "relative_error": 0.1} | {"measurements": path, "callpath": name}}``,
         or None for the pattern-composition paper's Table 1 blocks (built in).
@@ -160,7 +162,16 @@ def predict(
         )
     path, table = _components(components)
     return json.loads(
-        _native.predict(term, path, table, _at(at), cores, level, advise)
+        _native.predict(
+            term,
+            None if term_file is None else _path(term_file, "term_file"),
+            path,
+            table,
+            _at(at),
+            cores,
+            level,
+            advise,
+        )
     )
 
 

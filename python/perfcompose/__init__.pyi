@@ -29,8 +29,9 @@ __all__ = [
 ]
 
 def predict(
-    term: str,
+    term: Optional[str] = None,
     *,
+    term_file: Optional[PathLike] = None,
     components: Components = None,
     at: At = None,
     level: Optional[float] = None,

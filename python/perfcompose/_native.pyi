@@ -6,7 +6,8 @@ import numpy as np
 import numpy.typing as npt
 
 def predict(
-    term: str,
+    term: Optional[str] = None,
+    term_file: Optional[str] = None,
     components_path: Optional[str] = None,
     components_table: Optional[str] = None,
     at: Sequence[str] = ...,

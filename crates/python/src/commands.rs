@@ -50,11 +50,12 @@ fn cores_arg(name: &str, c: Option<u64>) -> Result<Option<u64>, Failure> {
 
 /// `perfcompose predict --json`.
 #[pyfunction]
-#[pyo3(signature = (term, components_path=None, components_table=None, at=Vec::new(), cores=None, level=None, advise=false))]
+#[pyo3(signature = (term=None, term_file=None, components_path=None, components_table=None, at=Vec::new(), cores=None, level=None, advise=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn predict(
     py: Python<'_>,
-    term: String,
+    term: Option<String>,
+    term_file: PathArg,
     components_path: PathArg,
     components_table: Option<String>,
     at: Vec<String>,
@@ -64,7 +65,20 @@ pub fn predict(
 ) -> PyResult<String> {
     run(py, move || {
         let components = components(components_path.as_deref(), components_table.as_deref())?;
-        let term = parse_term_with("<term>", &term, &StandardLibrary)?;
+        let term = match (term, term_file) {
+            (Some(t), None) => parse_term_with("<term>", &t, &StandardLibrary)?,
+            (None, Some(f)) => {
+                let text = std::fs::read_to_string(&f).map_err(|e| {
+                    Failure::Plain(format!("cannot read the term file {}: {e}", f.display()))
+                })?;
+                parse_term_with(&f.display().to_string(), &text, &StandardLibrary)?
+            }
+            _ => {
+                return Err(Failure::Plain(
+                    "give the term as an argument or with term_file, not both".into(),
+                ))
+            }
+        };
         let grid = grid(&at, &components)?;
         let opts = ComposeOptions {
             cores: cores_arg("cores", cores)?,

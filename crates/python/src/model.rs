@@ -4,7 +4,8 @@
 //!
 //! The Python half broadcasts the arrays (numpy's rules) and hands over the parameters
 //! that vary as contiguous float64 columns of one length and the others as numbers;
-//! here every varying parameter is a lane of the batch, every number a point value.
+//! here every varying parameter is a lane of the batch, every number a point value. Where
+//! the batch has no finite value, the point evaluation decides (NaN where it fails too).
 
 use numpy::{PyArray1, PyReadonlyArray1};
 use perfcompose_core::model::{parse_model_with, Expr, Pairs};
@@ -115,6 +116,20 @@ impl Model {
             batch
                 .eval(&Pairs(&pairs), &slices, len, &mut out)
                 .map_err(|e| Failure::chain(&e))?;
+            // The batch gives up (NaN) where the point evaluation may still have a value
+            // (a sum whose bounds vary between points): those points are evaluated one
+            // by one, so that arrays and single points agree.
+            let mut point = pairs.clone();
+            let fixed = point.len();
+            point.extend(names.iter().map(|n| (n.as_str(), 0.0)));
+            for (k, v) in out.iter_mut().enumerate().filter(|(_, v)| !v.is_finite()) {
+                for (slot, column) in point[fixed..].iter_mut().zip(&slices) {
+                    slot.1 = column[k];
+                }
+                if let Ok(exact) = self.expr.eval(&Pairs(&point)) {
+                    *v = exact;
+                }
+            }
             Ok(out)
         })?;
         Ok(PyArray1::from_vec(py, out))
