@@ -97,3 +97,11 @@ def test_a_million_points():
     got = m.evaluate(x=x, p=p)
     want = 2.5 + 0.5 * x * np.log2(x) + 3 * p**2
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_large_arrays_split_between_cores_keep_their_order():
+    m = pc.Model("3 * x + p")
+    n = 3 * 65536 + 7
+    x = np.arange(n, dtype=np.float64)
+    got = m.evaluate(x=x, p=x[::-1].copy())
+    np.testing.assert_array_equal(got, 3 * x + x[::-1])

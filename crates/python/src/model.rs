@@ -4,11 +4,12 @@
 //!
 //! The Python half broadcasts the arrays (numpy's rules) and hands over the parameters
 //! that vary as contiguous float64 columns of one length and the others as numbers;
-//! here every varying parameter is a lane of the batch, every number a point value. Where
+//! here every varying parameter is a lane of the batch, every number a point value; large
+//! arrays are split between the cores. Where
 //! the batch has no finite value, the point evaluation decides (NaN where it fails too).
 
 use numpy::{PyArray1, PyReadonlyArray1};
-use perfcompose_core::model::{parse_model_with, Expr, Pairs};
+use perfcompose_core::model::{parse_model_with, Batch, EvalError, Expr, Pairs};
 use perfcompose_core::skeleton::StandardLibrary;
 use pyo3::prelude::*;
 
@@ -16,6 +17,50 @@ use crate::{run, Failure};
 
 /// Origin of a model's text in messages.
 const ORIGIN: &str = "<model>";
+
+/// Points below which one thread evaluates them all (a thread costs tens of µs to start).
+const MIN_POINTS_PER_THREAD: usize = 1 << 16;
+
+/// `batch` at `len` points, split into contiguous parts evaluated on the cores available
+/// (the parts' results concatenated in order).
+fn eval_split(
+    batch: &Batch,
+    point: &[(&str, f64)],
+    columns: &[&[f64]],
+    len: usize,
+) -> Result<Vec<f64>, EvalError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(len / MIN_POINTS_PER_THREAD).max(1);
+    if threads == 1 {
+        let mut out = Vec::with_capacity(len);
+        batch.eval(&Pairs(point), columns, len, &mut out)?;
+        return Ok(out);
+    }
+    let chunk = len.div_ceil(threads);
+    let parts: Vec<Result<Vec<f64>, EvalError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (start, end) = (t * chunk, ((t + 1) * chunk).min(len));
+                let part: Vec<&[f64]> = columns.iter().map(|c| &c[start..end]).collect();
+                s.spawn(move || {
+                    let mut out = Vec::with_capacity(end - start);
+                    batch
+                        .eval(&Pairs(point), &part, end - start, &mut out)
+                        .map(|()| out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(len);
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
+}
 
 #[pyclass(frozen, module = "perfcompose._native")]
 pub struct Model {
@@ -112,10 +157,7 @@ impl Model {
             self.check_names(given.map(String::as_str))?;
             let batch = self.expr.batch(&names);
             let pairs: Vec<(&str, f64)> = scalars.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let mut out = Vec::with_capacity(len);
-            batch
-                .eval(&Pairs(&pairs), &slices, len, &mut out)
-                .map_err(|e| Failure::chain(&e))?;
+            let mut out = eval_split(&batch, &pairs, &slices, len).map_err(|e| Failure::chain(&e))?;
             // The batch gives up (NaN) where the point evaluation may still have a value
             // (a sum whose bounds vary between points): those points are evaluated one
             // by one, so that arrays and single points agree.
