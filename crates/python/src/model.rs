@@ -157,7 +157,8 @@ impl Model {
             self.check_names(given.map(String::as_str))?;
             let batch = self.expr.batch(&names);
             let pairs: Vec<(&str, f64)> = scalars.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let mut out = eval_split(&batch, &pairs, &slices, len).map_err(|e| Failure::chain(&e))?;
+            let mut out =
+                eval_split(&batch, &pairs, &slices, len).map_err(|e| Failure::chain(&e))?;
             // The batch gives up (NaN) where the point evaluation may still have a value
             // (a sum whose bounds vary between points): those points are evaluated one
             // by one, so that arrays and single points agree.
