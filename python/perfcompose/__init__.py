@@ -148,18 +148,15 @@ def predict(
     level: confidence level of the prediction intervals (None: the command's 0.95).
     cores: cores per node; thread counts above it do not divide further.
     advise: say which component's uncertainty widens the interval most.
-    overhead, calibration: the command's ``--overhead``/``--calibration``; not available
-        from Python (they raise InputError).
+    overhead: add the pattern runtime's own per-element cost, as ``perfcompose calibrate
+        overhead`` stored it for this machine, to a design of the runtime's kernels (their
+        models from ``components``, in ns); the result's ``calibration`` names the file.
+    calibration: add the overhead calibration in this file instead (implies overhead).
 
     Returns the dict of ``docs/composition.md``: ``term``, ``model``, ``dominant``,
     ``values`` (one per point, with ``interval`` where components are uncertain),
     ``pipelines``, ``crossovers``, ``notes``, ``suggestions``, ...
     """
-    if overhead or calibration is not None:
-        raise InputError(
-            "error: overhead and calibration are read by the command (perfcompose predict --overhead); "
-            "the Python package predicts without the runtime's overhead"
-        )
     path, table = _components(components)
     return json.loads(
         _native.predict(
@@ -171,6 +168,8 @@ def predict(
             cores,
             level,
             advise,
+            overhead,
+            None if calibration is None else _path(calibration, "calibration"),
         )
     )
 

@@ -14,6 +14,8 @@ def predict(
     cores: Optional[int] = None,
     level: Optional[float] = None,
     advise: bool = False,
+    overhead: bool = False,
+    calibration: Optional[str] = None,
 ) -> str: ...
 def check(
     first: Optional[str] = None,

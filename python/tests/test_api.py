@@ -72,6 +72,20 @@ def test_at_takes_numpy_arrays(cli_json):
     assert pc.predict("pipe(qsort, inc)", at={"x": xs}) == expected
 
 
+def test_overhead_from_a_calibration_file(cli_json, tmp_path):
+    calibration = TESTDATA / "validate" / "intel-seq-inc-nop" / "overhead-calibration.json"
+    toml = tmp_path / "kernels.toml"
+    toml.write_text('[components.inc]\nmodel = "2 * x"\n\n[components.nop]\nmodel = "1"\n')
+    term = "pipe(inc, tpool(2, nop))"
+    expected = cli_json(
+        ["predict", "--components", str(toml), "--calibration", str(calibration), term, "--at", "x=10,1000"]
+    )
+    got = pc.predict(term, components=toml, calibration=calibration, at={"x": [10, 1000]})
+    assert got == expected
+    assert got["calibration"] == str(calibration)
+    assert got["model"] != pc.predict(term, components=toml, at={"x": [10, 1000]})["model"]
+
+
 def test_check_and_laws(cli_json):
     assert pc.check("pipe(qsort, inc)", "tpool(2, seq(qsort, inc))", at={"x": [2, 1024]}) == cli_json(
         ["check", "pipe(qsort, inc)", "tpool(2, seq(qsort, inc))", "--at", "x=2,1024"]

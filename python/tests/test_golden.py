@@ -71,8 +71,6 @@ def cases():
 @pytest.mark.parametrize("name", cases())
 def test_golden_case(name, cli, monkeypatch):
     args = case_args(name)
-    if "--overhead" in args or "--calibration" in args:
-        pytest.skip("the runtime's overhead calibration is read by the command only")
     case = CASES / name
     monkeypatch.chdir(case)
     func, positional, kw = translate(args)

@@ -17,6 +17,7 @@ use perfcompose_core::model::Expr;
 use perfcompose_core::optimize::{optimize as optimize_design, Request};
 use perfcompose_core::skeleton::StandardLibrary;
 use perfcompose_core::term::parse_term_with;
+use perfcompose_runtime::overhead::{overhead_for, OverheadError};
 use perfcompose_sim::platform::{read_hostfile, Platform};
 use perfcompose_sim::trace::{LegacyCompute, ReaderOptions, TraceSet, DEFAULT_WINDOW};
 use perfcompose_sim::{output, Config, NetworkModel, SimError};
@@ -50,7 +51,7 @@ fn cores_arg(name: &str, c: Option<u64>) -> Result<Option<u64>, Failure> {
 
 /// `perfcompose predict --json`.
 #[pyfunction]
-#[pyo3(signature = (term=None, term_file=None, components_path=None, components_table=None, at=Vec::new(), cores=None, level=None, advise=false))]
+#[pyo3(signature = (term=None, term_file=None, components_path=None, components_table=None, at=Vec::new(), cores=None, level=None, advise=false, overhead=false, calibration=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn predict(
     py: Python<'_>,
@@ -62,8 +63,11 @@ pub fn predict(
     cores: Option<u64>,
     level: Option<f64>,
     advise: bool,
+    overhead: bool,
+    calibration: PathArg,
 ) -> PyResult<String> {
     run(py, move || {
+        let with_components = components_path.is_some() || components_table.is_some();
         let components = components(components_path.as_deref(), components_table.as_deref())?;
         let term = match (term, term_file) {
             (Some(t), None) => parse_term_with("<term>", &t, &StandardLibrary)?,
@@ -90,12 +94,40 @@ pub fn predict(
             },
             advise,
         };
-        let p = predict_with(&term, &components, opts, &grid, None, how)?;
+        let added = if overhead || calibration.is_some() {
+            Some(
+                overhead_for(&term, with_components, calibration.as_deref())
+                    .map_err(|e| overhead_failure(&e))?,
+            )
+        } else {
+            None
+        };
+        let p = predict_with(
+            &term,
+            &components,
+            opts,
+            &grid,
+            added.as_ref().map(|a| &a.overhead),
+            how,
+        )?;
         json_text(&PredictionJson {
             prediction: &p,
-            calibration: None,
+            calibration: added.as_ref().map(|a| a.path.as_path()),
         })
     })
+}
+
+/// An overhead that cannot be added: a design the runtime does not run is located in the
+/// term (the diagnostic), with the reason above it.
+fn overhead_failure(e: &OverheadError) -> Failure {
+    match e {
+        OverheadError::NotADesign { cause, .. } => {
+            let mut d = cause.clone();
+            d.message = format!("{e}: {}", d.message);
+            Failure::Located(d)
+        }
+        e => Failure::chain(e),
+    }
 }
 
 /// `perfcompose check --json`: two designs compared, or (`laws`) the relational laws.

@@ -104,19 +104,5 @@ pub fn table(header: Vec<String>) -> Table {
 pub fn calibration(
     explicit: Option<&Path>,
 ) -> anyhow::Result<Option<(perfcompose_runtime::overhead::Calibration, PathBuf)>> {
-    use perfcompose_runtime::overhead::Calibration;
-    let Some(path) = explicit
-        .map(Path::to_path_buf)
-        .or_else(Calibration::default_path)
-    else {
-        return Ok(None);
-    };
-    match Calibration::load(&path).map_err(anyhow::Error::from)? {
-        Some(c) => Ok(Some((c, path))),
-        None if explicit.is_some() => anyhow::bail!(
-            "no overhead calibration at {} (make one with `perfcompose calibrate overhead`)",
-            path.display()
-        ),
-        None => Ok(None),
-    }
+    Ok(perfcompose_runtime::overhead::find_calibration(explicit)?)
 }
