@@ -359,12 +359,15 @@ def simulate(
     legacy_compute: str = "flops",
     window: Optional[int] = None,
     measured_time: Optional[float] = None,
+    timeline: Optional[PathLike] = None,
+    paje: Optional[PathLike] = None,
 ) -> Dict[str, Any]:
     """Replay time-independent traces on a SimGrid platform: ``perfcompose simulate --json``.
 
     platform: SimGrid platform XML; trace: an index file (one trace per rank) or a shared
     trace file. The keywords mirror the command's flags (``coll``: ``"bcast=binomial_tree"``
-    or a list of such). OTF2 archives are read by the command only.
+    or a list of such). ``timeline`` writes what each rank did when as a Chrome trace
+    (Perfetto), ``paje`` as a Paje trace (Vite). OTF2 archives are read by the command only.
 
     Returns the dict of ``docs/simulation.md``: ``simulated_time_s``, ``ranks`` (per rank:
     compute, communication, waiting, finish), ``actions``, ``messages``, ``notes``, and
@@ -389,6 +392,8 @@ def simulate(
             float(tcp_gamma),
             legacy_compute,
             measured_time=None if measured_time is None else float(measured_time),
+            timeline=None if timeline is None else _path(timeline, "timeline"),
+            paje=None if paje is None else _path(paje, "paje"),
             **kwargs,
         )
     )

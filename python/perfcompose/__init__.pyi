@@ -91,6 +91,8 @@ def simulate(
     legacy_compute: str = "flops",
     window: Optional[int] = None,
     measured_time: Optional[float] = None,
+    timeline: Optional[PathLike] = None,
+    paje: Optional[PathLike] = None,
 ) -> Dict[str, Any]: ...
 
 class Model:

@@ -66,6 +66,8 @@ def simulate(
     legacy_compute: str = "flops",
     window: int = ...,
     measured_time: Optional[float] = None,
+    timeline: Optional[str] = None,
+    paje: Optional[str] = None,
 ) -> str: ...
 
 class Model:

@@ -168,6 +168,17 @@ def test_simulate(cli_json):
     assert math.isclose(pc.simulate(platform, trace)["simulated_time_s"], 1.011000160, rel_tol=1e-9)
 
 
+def test_simulate_writes_the_timelines(cli, tmp_path):
+    d = TESTDATA / "sim" / "two-hosts"
+    platform, trace = str(d / "platform.xml"), str(d / "index.txt")
+    pc.simulate(platform, trace, timeline=tmp_path / "py.json", paje=tmp_path / "py.paje")
+    out = cli(["simulate", "--platform", platform, "--trace", trace,
+               "--timeline", str(tmp_path / "cli.json"), "--paje", str(tmp_path / "cli.paje")])
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "py.json").read_text()) == json.loads((tmp_path / "cli.json").read_text())
+    assert (tmp_path / "py.paje").read_text() == (tmp_path / "cli.paje").read_text()
+
+
 def test_to_frame():
     pd = pytest.importorskip("pandas")
     p = pc.predict("pipe(qsort, inc)", components={"qsort": {"model": "3 * x", "relative_error": 0.1}, "inc": "2 * x"},

@@ -333,6 +333,19 @@ pub fn fit(
     })
 }
 
+/// Write a file through a buffer, naming it in errors.
+fn write_file(
+    path: &Path,
+    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let written = std::fs::File::create(path).and_then(|file| {
+        let mut w = std::io::BufWriter::new(file);
+        f(&mut w)?;
+        std::io::Write::flush(&mut w)
+    });
+    written.map_err(|e| Failure::Plain(format!("cannot write {}: {e}", path.display())))
+}
+
 fn sim_failure(e: SimError) -> Failure {
     match e {
         SimError::Trace(t) => t.into(),
@@ -343,7 +356,7 @@ fn sim_failure(e: SimError) -> Failure {
 /// `perfcompose simulate --json` of a time-independent trace (OTF2 archives are read by
 /// the command).
 #[pyfunction]
-#[pyo3(signature = (platform, trace, hostfile=None, np=None, network="maxmin".to_string(), coll=Vec::new(), eager_threshold=65536.0, speed_scale=1.0, latency_factor=1.0, bandwidth_factor=1.0, tcp_gamma=0.0, legacy_compute="flops".to_string(), window=DEFAULT_WINDOW, measured_time=None))]
+#[pyo3(signature = (platform, trace, hostfile=None, np=None, network="maxmin".to_string(), coll=Vec::new(), eager_threshold=65536.0, speed_scale=1.0, latency_factor=1.0, bandwidth_factor=1.0, tcp_gamma=0.0, legacy_compute="flops".to_string(), window=DEFAULT_WINDOW, measured_time=None, timeline=None, paje=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -361,6 +374,8 @@ pub fn simulate(
     legacy_compute: String,
     window: usize,
     measured_time: Option<f64>,
+    timeline: PathArg,
+    paje: PathArg,
 ) -> PyResult<String> {
     run(py, move || {
         let bad = |what: &str| Err(Failure::Plain(what.to_string()));
@@ -425,9 +440,24 @@ pub fn simulate(
             config.coll.set(spec).map_err(|e| Failure::chain(&e))?;
         }
         let started = Instant::now();
-        let report = perfcompose_sim::simulate(&scaled, &traces, &slots, &config, &mut |_| {})
-            .map_err(sim_failure)?;
+        let (report, spans) = if timeline.is_some() || paje.is_some() {
+            perfcompose_sim::simulate_with_timeline(&scaled, &traces, &slots, &config, &mut |_| {})
+        } else {
+            perfcompose_sim::simulate(&scaled, &traces, &slots, &config, &mut |_| {})
+                .map(|r| (r, Vec::new()))
+        }
+        .map_err(sim_failure)?;
         let wall = started.elapsed().as_secs_f64();
+        if let Some(path) = &timeline {
+            write_file(path, |w| {
+                perfcompose_sim::timeline::chrome::write(w, &spans, &report)
+            })?;
+        }
+        if let Some(path) = &paje {
+            write_file(path, |w| {
+                perfcompose_sim::timeline::paje::write(w, &spans, &report)
+            })?;
+        }
         let notes = output::notes(&scaled, speed_scale, Vec::new(), &report);
         let facts = output::Run {
             platform: Path::new(&platform),

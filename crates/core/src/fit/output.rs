@@ -19,7 +19,10 @@
 //! };
 //! let fits = fit_experiments("<data>", &[exp], &plan, &mut [], &mut || {}).unwrap();
 //! let json = models_json(&fits, "perfcompose", Measure::Minimum);
-//! assert_eq!(json["models"][0]["model"], "2 * x^(1)");
+//! let model = &json["models"][0];
+//! assert_eq!(model["callpath"], "a");
+//! assert_eq!(model["parameters"], serde_json::json!(["x"]));
+//! assert_eq!(model["terms"][0]["factors"][0]["parameter"], "x");
 //! ```
 
 use serde_json::{json, Value};
