@@ -121,8 +121,8 @@ pub fn predict(
 /// term (the diagnostic), with the reason above it.
 fn overhead_failure(e: &OverheadError) -> Failure {
     match e {
-        OverheadError::NotADesign { cause, .. } => {
-            let mut d = cause.clone();
+        OverheadError::NotADesign(n) => {
+            let mut d = n.cause.clone();
             d.message = format!("{e}: {}", d.message);
             Failure::Located(d)
         }

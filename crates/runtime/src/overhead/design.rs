@@ -27,19 +27,22 @@ pub struct Added {
     pub host: String,
 }
 
+/// A term the runtime does not run, located in the term by `cause`.
+#[derive(Debug, thiserror::Error)]
+#[error("--overhead: `{term}` is not a design the runtime runs, so it has no calibrated overhead")]
+pub struct NotADesign {
+    pub term: String,
+    #[source]
+    pub cause: Diagnostic,
+}
+
 /// Why no overhead can be added (messages name the command's flags).
 #[derive(Debug, thiserror::Error)]
 pub enum OverheadError {
     #[error("--overhead: the built-in components are the pattern-composition paper's Table 1 blocks, measured on its authors' machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE")]
     BuiltInComponents,
-    #[error(
-        "--overhead: `{term}` is not a design the runtime runs, so it has no calibrated overhead"
-    )]
-    NotADesign {
-        term: String,
-        #[source]
-        cause: Diagnostic,
-    },
+    #[error(transparent)]
+    NotADesign(Box<NotADesign>),
     #[error("--overhead: `{0}` is not one of the runtime's kernels, whose designs the overhead calibration is for (`perfcompose bench kernels --list`)")]
     NotAKernel(String),
     #[error("--overhead: no overhead calibration at {0} (make one with `perfcompose calibrate overhead`, or give one with --calibration FILE)")]
@@ -82,9 +85,11 @@ pub fn overhead_for(
     if !with_components {
         return Err(OverheadError::BuiltInComponents);
     }
-    let plan = plan_from_term(term).map_err(|cause| OverheadError::NotADesign {
-        term: term.root.to_string(),
-        cause,
+    let plan = plan_from_term(term).map_err(|cause| {
+        OverheadError::NotADesign(Box::new(NotADesign {
+            term: term.root.to_string(),
+            cause,
+        }))
     })?;
     let kernels = Registry::builtin();
     if let Some(n) = term

@@ -43,6 +43,6 @@ pub use calibration::{
 };
 pub(crate) use compose::each_pipeline;
 pub use compose::{Composer, HANDOFF_SLACK_RESOLUTION};
-pub use design::{find_calibration, overhead_for, Added, OverheadError};
+pub use design::{find_calibration, overhead_for, Added, NotADesign, OverheadError};
 pub use fit::{WAKE_BASELINE_NS, WAKE_FLOOR};
 pub use store::{FileError, FileErrorKind, CALIBRATION_VERSION};
