@@ -9,6 +9,7 @@
 //!   SimGrid's algorithm names.
 //! - [`timeline`]: what each rank did when, written for Perfetto (Chrome's trace
 //!   events) and Vite (Paje).
+//! - [`output`]: what a replay reports as JSON (`perfcompose simulate --json`).
 //! - [`engine`]: the discrete-event replay with SMPI's point-to-point semantics over a
 //!   latency-bandwidth or a max-min (CM02) network model.
 #![forbid(unsafe_code)]
@@ -18,6 +19,7 @@ pub mod coll;
 pub mod engine;
 pub mod gen;
 pub mod lmm;
+pub mod output;
 pub mod platform;
 pub mod timeline;
 pub mod trace;

@@ -13,12 +13,11 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{json, Value};
-
-use perfcompose_core::fit::{self, Fit, FitOptions, Measure, DEFAULT_MODELER};
+use perfcompose_core::fit::output::{fit_experiments, models_json, show_key, Fitted, Plan};
+use perfcompose_core::fit::{self, FitOptions, Measure, DEFAULT_MODELER};
 use perfcompose_core::measure::csv::CsvOptions;
-use perfcompose_core::measure::{read_experiments_with, Format, ReadOptions, SeriesKey};
-use perfcompose_core::model::{format_q, Expr, Q};
+use perfcompose_core::measure::{read_experiments_with, Format, ReadOptions};
+use perfcompose_core::model::Expr;
 use perfcompose_core::Diagnostic;
 
 /// Files with at least this many series get a progress bar (on a terminal).
@@ -81,16 +80,6 @@ fn parse_measure(s: &str) -> Result<Measure, String> {
     s.parse()
 }
 
-/// One fitted series, for printing.
-struct Row {
-    file: String,
-    key: SeriesKey,
-    basis: Option<String>,
-    fit: Fit,
-    /// The series' parameters, in a file that holds several sets of them.
-    over: Option<String>,
-}
-
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     if args.list_modelers {
         let mut out = crate::report::stdout();
@@ -145,14 +134,19 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         },
         ..ReadOptions::default()
     };
+    let based: Vec<(String, Vec<(String, Expr)>)> = args.basis.iter().cloned().zip(bases).collect();
+    let plan = Plan {
+        modeler,
+        bases: &based,
+        options: &options,
+    };
     let mut rows = Vec::new();
     // Whether each basis was fitted to some series.
-    let mut fitted = vec![false; bases.len()];
+    let mut fitted = vec![false; based.len()];
     for path in &args.files {
         let origin = path.display().to_string();
         let sets = read_experiments_with(path, &read)?;
-        let several = sets.len() > 1;
-        let total = sets.iter().map(|e| e.series.len()).sum::<usize>() * bases.len().max(1);
+        let total = sets.iter().map(|e| e.series.len()).sum::<usize>() * based.len().max(1);
         let bar = if total >= PROGRESS_MIN_SERIES {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
@@ -165,50 +159,13 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         } else {
             ProgressBar::hidden()
         };
-        for exp in &sets {
-            let over = several.then(|| exp.parameters.join(", "));
-            for (key, points) in &exp.series {
-                let fail = |e: fit::FitError| -> anyhow::Error {
-                    Diagnostic::whole(origin.clone(), format!("series {}: {e}", show_key(key)))
-                        .into()
-                };
-                if bases.is_empty() {
-                    let fit = modeler
-                        .fit(&exp.parameters, points, &options)
-                        .map_err(fail)?;
-                    rows.push(Row {
-                        file: origin.clone(),
-                        key: key.clone(),
-                        basis: None,
-                        fit,
-                        over: over.clone(),
-                    });
-                    bar.inc(1);
-                }
-                for (i, (text, basis)) in args.basis.iter().zip(&bases).enumerate() {
-                    // In a file of several parameter sets, a basis goes to the series
-                    // over the parameters it uses.
-                    let foreign = |(_, e): &(String, Expr)| {
-                        e.params().iter().any(|p| !exp.parameters.contains(p))
-                    };
-                    if several && basis.iter().any(foreign) {
-                        bar.inc(1);
-                        continue;
-                    }
-                    let fit =
-                        fit::fit_basis(&exp.parameters, points, basis, &options).map_err(fail)?;
-                    fitted[i] = true;
-                    rows.push(Row {
-                        file: origin.clone(),
-                        key: key.clone(),
-                        basis: Some(text.clone()),
-                        fit,
-                        over: over.clone(),
-                    });
-                    bar.inc(1);
-                }
-            }
-        }
+        rows.extend(fit_experiments(
+            &origin,
+            &sets,
+            &plan,
+            &mut fitted,
+            &mut || bar.inc(1),
+        )?);
         bar.finish_and_clear();
     }
     if let Some(i) = fitted.iter().position(|f| !f) {
@@ -219,12 +176,11 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     let mut out = crate::report::stdout();
     if args.json {
-        let models: Vec<Value> = rows.iter().map(|r| row_json(r, &args)).collect();
+        let models = models_json(&rows, &args.modeler, measure);
         writeln!(
             out,
             "{}",
-            serde_json::to_string_pretty(&json!({ "models": models }))
-                .context("serialising the models")?
+            serde_json::to_string_pretty(&models).context("serialising the models")?
         )?;
     } else {
         for r in &rows {
@@ -234,19 +190,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show_key(key: &SeriesKey) -> String {
-    let show = |s: &str| {
-        if s.is_empty() {
-            "<empty>".to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    format!("{} / {}", show(&key.callpath), show(&key.metric))
-}
-
 /// One series for people; the warnings go to stderr, after the series' line.
-fn print_human(out: &mut impl Write, r: &Row, args: &Args) -> io::Result<()> {
+fn print_human(out: &mut impl Write, r: &Fitted, args: &Args) -> io::Result<()> {
     let model = r.fit.model.extrap();
     let s = &r.fit.stats;
     let over = r
@@ -292,140 +237,4 @@ fn print_human(out: &mut impl Write, r: &Row, args: &Args) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// An exponent for JSON: integers as numbers (`1`), fractions as exact strings for the
-/// polynomial exponent (`"3/2"`), as the schema says.
-fn q_json(q: Q) -> Value {
-    if q.is_integer() {
-        json!(*q.numer())
-    } else {
-        json!(format_q(q))
-    }
-}
-
-/// The constant, its standard error and the terms of a PMNF, in the schema's shape;
-/// `se` yields the standard errors in the PMNF's term order (constant first).
-fn pmnf_json(
-    p: &perfcompose_core::model::Pmnf,
-    se: &mut dyn Iterator<Item = Option<f64>>,
-) -> (f64, Value, Vec<Value>) {
-    let mut constant = 0.0;
-    let mut constant_se = Value::Null;
-    let mut terms = Vec::new();
-    for (c, m) in p.terms() {
-        let e = se.next().flatten();
-        if m.is_constant() {
-            constant = c;
-            constant_se = json!(e);
-            continue;
-        }
-        let factors: Vec<Value> = m
-            .factors()
-            .map(|(name, pw)| {
-                json!({
-                    "parameter": name,
-                    "exponent": format_q(pw.exp),
-                    "log_exponent": q_json(pw.log),
-                })
-            })
-            .collect();
-        terms.push(json!({"coefficient": c, "std_error": e, "factors": factors}));
-    }
-    (constant, constant_se, terms)
-}
-
-fn row_json(r: &Row, args: &Args) -> Value {
-    let fit = &r.fit;
-    let s = &fit.stats;
-    let mut constant = 0.0;
-    let mut constant_se = Value::Null;
-    let mut terms = Vec::new();
-    let mut segments = None;
-    if let Some(p) = fit.pmnf() {
-        let mut se: Box<dyn Iterator<Item = Option<f64>>> = if r.basis.is_none() {
-            // Coefficients in the statistics follow the PMNF's term order, constant first.
-            Box::new(s.coefficients.iter().map(|c| c.std_error))
-        } else {
-            Box::new(std::iter::repeat(None))
-        };
-        (constant, constant_se, terms) = pmnf_json(p, &mut *se);
-        if r.basis.is_some() {
-            constant_se = Value::Null;
-        }
-    } else if let Expr::Piecewise { breaks, pieces, .. } = &fit.model {
-        // A segmented model: every piece in the schema's shape, and the last one (the
-        // piece that holds for large values) as the top-level constant and terms.
-        let mut se = s.coefficients.iter().map(|c| c.std_error);
-        let mut out = Vec::new();
-        for (i, piece) in pieces.iter().enumerate() {
-            let Some(p) = piece.as_pmnf() else { continue };
-            let (c, c_se, t) = pmnf_json(p, &mut se);
-            out.push(json!({
-                "from": if i == 0 { Value::Null } else { json!(breaks[i - 1]) },
-                "to": breaks.get(i),
-                "model": piece.extrap(),
-                "constant": c,
-                "constant_std_error": c_se.clone(),
-                "terms": t.clone(),
-            }));
-            (constant, constant_se, terms) = (c, c_se, t);
-        }
-        segments = Some(out);
-    }
-    let mut out = json!({
-        "callpath": r.key.callpath,
-        "metric": r.key.metric,
-        "parameters": fit.parameters,
-        "model": fit.model.extrap(),
-        "constant": constant,
-        "terms": terms,
-        "rss": finite(s.rss),
-        "smape": finite(s.smape),
-        "ar2": finite(s.ar2),
-        "file": r.file,
-        "modeler": if r.basis.is_some() { "basis".to_string() } else { args.modeler.clone() },
-        "measure": args.measure.unwrap_or_default().name(),
-        "r2": finite(s.r2),
-        "constant_std_error": constant_se,
-        "points": fit.points.iter().map(|p| json!({
-            "coordinate": p.coordinate,
-            "value": p.value,
-            "predicted": p.predicted,
-            "cv": p.cv,
-        })).collect::<Vec<_>>(),
-        "warnings": fit.warnings,
-    });
-    if let Some(segments) = segments {
-        out["segments"] = json!(segments);
-    }
-    // The coefficients' covariance, in the order `covariance_terms` names (constant
-    // first); null without residual degrees of freedom.
-    out["covariance_terms"] = json!(s.coefficients.iter().map(|c| &c.term).collect::<Vec<_>>());
-    out["covariance"] = match &s.covariance {
-        Some(m) => json!(m
-            .iter()
-            .map(|row| row.iter().map(|v| finite(*v)).collect::<Vec<_>>())
-            .collect::<Vec<_>>()),
-        None => Value::Null,
-    };
-    if let Some(b) = &r.basis {
-        out["basis"] = json!(s
-            .coefficients
-            .iter()
-            .map(|c| json!({"function": c.term, "coefficient": c.value, "std_error": c.std_error}))
-            .collect::<Vec<_>>());
-        out["basis_text"] = json!(b);
-    }
-    out
-}
-
-/// JSON has no NaN: statistics that are undefined (adjusted R² without residual degrees
-/// of freedom) become null.
-fn finite(v: f64) -> Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        Value::Null
-    }
 }

@@ -18,10 +18,7 @@ pub const DIGITS: usize = 6;
 /// How components files are read: the place where the function library (communication
 /// models) and the fitter (`measurements = "file"`) get plugged in.
 pub fn load_options() -> LoadOptions<'static> {
-    LoadOptions {
-        library: &StandardLibrary,
-        fitter: Some(&perfcompose_core::components::DEFAULT_FITTER),
-    }
+    LoadOptions::standard()
 }
 
 /// The components of `--components FILE`, or the pattern-composition paper's Table 1 blocks without one.
@@ -64,18 +61,7 @@ pub fn grid(at: &[String]) -> Result<Grid, Diagnostic> {
 /// Refuse `--at NAME=...` for a name the components file's `[machine]` table already
 /// fixed: the value would be silently ignored.
 pub fn check_machine(components: &Components, grid: &Grid) -> anyhow::Result<()> {
-    if let Some((name, param)) = grid
-        .names()
-        .into_iter()
-        .find_map(|n| components.machine().get_key_value(n))
-    {
-        anyhow::bail!(
-            "`{name}` is fixed to {} ns by the [machine] table at {}; remove it there to vary it with --at",
-            num(param.ns),
-            param.at
-        );
-    }
-    Ok(())
+    Ok(components.check_grid(grid.names())?)
 }
 
 /// A number for people.
@@ -118,19 +104,5 @@ pub fn table(header: Vec<String>) -> Table {
 pub fn calibration(
     explicit: Option<&Path>,
 ) -> anyhow::Result<Option<(perfcompose_runtime::overhead::Calibration, PathBuf)>> {
-    use perfcompose_runtime::overhead::Calibration;
-    let Some(path) = explicit
-        .map(Path::to_path_buf)
-        .or_else(Calibration::default_path)
-    else {
-        return Ok(None);
-    };
-    match Calibration::load(&path).map_err(anyhow::Error::from)? {
-        Some(c) => Ok(Some((c, path))),
-        None if explicit.is_some() => anyhow::bail!(
-            "no overhead calibration at {} (make one with `perfcompose calibrate overhead`)",
-            path.display()
-        ),
-        None => Ok(None),
-    }
+    Ok(perfcompose_runtime::overhead::find_calibration(explicit)?)
 }

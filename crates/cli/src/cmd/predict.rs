@@ -1,16 +1,16 @@
 //! `perfcompose predict`: compose a design's model from its components and evaluate it.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use perfcompose_core::compose::interval::IntervalOptions;
-use perfcompose_core::compose::predict::{predict_with, Overhead, PredictOptions, Prediction};
+use perfcompose_core::compose::predict::{
+    predict_with, PredictOptions, Prediction, PredictionJson,
+};
 use perfcompose_core::compose::ComposeOptions;
-use perfcompose_core::measure::Measure;
 use perfcompose_core::model::format_significant;
-use perfcompose_core::term::Term;
 use perfcompose_core::uncertainty::Source;
+use perfcompose_runtime::overhead::{overhead_for, Added};
 
 use super::input::{self, given, num};
 
@@ -54,22 +54,6 @@ pub struct Args {
     pub advise: bool,
 }
 
-/// The overhead `predict` added, and the calibration file it comes from.
-struct Added {
-    overhead: Overhead,
-    path: PathBuf,
-    host: String,
-}
-
-/// `predict --json`: the prediction, and the calibration file when an overhead was added.
-#[derive(serde::Serialize)]
-struct Json<'a> {
-    #[serde(flatten)]
-    prediction: &'a Prediction,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    calibration: Option<&'a Path>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let components = input::components(args.components.as_deref())?;
     let term = input::term(args.term.as_deref(), args.term_file.as_deref())?;
@@ -96,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let p = predict_with(&term, &components, opts, &grid, overhead, how)?;
     let mut out = crate::report::stdout();
     if args.json {
-        let json = Json {
+        let json = PredictionJson {
             prediction: &p,
             calibration: added.as_ref().map(|a| a.path.as_path()),
         };
@@ -105,58 +89,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write!(out, "{}", human(&p, &components.origin, added.as_ref()))?;
     }
     Ok(())
-}
-
-/// The calibrated runtime overhead of the design, from `explicit` or this machine's
-/// stored calibration, for a design that perfcompose's runtime runs: components from a
-/// file (`with_components`; the built-in ones are the pattern-composition paper's measurements on its
-/// own machine), numeric thread counts, no `dc`, and every block one of its kernels
-/// (whose models are in nanoseconds, the calibration's unit). Anything else is an error:
-/// the overhead was asked for.
-fn overhead_for(
-    term: &Term,
-    with_components: bool,
-    explicit: Option<&Path>,
-) -> anyhow::Result<Added> {
-    if !with_components {
-        bail!(
-            "--overhead: the built-in components are the pattern-composition paper's Table 1 blocks, measured on its authors' machine, which this machine's overhead does not belong to; give this machine's block models with --components FILE"
-        );
-    }
-    let plan = perfcompose_runtime::plan::plan_from_term(term).with_context(|| {
-        format!(
-            "--overhead: `{}` is not a design the runtime runs, so it has no calibrated overhead",
-            term.root
-        )
-    })?;
-    let kernels = perfcompose_runtime::Registry::builtin();
-    if let Some(n) = term
-        .root
-        .component_refs()
-        .into_iter()
-        .find(|n| kernels.get(&n.name).is_err())
-    {
-        bail!(
-            "--overhead: `{}` is not one of the runtime's kernels, whose designs the overhead calibration is for (`perfcompose bench kernels --list`)",
-            n.name
-        );
-    }
-    let Some((cal, path)) = input::calibration(explicit)? else {
-        let at = perfcompose_runtime::overhead::Calibration::default_path().map_or_else(
-            || "this machine's configuration directory".to_string(),
-            |p| p.display().to_string(),
-        );
-        bail!("--overhead: no overhead calibration at {at} (make one with `perfcompose calibrate overhead`, or give one with --calibration FILE)");
-    };
-    let overhead = cal.for_statistic(Measure::default()).overhead(
-        &plan,
-        &format!("calibrated on {} in {}", cal.host, path.display()),
-    );
-    Ok(Added {
-        overhead,
-        path,
-        host: cal.host,
-    })
 }
 
 /// `for all x >= 7.37` / `for all x >= 1`.

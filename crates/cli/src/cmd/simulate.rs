@@ -12,7 +12,7 @@ use anyhow::{bail, Context};
 use perfcompose_sim::engine::Progress;
 use perfcompose_sim::platform::{read_hostfile, Platform};
 use perfcompose_sim::trace::{LegacyCompute, ReaderOptions, DEFAULT_WINDOW};
-use perfcompose_sim::{Config, NetworkModel, Report};
+use perfcompose_sim::{output, Config, NetworkModel, Report};
 
 use super::trace_input::{self, Otf2Options};
 
@@ -236,15 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             perfcompose_sim::timeline::paje::write(w, &spans, &report)
         })?;
     }
-    let mut notes: Vec<String> = platform.notes().to_vec();
-    if args.speed_scale != 1.0 {
-        notes.push(format!(
-            "every host computes {}× as fast as the platform says (--speed-scale {})",
-            args.speed_scale, args.speed_scale
-        ));
-    }
-    notes.extend(opened.notes);
-    notes.extend(report.notes.iter().cloned());
+    let notes = perfcompose_sim::output::notes(&platform, args.speed_scale, opened.notes, &report);
     let out = if args.json {
         render_json(&args, &report, wall, &notes)?
     } else {
@@ -270,35 +262,15 @@ fn write_with(
     crate::version::record(path)
 }
 
-/// dPerf's cost metrics (the dPerf paper's eq. 5): slowdown = prediction time / (measured run time
-/// × processes), gain = 1 / slowdown. Our prediction time is the replay's wall time (the
-/// traces are taken as given).
-fn dperf_metrics(measured: f64, wall: f64, ranks: usize) -> (f64, f64) {
-    let slowdown = wall / (measured * ranks as f64);
-    (slowdown, 1.0 / slowdown)
-}
-
 fn render_json(args: &Args, r: &Report, wall: f64, notes: &[String]) -> anyhow::Result<String> {
-    let mut v = serde_json::json!({
-        "simulated_time_s": r.simulated_time_s,
-        "ranks": r.ranks,
-        "actions": r.actions,
-        "wall_time_s": wall,
-        "actions_per_s": if wall > 0.0 { r.actions as f64 / wall } else { 0.0 },
-        "messages": r.messages,
-        "events": r.events,
-        "network": r.network.name(),
-        "platform": args.platform.display().to_string(),
-        "trace": args.trace.display().to_string(),
-        "notes": notes,
-    });
-    if let Some(m) = args.measured_time {
-        let (s, g) = dperf_metrics(m, wall, r.ranks.len());
-        v["measured_time_s"] = serde_json::json!(m);
-        v["slowdown"] = serde_json::json!(s);
-        v["gain"] = serde_json::json!(g);
-    }
-    Ok(serde_json::to_string_pretty(&v)? + "\n")
+    let run = output::Run {
+        platform: &args.platform,
+        trace: &args.trace,
+        wall_s: wall,
+        notes,
+        measured_time_s: args.measured_time,
+    };
+    Ok(serde_json::to_string_pretty(&output::report_json(r, &run))? + "\n")
 }
 
 fn render_text(
@@ -332,7 +304,7 @@ fn render_text(
         }
     );
     if let Some(m) = args.measured_time {
-        let (s, g) = dperf_metrics(m, wall, r.ranks.len());
+        let (s, g) = output::dperf_metrics(m, wall, r.ranks.len());
         let err = (r.simulated_time_s - m) / m * 100.0;
         let _ = writeln!(o,
             "measured: {m:.6} s  prediction error: {err:+.2}%  slowdown: {s:.3e}  gain: {g:.3e}  (dPerf: wall / (measured x processes))"

@@ -189,6 +189,29 @@ impl Default for LoadOptions<'_> {
     }
 }
 
+impl LoadOptions<'static> {
+    /// How the commands (and the Python package) read components files: every function
+    /// of the model language ([`crate::skeleton::StandardLibrary`]) and measurements
+    /// fitted by [`DEFAULT_FITTER`].
+    pub fn standard() -> LoadOptions<'static> {
+        LoadOptions {
+            library: &crate::skeleton::StandardLibrary,
+            fitter: Some(&DEFAULT_FITTER),
+        }
+    }
+}
+
+/// A grid value for a parameter that the components file's `[machine]` table fixes: it
+/// would be silently ignored ([`Components::check_grid`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("`{name}` is fixed to {} ns by the [machine] table at {at}; remove it there to vary it with --at", crate::model::format_significant(*ns, 6))]
+pub struct FixedByMachine {
+    pub name: String,
+    /// The fixed value (ns) and where the table gives it.
+    pub ns: f64,
+    pub at: String,
+}
+
 impl Components {
     /// Read and parse a components file; relative measurement paths are resolved
     /// against the file's directory.
@@ -199,6 +222,24 @@ impl Components {
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Components::parse(&origin, &source, base, opts)
+    }
+
+    /// Refuse grid values for `names` (`--at NAME=...`) that the `[machine]` table fixes.
+    pub fn check_grid<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), FixedByMachine> {
+        match names
+            .into_iter()
+            .find_map(|n| self.machine.get_key_value(n))
+        {
+            Some((name, p)) => Err(FixedByMachine {
+                name: name.clone(),
+                ns: p.ns,
+                at: p.at.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The `[machine]` table of the file, in nanoseconds, with where each value was

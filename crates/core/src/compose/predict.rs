@@ -45,6 +45,16 @@ fn thin<T: Clone>(v: &[T], n: usize) -> Vec<T> {
         .collect()
 }
 
+/// `predict --json`: the prediction, and the calibration file its overhead was added
+/// from (`predict --overhead`), if any.
+#[derive(Serialize)]
+pub struct PredictionJson<'a> {
+    #[serde(flatten)]
+    pub prediction: &'a Prediction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<&'a std::path::Path>,
+}
+
 /// The result of `predict`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Prediction {

@@ -35,6 +35,7 @@ pub mod data;
 pub mod extrap;
 pub mod file;
 pub mod lsq;
+pub mod output;
 pub mod refined;
 pub mod segmented;
 pub mod space;

@@ -19,12 +19,14 @@
 //! | `calibrate` | the measurements, one file each, and [`calibrate`] running them all |
 //! | `fit` | measured points → the stored fits (straight lines through points, saturating lines) |
 //! | `compose` | a calibration → the core's [`Overhead`] of a design |
+//! | `design` | the calibration added to a prediction, and why it cannot be: [`overhead_for`] |
 //!
 //! [`Overhead`]: perfcompose_core::compose::predict::Overhead
 
 mod calibrate;
 mod calibration;
 mod compose;
+mod design;
 mod fit;
 mod store;
 #[cfg(test)]
@@ -41,5 +43,6 @@ pub use calibration::{
 };
 pub(crate) use compose::each_pipeline;
 pub use compose::{Composer, HANDOFF_SLACK_RESOLUTION};
+pub use design::{find_calibration, overhead_for, Added, NotADesign, OverheadError};
 pub use fit::{WAKE_BASELINE_NS, WAKE_FLOOR};
 pub use store::{FileError, FileErrorKind, CALIBRATION_VERSION};
