@@ -199,6 +199,18 @@ pub struct Settling {
 /// The stage leading for all `x >= X` over `x ≥ 1`, with `X` the last crossover.
 /// `None` when no sample could be evaluated.
 pub fn settling(models: &[Expr], axis: &str, extra: &[f64], env: &dyn Env) -> Option<Settling> {
+    settling_with(models, axis, extra, env, dominant_stage(models))
+}
+
+/// [`settling`] where the caller knows [`dominant_stage`] of `models` (a symbolic
+/// comparison that costs as much as the scan on large models).
+pub(crate) fn settling_with(
+    models: &[Expr],
+    axis: &str,
+    extra: &[f64],
+    env: &dyn Env,
+    dominant: Option<usize>,
+) -> Option<Settling> {
     let compiled: Vec<Compiled> = models.iter().map(Expr::compile).collect();
     let crossings = if models.len() < 2 || !models.iter().any(|m| m.mentions(axis)) {
         Vec::new()
@@ -215,7 +227,7 @@ pub fn settling(models: &[Expr], axis: &str, extra: &[f64], env: &dyn Env) -> Op
         stage: top,
         from,
         crossovers: crossings,
-        asymptotic: dominant_stage(models),
+        asymptotic: dominant,
     })
 }
 

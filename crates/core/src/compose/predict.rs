@@ -246,11 +246,20 @@ pub fn predict_with(
                 term: find_node(&term.root, p.span)?.to_string(),
                 stages: stages
                     .into_iter()
-                    .map(|s: Stage| AnalysedStage {
-                        threads: find_node(&term.root, s.span)
-                            .and_then(|n| threads_of(n, opts.cores)),
-                        term: s.term,
-                        model: s.model,
+                    .map(|s: Stage| {
+                        let node = find_node(&term.root, s.span);
+                        AnalysedStage {
+                            threads: node.and_then(|n| threads_of(n, opts.cores)),
+                            pool: node.and_then(|n| match &n.kind {
+                                NodeKind::Tpool { threads, body } => match threads.value {
+                                    CountValue::Int(k) => Some((body.span, k)),
+                                    CountValue::Param(_) => None,
+                                },
+                                _ => None,
+                            }),
+                            term: s.term,
+                            model: s.model,
+                        }
                     })
                     .collect(),
             })
@@ -302,7 +311,7 @@ pub fn predict_with(
             attach_intervals(values, term, components, opts, grid, overhead, how, uses)
         });
         let analysis = analyse_pipelines(&analysed, grid);
-        let suggestions = suggest(&analysed, grid, opts);
+        let suggestions = suggest(term, &analysed, grid, opts);
         let intervals = h
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -395,6 +404,8 @@ struct AnalysedStage {
     model: Expr,
     /// Threads the stage keeps busy (1 for sequential blocks).
     threads: Option<u64>,
+    /// The body and worker count when the stage is a task pool of a constant size.
+    pool: Option<(Span, u64)>,
 }
 
 fn value_of(p: &Point, name: &str) -> Option<f64> {
@@ -436,7 +447,8 @@ fn analyse_pipelines(
             .collect();
         missing.sort();
         missing.dedup();
-        let asymptotic = crossover::dominant_stage(&models).map(|i| p.stages[i].term.clone());
+        let dominant = crossover::dominant_stage(&models);
+        let asymptotic = dominant.map(|i| p.stages[i].term.clone());
         let mut settles = Vec::new();
         if missing.is_empty() {
             for given in grid.others(AXIS) {
@@ -453,7 +465,14 @@ fn analyse_pipelines(
                     sorted.sort_by(f64::total_cmp);
                     thin(&sorted, MAX_EXTRA_SAMPLES)
                 };
-                let Some(s) = crossover::settling(&fixed, AXIS, &extra, &given) else {
+                // With nothing else given the models are the ones whose dominance is known.
+                let dominant = if given.is_empty() {
+                    dominant
+                } else {
+                    crossover::dominant_stage(&fixed)
+                };
+                let Some(s) = crossover::settling_with(&fixed, AXIS, &extra, &given, dominant)
+                else {
                     continue;
                 };
                 let given_map: BTreeMap<String, f64> = given.iter().cloned().collect();
@@ -498,7 +517,12 @@ fn analyse_pipelines(
 }
 
 /// Relation (iv) and stage replication, for every pipeline.
-fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Suggestion> {
+fn suggest(
+    term: &Term,
+    analysed: &[Analysed],
+    grid: &Grid,
+    opts: ComposeOptions,
+) -> Vec<Suggestion> {
     let mut out = Vec::new();
     let points = thin(&grid.points(), MAX_SUGGESTION_POINTS);
     for p in analysed {
@@ -506,10 +530,7 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
         if k < 2 {
             continue;
         }
-        let models: Vec<Expr> = p.stages.iter().map(|s| s.model.clone()).collect();
-        let pipe_model = Expr::max_of(models.clone());
         let eff = opts.cores.map_or(k as u64, |c| c.min(k as u64));
-        let alt_model = Expr::div(Expr::sum_of(models.clone()), Expr::constant(eff as f64));
         let stages_text: Vec<&str> = p.stages.iter().map(|s| s.term.as_str()).collect();
         // Workers beyond the cores do not divide further: the fewest reaching the
         // stated time are the cores then.
@@ -519,19 +540,23 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
         // states it for sequential stages; a stage with its own threads would change
         // the thread budget.
         let sequential = p.stages.iter().all(|s| s.threads == Some(1));
+        let models = || p.stages.iter().map(|s| s.model.clone()).collect::<Vec<_>>();
+        let pipe_model = || Expr::max_of(models());
+        let alt_model = || Expr::div(Expr::sum_of(models()), Expr::constant(eff as f64));
         let best = if !sequential {
             None
         } else if points.is_empty() {
-            match compare_growth(&pipe_model, &alt_model) {
+            match compare_growth(&pipe_model(), &alt_model()) {
                 Growth::Same { ratio: Some(r) } => Some((r, BTreeMap::new())),
                 _ => None,
             }
         } else {
+            let (pipe_model, alt_model) = (pipe_model().compile(), alt_model().compile());
             points
                 .iter()
                 .filter_map(|pt| {
-                    let a = pipe_model.eval(pt).ok()?;
-                    let b = alt_model.eval(pt).ok()?;
+                    let a = pipe_model.eval_env(pt)?;
+                    let b = alt_model.eval_env(pt)?;
                     (b > 0.0).then(|| (a / b, pt.iter().cloned().collect()))
                 })
                 .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -568,7 +593,7 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
 
         // Replicate the bottleneck stage at the largest evaluated point.
         if let Some(pt) = points.last() {
-            if let Some(s) = replicate(p, pt, opts) {
+            if let Some(s) = replicate(term, p, pt, opts) {
                 out.push(s);
             }
         }
@@ -576,7 +601,7 @@ fn suggest(analysed: &[Analysed], grid: &Grid, opts: ComposeOptions) -> Vec<Sugg
     out
 }
 
-fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
+fn replicate(term: &Term, p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestion> {
     let vals: Vec<f64> = p
         .stages
         .iter()
@@ -600,7 +625,14 @@ fn replicate(p: &Analysed, pt: &Point, opts: ComposeOptions) -> Option<Suggestio
     // reach the next stage's time (not whole copies of the pool, which overshoot by up
     // to its width less one), at most a million times the workers it has; extra
     // workers beyond the cores do not help.
-    let (stage_text, n) = split_tpool(&p.stages[imax].term);
+    let stage = &p.stages[imax];
+    let (stage_text, n) = match stage
+        .pool
+        .and_then(|(body, n)| Some((find_node(&term.root, body)?, n)))
+    {
+        Some((body, n)) => (body.to_string(), n),
+        None => (stage.term.clone(), 1),
+    };
     let n = opts.cores.map_or(n, |c| n.min(c)).max(1);
     let body = vmax * n as f64;
     let workers = fewest_workers(body, second).min(n.saturating_mul(1_000_000));
@@ -652,18 +684,6 @@ pub(crate) fn fewest_workers(time: f64, target: f64) -> u64 {
     } else {
         (k as u64).max(1)
     }
-}
-
-/// `tpool(4, qsort)` -> (`qsort`, 4); anything else -> (itself, 1).
-fn split_tpool(t: &str) -> (String, u64) {
-    if let Ok(term) = crate::term::parse_term("<stage>", t) {
-        if let NodeKind::Tpool { threads, body } = &term.root.kind {
-            if let CountValue::Int(n) = threads.value {
-                return (body.to_string(), n);
-            }
-        }
-    }
-    (t.to_string(), 1)
 }
 
 /// The error for a parameter without a value, located where the parameter enters the term.

@@ -141,9 +141,17 @@ impl Monomial {
 
     /// Total polynomial degree and total log degree, used to order terms for printing.
     fn degree(&self) -> (Q, Q) {
-        self.factors
-            .values()
-            .fold((Q::zero(), Q::zero()), |(e, l), p| (e + p.exp, l + p.log))
+        // Most monomials have one factor: its exponents are the sums (no rational
+        // additions, which reduce by a gcd, on every comparison).
+        let mut it = self.factors.values();
+        match (it.next(), it.next()) {
+            (None, _) => (Q::zero(), Q::zero()),
+            (Some(p), None) => (p.exp, p.log),
+            _ => self
+                .factors
+                .values()
+                .fold((Q::zero(), Q::zero()), |(e, l), p| (e + p.exp, l + p.log)),
+        }
     }
 
     /// Evaluate at positive parameter values; `None` when a value is missing.
@@ -193,17 +201,10 @@ impl Ord for Monomial {
         let (de, dl) = self.degree();
         let (oe, ol) = other.degree();
         de.cmp(&oe).then(dl.cmp(&ol)).then_with(|| {
-            let a: Vec<_> = self
-                .factors
-                .iter()
-                .map(|(k, p)| (k, p.exp, p.log))
-                .collect();
-            let b: Vec<_> = other
-                .factors
-                .iter()
-                .map(|(k, p)| (k, p.exp, p.log))
-                .collect();
-            a.cmp(&b)
+            // Lexicographic over the factors, as comparing them collected would be.
+            let a = self.factors.iter().map(|(k, p)| (k, p.exp, p.log));
+            let b = other.factors.iter().map(|(k, p)| (k, p.exp, p.log));
+            a.cmp(b)
         })
     }
 }

@@ -11,6 +11,8 @@
 //! that only the piece selected, and the terms of the range, are evaluated, as the tree
 //! evaluation does.
 
+use std::collections::HashMap;
+
 use num_traits::{Signed, ToPrimitive, Zero};
 
 use super::eval::Env;
@@ -68,15 +70,77 @@ impl Exponent {
 
 /// `p^exp · log2(p)^log` of one PMNF term; a zero exponent is `None`.
 #[derive(Clone, Debug)]
-struct Factor {
-    slot: usize,
-    exp: Option<Exponent>,
-    log: Option<Exponent>,
+enum Factor {
+    /// Of a parameter: its powers are entries of [`Compiled`]'s table, computed once per
+    /// evaluation (a large model raises `x` to the same few exponents many times).
+    Table {
+        exp: Option<usize>,
+        log: Option<usize>,
+    },
+    /// Of a summation variable, computed where it is used.
+    Direct {
+        slot: usize,
+        exp: Option<Exponent>,
+        log: Option<Exponent>,
+    },
 }
+
+/// An entry of the table of powers: `p^e`, or `log2(p)^e` when `log`.
+#[derive(Clone, Debug)]
+struct TablePower {
+    slot: usize,
+    e: Exponent,
+    log: bool,
+}
+
+impl TablePower {
+    /// The power at `x` (`None`: unbound), or `None` where [`Expr::eval`] reports a
+    /// domain error for the factor.
+    fn value(&self, x: Option<f64>) -> Option<f64> {
+        let x = x?;
+        let e = self.e;
+        if self.log {
+            if x <= 0.0 {
+                return None;
+            }
+            let lx = x.log2();
+            if (lx == 0.0 && e.negative) || (lx < 0.0 && !e.integer) {
+                return None;
+            }
+            Some(e.power.apply(lx))
+        } else {
+            if (x == 0.0 && e.negative) || (x < 0.0 && !e.integer) {
+                return None;
+            }
+            Some(e.power.apply(x))
+        }
+    }
+}
+
+/// A term `c · Π table[i]` of a PMNF over parameters. Its first two table indices are
+/// `first` ([`NO_FACTOR`] where it has fewer), any others
+/// `indices[start..start + len]` of its [`Program`].
+#[derive(Clone, Copy, Debug)]
+struct TableTerm {
+    c: f64,
+    first: [u32; 2],
+    start: u32,
+    len: u32,
+}
+
+/// No factor in [`TableTerm::first`].
+const NO_FACTOR: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 enum Op {
-    /// A PMNF: terms `c · Π factor`.
+    /// A PMNF over parameters only (the common case): its terms are
+    /// `terms[start..start + len]` of the [`Program`], their factors powers from the
+    /// table.
+    PolyTable {
+        start: u32,
+        len: u32,
+    },
+    /// A PMNF with a summation variable: terms `c · Π factor`.
     Poly(Vec<(f64, Vec<Factor>)>),
     /// Sums, products, maxima and minima of the top `n` entries.
     Add(usize),
@@ -92,19 +156,20 @@ enum Op {
     /// The sum of `body` with `slot` between the top two entries.
     Sum {
         slot: usize,
-        body: Program,
+        body: Box<Program>,
     },
     /// The top entry selects one of `pieces`.
-    Piecewise {
-        breaks: Vec<f64>,
-        pieces: Vec<Program>,
-    },
+    Piecewise(Box<(Vec<f64>, Vec<Program>)>),
 }
 
 /// Ops in evaluation order; the last leaves the result.
 #[derive(Clone, Debug, Default)]
 struct Program {
     ops: Vec<Op>,
+    /// The terms of [`Op::PolyTable`]s.
+    terms: Vec<TableTerm>,
+    /// The table indices of those terms' factors.
+    indices: Vec<u32>,
 }
 
 /// A model compiled for evaluation at many points ([`Expr::compile`]).
@@ -115,6 +180,10 @@ pub struct Compiled {
     params: Vec<String>,
     /// Slots in all: the parameters, then one per summation variable.
     slots: usize,
+    /// The distinct powers of parameters the model's terms use.
+    table: Vec<TablePower>,
+    /// The deepest stack the program needs.
+    depth: usize,
 }
 
 struct Compiler {
@@ -123,6 +192,9 @@ struct Compiler {
     bound: Vec<(String, usize)>,
     /// Slots of summation variables handed out so far.
     sum_slots: usize,
+    table: Vec<TablePower>,
+    /// Where `(parameter slot, exponent, log)` is in `table`.
+    table_index: HashMap<(usize, Q, bool), usize>,
 }
 
 /// A summation variable's slot before the parameters are all known: counted from the
@@ -141,23 +213,84 @@ impl Compiler {
         self.params.len() - 1
     }
 
+    /// The table entry of `p^q` (`log`: `log2(p)^q`) for parameter slot `slot`.
+    fn table_entry(&mut self, slot: usize, q: Q, log: bool) -> usize {
+        let table = &mut self.table;
+        *self.table_index.entry((slot, q, log)).or_insert_with(|| {
+            table.push(TablePower {
+                slot,
+                e: Exponent::of(q),
+                log,
+            });
+            table.len() - 1
+        })
+    }
+
+    fn factor(&mut self, name: &str, exp: Q, log: Q) -> Factor {
+        let slot = self.slot(name);
+        if slot >= SUM_SLOT_BASE {
+            return Factor::Direct {
+                slot,
+                exp: (!exp.is_zero()).then(|| Exponent::of(exp)),
+                log: (!log.is_zero()).then(|| Exponent::of(log)),
+            };
+        }
+        Factor::Table {
+            exp: (!exp.is_zero()).then(|| self.table_entry(slot, exp, false)),
+            log: (!log.is_zero()).then(|| self.table_entry(slot, log, true)),
+        }
+    }
+
     fn compile(&mut self, e: &Expr, p: &mut Program) {
         let op = match e {
-            Expr::Poly(poly) => Op::Poly(
-                poly.terms()
+            Expr::Poly(poly) => {
+                let terms: Vec<(f64, Vec<Factor>)> = poly
+                    .terms()
                     .map(|(c, m)| {
                         let factors = m
                             .factors()
-                            .map(|(name, pw)| Factor {
-                                slot: self.slot(name),
-                                exp: (!pw.exp.is_zero()).then(|| Exponent::of(pw.exp)),
-                                log: (!pw.log.is_zero()).then(|| Exponent::of(pw.log)),
-                            })
+                            .map(|(name, pw)| self.factor(name, pw.exp, pw.log))
                             .collect();
                         (c, factors)
                     })
-                    .collect(),
-            ),
+                    .collect();
+                let direct = terms
+                    .iter()
+                    .any(|(_, f)| f.iter().any(|f| matches!(f, Factor::Direct { .. })));
+                if direct {
+                    Op::Poly(terms)
+                } else {
+                    let first = p.terms.len();
+                    for (c, factors) in terms {
+                        // The exponent's factor before the log's, as `eval` multiplies.
+                        let all: Vec<u32> = factors
+                            .iter()
+                            .flat_map(|f| match f {
+                                Factor::Table { exp, log } => {
+                                    exp.iter().chain(log).map(|&i| i as u32).collect()
+                                }
+                                Factor::Direct { .. } => Vec::new(),
+                            })
+                            .collect();
+                        let mut first = [NO_FACTOR; 2];
+                        for (slot, i) in first.iter_mut().zip(&all) {
+                            *slot = *i;
+                        }
+                        let start = p.indices.len();
+                        p.indices.extend(all.iter().skip(2));
+                        p.terms.push(TableTerm {
+                            c,
+                            first,
+                            start: start as u32,
+                            len: (p.indices.len() - start) as u32,
+                        });
+                    }
+                    Op::PolyTable {
+                        start: first as u32,
+                        len: (p.terms.len() - first) as u32,
+                    }
+                }
+            }
             Expr::Add(v) => {
                 v.iter().for_each(|a| self.compile(a, p));
                 Op::Add(v.len())
@@ -214,7 +347,10 @@ impl Compiler {
                 let mut inner = Program::default();
                 self.compile(body, &mut inner);
                 self.bound.pop();
-                Op::Sum { slot, body: inner }
+                Op::Sum {
+                    slot,
+                    body: Box::new(inner),
+                }
             }
             Expr::Piecewise { on, breaks, pieces } => {
                 self.compile(on, p);
@@ -226,10 +362,7 @@ impl Compiler {
                         inner
                     })
                     .collect();
-                Op::Piecewise {
-                    breaks: breaks.clone(),
-                    pieces,
-                }
+                Op::Piecewise(Box::new((breaks.clone(), pieces)))
             }
         };
         p.ops.push(op);
@@ -237,6 +370,27 @@ impl Compiler {
 }
 
 impl Program {
+    /// The most entries running the program puts on the stack at once.
+    fn depth(&self) -> usize {
+        let (mut now, mut most) = (0usize, 0usize);
+        for op in &self.ops {
+            let (inner, after) = match op {
+                Op::PolyTable { .. } | Op::Poly(_) => (0, now + 1),
+                Op::Add(n) | Op::Mul(n) | Op::Max(n) | Op::Min(n) => (0, now + 1 - n),
+                Op::Div | Op::PowE => (0, now - 1),
+                Op::Pow(_) | Op::Log2 | Op::Ceil | Op::Floor => (0, now),
+                Op::Sum { body, .. } => (now - 2 + body.depth(), now - 1),
+                Op::Piecewise(b) => (
+                    now - 1 + b.1.iter().map(Program::depth).max().unwrap_or(0),
+                    now,
+                ),
+            };
+            now = after;
+            most = most.max(now).max(inner);
+        }
+        most
+    }
+
     /// Give summation variables the slots after the `params` parameters.
     fn renumber(&mut self, params: usize) {
         let fix = |s: &mut usize| {
@@ -249,12 +403,16 @@ impl Program {
                 Op::Poly(terms) => terms
                     .iter_mut()
                     .flat_map(|(_, f)| f.iter_mut())
-                    .for_each(|f| fix(&mut f.slot)),
+                    .for_each(|f| {
+                        if let Factor::Direct { slot, .. } = f {
+                            fix(slot);
+                        }
+                    }),
                 Op::Sum { slot, body } => {
                     fix(slot);
                     body.renumber(params);
                 }
-                Op::Piecewise { pieces, .. } => pieces.iter_mut().for_each(|p| p.renumber(params)),
+                Op::Piecewise(b) => b.1.iter_mut().for_each(|p| p.renumber(params)),
                 _ => {}
             }
         }
@@ -262,30 +420,78 @@ impl Program {
 
     /// Run the program, pushing its result on `stack`; `None` where [`Expr::eval`]
     /// reports a domain error (the checks of `eval_inner` and `eval_pmnf`, in kind).
-    fn run(&self, slots: &mut [Option<f64>], stack: &mut Vec<f64>) -> Option<()> {
+    /// `table` holds the values of [`Compiled`]'s table of powers at this point, and
+    /// `valid` whether each is inside its domain; `CHECK`: some is not (else the checks
+    /// are left out).
+    fn run<const CHECK: bool>(
+        &self,
+        slots: &mut [Option<f64>],
+        table: &[f64],
+        valid: &[bool],
+        stack: &mut Vec<f64>,
+    ) -> Option<()> {
         for op in &self.ops {
             match op {
+                Op::PolyTable { start, len } => {
+                    let mut sum = 0.0;
+                    let (start, len) = (*start as usize, *len as usize);
+                    for t in &self.terms[start..start + len] {
+                        let mut v = t.c;
+                        for i in t.first {
+                            if i == NO_FACTOR {
+                                break;
+                            }
+                            if CHECK && !valid[i as usize] {
+                                return None;
+                            }
+                            v *= table[i as usize];
+                        }
+                        if t.len > 0 {
+                            let start = t.start as usize;
+                            for &i in &self.indices[start..start + t.len as usize] {
+                                if CHECK && !valid[i as usize] {
+                                    return None;
+                                }
+                                v *= table[i as usize];
+                            }
+                        }
+                        sum += v;
+                    }
+                    stack.push(sum);
+                }
                 Op::Poly(terms) => {
                     let mut sum = 0.0;
                     for (c, factors) in terms {
                         let mut v = *c;
                         for f in factors {
-                            let x = slots[f.slot]?;
-                            if let Some(e) = f.exp {
-                                if (x == 0.0 && e.negative) || (x < 0.0 && !e.integer) {
-                                    return None;
+                            match f {
+                                Factor::Table { exp, log } => {
+                                    for &i in exp.iter().chain(log) {
+                                        if CHECK && !valid[i] {
+                                            return None;
+                                        }
+                                        v *= table[i];
+                                    }
                                 }
-                                v *= e.power.apply(x);
-                            }
-                            if let Some(l) = f.log {
-                                if x <= 0.0 {
-                                    return None;
+                                Factor::Direct { slot, exp, log } => {
+                                    let x = slots[*slot];
+                                    if let Some(e) = exp {
+                                        let p = TablePower {
+                                            slot: *slot,
+                                            e: *e,
+                                            log: false,
+                                        };
+                                        v *= p.value(x)?;
+                                    }
+                                    if let Some(e) = log {
+                                        let p = TablePower {
+                                            slot: *slot,
+                                            e: *e,
+                                            log: true,
+                                        };
+                                        v *= p.value(x)?;
+                                    }
                                 }
-                                let lx = x.log2();
-                                if (lx == 0.0 && l.negative) || (lx < 0.0 && !l.integer) {
-                                    return None;
-                                }
-                                v *= l.power.apply(lx);
                             }
                         }
                         sum += v;
@@ -344,18 +550,20 @@ impl Program {
                     let mut k = f;
                     while k <= t {
                         slots[*slot] = Some(k);
-                        body.run(slots, stack)?;
+                        body.run::<CHECK>(slots, table, valid, stack)?;
                         acc += stack.pop()?;
                         k += 1.0;
                     }
                     stack.push(acc);
                 }
-                Op::Piecewise { breaks, pieces } => {
+                Op::Piecewise(b) => {
+                    let (breaks, pieces) = &**b;
                     let v = stack.pop()?;
                     if v.is_nan() {
                         return None;
                     }
-                    pieces[breaks.iter().take_while(|&&b| b <= v).count()].run(slots, stack)?;
+                    pieces[breaks.iter().take_while(|&&b| b <= v).count()]
+                        .run::<CHECK>(slots, table, valid, stack)?;
                 }
             }
         }
@@ -365,10 +573,14 @@ impl Program {
 
 /// Replace the top `n` entries by their fold from `init`, in order.
 fn fold(stack: &mut Vec<f64>, n: usize, init: f64, f: impl Fn(f64, f64) -> f64) {
+    if n == 0 {
+        stack.push(init);
+        return;
+    }
     let base = stack.len() - n;
     let v = stack[base..].iter().fold(init, |a, x| f(a, *x));
-    stack.truncate(base);
-    stack.push(v);
+    stack.truncate(base + 1);
+    stack[base] = v;
 }
 
 impl Expr {
@@ -387,14 +599,18 @@ impl Expr {
             params: Vec::new(),
             bound: Vec::new(),
             sum_slots: 0,
+            table: Vec::new(),
+            table_index: HashMap::new(),
         };
         let mut program = Program::default();
         c.compile(self, &mut program);
         program.renumber(c.params.len());
         Compiled {
+            depth: program.depth(),
             program,
             slots: c.params.len() + c.sum_slots,
             params: c.params,
+            table: c.table,
         }
     }
 }
@@ -412,9 +628,7 @@ impl Compiled {
         for (s, v) in slots.iter_mut().zip(values) {
             *s = *v;
         }
-        let mut stack = Vec::with_capacity(16);
-        self.program.run(&mut slots, &mut stack)?;
-        stack.pop().filter(|v| v.is_finite())
+        self.run(slots)
     }
 
     /// [`Compiled::eval`] with the parameters' values from `env`.
@@ -423,8 +637,27 @@ impl Compiled {
         for (s, p) in slots.iter_mut().zip(&self.params) {
             *s = env.get(p);
         }
-        let mut stack = Vec::with_capacity(16);
-        self.program.run(&mut slots, &mut stack)?;
+        self.run(slots)
+    }
+
+    fn run(&self, mut slots: Vec<Option<f64>>) -> Option<f64> {
+        // A power whose factor is outside its domain here is `None`, and fails the
+        // evaluation only where a term evaluated uses it (as the tree evaluation would).
+        let mut table = Vec::with_capacity(self.table.len());
+        let mut valid = Vec::with_capacity(self.table.len());
+        for p in &self.table {
+            let v = p.value(slots[p.slot]);
+            table.push(v.unwrap_or(f64::NAN));
+            valid.push(v.is_some());
+        }
+        let mut stack = Vec::with_capacity(self.depth);
+        if valid.iter().all(|v| *v) {
+            self.program
+                .run::<false>(&mut slots, &table, &valid, &mut stack)?;
+        } else {
+            self.program
+                .run::<true>(&mut slots, &table, &valid, &mut stack)?;
+        }
         stack.pop().filter(|v| v.is_finite())
     }
 }
